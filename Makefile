@@ -1,0 +1,88 @@
+# strata -- build, test and benchmark.
+#
+#   make            build libstrata.a, libstrata.so and the programs (build/release/)
+#   make deps       install the Debian packages strata needs (when missing)
+#   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64)
+#   make bench-rowstore   the row-store benchmark against SQLite
+#
+# Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
+
+CC ?= cc
+SANITIZE ?= 0
+PORTABLE ?= 0
+
+DEB_PACKAGES := libsimde-dev libzstd-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev pkg-config
+
+ifeq ($(PORTABLE),1)
+  ARCH := -march=x86-64
+  VARIANT := portable
+else
+  ARCH := -march=native
+  VARIANT := release
+endif
+OPT := -O2 -g
+ifeq ($(SANITIZE),1)
+  OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  VARIANT := $(VARIANT)-san
+endif
+
+BUILD ?= build
+B := $(BUILD)/$(VARIANT)
+WERROR ?= -Werror
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
+LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) -pthread
+
+LIB_DIRS := core rowstore
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
+
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+TEST_HELPERS := $(wildcard tests/helpers/*.c)
+TEST_LIBS := -lcriterion
+
+.PHONY: all deps test bench-rowstore clean check-deps
+all: $(B)/libstrata.a $(B)/libstrata.so
+
+# Install what is missing; a fresh machine needs `apt-get update` before the first install.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "all Debian packages present"; fi
+
+$(B)/%.o: %.c $(wildcard include/*.h core/*.h rowstore/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/libstrata.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libstrata.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LDFLAGS_ALL)
+
+$(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata.a $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
+
+# Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
+test: deps-check $(TEST_BIN)
+	@fail=0; for t in $(TEST_BIN); do \
+	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
+
+deps-check:
+	@dpkg -s libcriterion-dev >/dev/null 2>&1 || { echo "missing packages: run 'make deps'"; exit 1; }
+
+$(B)/bench/bench_rowstore: bench/bench_rowstore.c $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(B)/libstrata.a -lsqlite3 $(LDFLAGS_ALL)
+
+bench-rowstore: $(B)/bench/bench_rowstore
+	$(B)/bench/bench_rowstore $(BENCH_ARGS)
+
+clean:
+	rm -rf build

@@ -1,0 +1,71 @@
+/*
+** status.c -- status code descriptions and the error slot of a context.
+*/
+#include "status.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *strata_errstr(int code) {
+    switch (code) {
+    case STRATA_OK: return "not an error";
+    case STRATA_ERROR: return "SQL or logic error";
+    case STRATA_BUSY: return "database is locked";
+    case STRATA_CORRUPT: return "database disk image is malformed";
+    case STRATA_IOERR: return "disk I/O error";
+    case STRATA_NOMEM: return "out of memory";
+    case STRATA_FULL: return "database or disk is full";
+    case STRATA_CONSTRAINT: return "constraint failed";
+    case STRATA_MISUSE: return "bad parameter or API misuse";
+    case STRATA_INTERRUPT: return "interrupted";
+    case STRATA_NOTADB: return "file is not a database";
+    case STRATA_TOOBIG: return "string or blob too big";
+    case STRATA_NOTFOUND: return "not found";
+    case STRATA_READONLY: return "attempt to write a readonly transaction";
+    case STRATA_FORMAT: return "unsupported file format";
+    case STRATA_ROW: return "another row available";
+    case STRATA_DONE: return "no more rows available";
+    default: return "unknown error";
+    }
+}
+
+static void err_vset(strata_err *err, int code, const char *fmt, va_list ap) {
+    if (err == NULL || err->code != STRATA_OK) return;
+    err->code = code;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int err_set(strata_err *err, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int err_errno(strata_err *err, int errnum, const char *fmt, ...) {
+    int code;
+    switch (errnum) {
+    case ENOSPC: case EFBIG: case EDQUOT: code = STRATA_FULL; break;
+    case ENOMEM: code = STRATA_NOMEM; break;
+    case EWOULDBLOCK: code = STRATA_BUSY; break;
+    default: code = STRATA_IOERR; break;
+    }
+    if (err == NULL || err->code != STRATA_OK) return code;
+    char what[STRATA_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    err->code = code;
+    snprintf(err->msg, sizeof err->msg, "%s: %s", what, strerror(errnum));
+    return code;
+}
+
+void err_clear(strata_err *err) {
+    if (err == NULL) return;
+    err->code = STRATA_OK;
+    err->msg[0] = '\0';
+}

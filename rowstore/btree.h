@@ -1,0 +1,92 @@
+/*
+** btree.h -- B+trees of variable-length keys and values over pager pages.
+**
+** Keys are byte strings ordered by memcmp (a shorter key that is a prefix of a longer one sorts
+** first); upper layers encode typed keys into that order. Keys are at most btree_max_key()
+** bytes; values of any size up to BTREE_MAX_VALUE, stored in overflow page chains when they do
+** not fit in the leaf. Interior pages hold separators only; all entries live in the leaves.
+**
+** A tree is named by its root page number, which never changes for the life of the tree (a
+** root split moves the root's content to a new child). Every call works inside one pager
+** transaction; calls that change the tree need a write transaction. Errors are recorded in
+** pager_txn_err(t).
+**
+** Sequential inserts at the end of a tree split append-style, leaving full pages behind; deletes
+** merge or rebalance underfull pages with a sibling.
+*/
+#ifndef STRATA_BTREE_H
+#define STRATA_BTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pager.h"
+
+#define BTREE_MAX_VALUE (1u << 30) /* 1 GiB */
+
+/* A growable byte buffer that receives copied values. Zero-initialize; free with btree_buf_free. */
+typedef struct btree_buf {
+    uint8_t *data;
+    size_t len, cap;
+} btree_buf;
+void btree_buf_free(btree_buf *b);
+
+/* btree_max_key is the largest key length the tree accepts for this page size. */
+size_t btree_max_key(const pager *p);
+
+/* btree_create makes a new empty tree and returns its root page. */
+int btree_create(pager_txn *t, pgno_t *root);
+/* btree_drop frees every page of the tree, its root and overflow pages included. */
+int btree_drop(pager_txn *t, pgno_t root);
+
+/* btree_get copies the value of key into out. STRATA_NOTFOUND when the key is absent (not
+** recorded as an error in the transaction). */
+int btree_get(pager_txn *t, pgno_t root, const void *key, size_t klen, btree_buf *out);
+/* btree_put inserts key or replaces its value. STRATA_TOOBIG for an oversized key or value. */
+int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen);
+/* btree_delete removes key; STRATA_NOTFOUND (not recorded as an error) when absent. */
+int btree_delete(pager_txn *t, pgno_t root, const void *key, size_t klen);
+
+/* Bulk load: builds a tree bottom-up from entries given in strictly increasing key order,
+** filling pages completely. The finished tree replaces the content of an *empty* tree root.
+** Out-of-order input gives STRATA_MISUSE. */
+typedef struct btree_loader btree_loader;
+int btree_load_begin(pager_txn *t, pgno_t root, btree_loader **out);
+int btree_load_add(btree_loader *l, const void *key, size_t klen, const void *val, size_t vlen);
+int btree_load_finish(btree_loader *l); /* also frees l; on error the tree stays empty */
+void btree_load_abort(btree_loader *l);
+
+/* Cursors. A cursor pins at most one path of pages. Changing the tree (put/delete) while a
+** cursor is open on it invalidates the cursor: reposition it with seek/first/last afterwards. */
+typedef struct btree_cursor btree_cursor;
+int btree_cursor_open(pager_txn *t, pgno_t root, btree_cursor **out);
+void btree_cursor_close(btree_cursor *c);
+int btree_cursor_first(btree_cursor *c);
+int btree_cursor_last(btree_cursor *c);
+/* seek positions on the first entry with key >= the given one; *exact (may be NULL) says
+** whether it is equal. The cursor may end up invalid (past the end). */
+int btree_cursor_seek(btree_cursor *c, const void *key, size_t klen, int *exact);
+int btree_cursor_next(btree_cursor *c);
+int btree_cursor_prev(btree_cursor *c);
+int btree_cursor_valid(const btree_cursor *c);
+/* key and value of the current entry; the pointers stay valid until the cursor moves or closes.
+** An overflowed value is assembled into a buffer owned by the cursor. */
+int btree_cursor_key(btree_cursor *c, const uint8_t **key, size_t *klen);
+int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
+
+/* Integrity check of one tree: key order inside pages and against parent separators, equal leaf
+** depth, cell bounds, fill (no empty non-root page; page use as documented), overflow chains.
+** mark is called once for every page the tree owns (the caller detects pages owned twice).
+** Problems are appended as lines to report (may be NULL) and counted in *problems. Returns
+** STRATA_OK when the walk completed (problems or not), or the error that stopped it. */
+int btree_check(pager_txn *t, pgno_t root, int (*mark)(void *arg, pgno_t pgno), void *arg,
+                btree_buf *report, uint64_t *problems);
+
+/* Statistics for tests and the benchmark: pages by kind and average leaf fill (0..1). */
+typedef struct btree_stats {
+    uint64_t leaf_pages, interior_pages, overflow_pages, entries, depth;
+    double leaf_fill;
+} btree_stats;
+int btree_get_stats(pager_txn *t, pgno_t root, btree_stats *out);
+
+#endif

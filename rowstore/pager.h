@@ -1,0 +1,123 @@
+/*
+** pager.h -- pages of the database file, their cache, the WAL and transactions.
+**
+** The pager turns a database file plus its write-ahead log (<path>-wal) into numbered pages
+** that callers read and change inside transactions:
+**   - a read transaction sees one committed state (a snapshot) for its whole life, whatever a
+**     writer commits beside it; any number may be open, from any threads;
+**   - one write transaction at a time; its changes stay private until pager_commit(), which
+**     appends page images to the WAL in one sequential write and makes them durable with one
+**     fsync (commits that queue share one fsync);
+**   - committed pages are copied back into the database file by a checkpoint, automatically
+**     when the WAL passes a size, and on demand.
+** Every page carries a CRC-32C in its last PAGER_RESERVED bytes; a mismatch is reported as
+** STRATA_CORRUPT naming the page. Callers see only the first pager_usable_size() bytes.
+**
+** Page 0 is the database header and is not handed out; page numbers of user pages start at 1.
+** The header keeps PAGER_META_SLOTS 64-bit values that upper layers use for their roots.
+**
+** The pager is not the B+tree: it knows nothing of page contents beyond the header page.
+*/
+#ifndef STRATA_PAGER_H
+#define STRATA_PAGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/status.h"
+#include "../core/vfs.h"
+
+typedef uint32_t pgno_t;
+
+#define PAGER_RESERVED 8          /* bytes at the end of a page: crc32c + reserved */
+#define PAGER_META_SLOTS 16       /* 64-bit slots in the header for upper layers */
+#define PAGER_FORMAT_VERSION 1    /* the file format this build writes and reads */
+#define PAGER_MIN_PAGE_SIZE 4096
+#define PAGER_MAX_PAGE_SIZE 65536
+
+typedef struct pager pager;
+typedef struct pager_txn pager_txn;
+
+typedef struct pager_config {
+    uint32_t page_size;           /* for a new file: power of two in [4096, 65536]; 0 = 8192 */
+    size_t cache_bytes;           /* memory bound of the page cache incl. dirty pages; 0 = 64 MiB */
+    uint64_t autocheckpoint_bytes;/* checkpoint after a commit leaves the WAL larger; 0 = 16 MiB */
+    int no_sync;                  /* testing only: skip fsync (not crash safe) */
+} pager_config;
+
+/* A page handed out by pager_get / pager_get_mut / pager_alloc. data has page_size bytes, of
+** which the caller may use the first pager_usable_size(); it stays valid until pager_release.
+** For a page from pager_get the data must not be written. */
+typedef struct page {
+    pgno_t pgno;
+    uint8_t *data;
+} page;
+
+/* pager_open opens or creates the database at path (the WAL is path + "-wal") through v,
+** locking it for this handle: a second open of the same file, in this process or another,
+** fails with STRATA_BUSY. A file that is not a strata database gives STRATA_NOTADB; one written
+** by a newer format gives STRATA_FORMAT. Recovery replays committed WAL frames and ignores a torn
+** tail; a damaged committed frame is STRATA_CORRUPT. On error *out is NULL and err says why. */
+int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err);
+
+/* pager_close checkpoints (best effort), removes an empty WAL and frees the pager. Every
+** transaction must have ended. Returns the checkpoint's status; the pager is freed regardless. */
+int pager_close(pager *p);
+
+uint32_t pager_page_size(const pager *p);
+uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
+
+/* Begin a transaction. A read transaction may be begun from any thread. A write transaction
+** gives STRATA_BUSY when another write transaction is open. Errors of calls on a transaction
+** are recorded in pager_txn_err(t). */
+int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
+strata_err *pager_txn_err(pager_txn *t);
+int pager_txn_is_write(const pager_txn *t);
+
+/* pager_get pins page pgno as this transaction sees it. STRATA_CORRUPT when pgno is beyond the
+** end of the database or its checksum does not match. */
+int pager_get(pager_txn *t, pgno_t pgno, page **out);
+/* pager_get_mut is pager_get for writing (write transactions only): data may be changed until
+** release and the change is part of the transaction. */
+int pager_get_mut(pager_txn *t, pgno_t pgno, page **out);
+/* pager_make_mut turns a page from pager_get into a writable one; pg->data may change. */
+int pager_make_mut(pager_txn *t, page *pg);
+/* pager_alloc returns a new writable page filled with zeros, from the free list when it has one. */
+int pager_alloc(pager_txn *t, page **out);
+/* pager_free puts pgno on the free list; the caller must not hold it pinned. */
+int pager_free(pager_txn *t, pgno_t pgno);
+/* pager_release unpins a page; pg must not be used afterwards. NULL is ignored. */
+void pager_release(pager_txn *t, page *pg);
+
+/* The header's meta slots as this transaction sees them; set only in a write transaction. */
+uint64_t pager_meta_get(pager_txn *t, int slot);
+int pager_meta_set(pager_txn *t, int slot, uint64_t value);
+
+/* pager_page_count is the number of pages in the database, header included, for this txn. */
+pgno_t pager_page_count(pager_txn *t);
+
+/* pager_commit makes a write transaction durable and ends it (also ends a read transaction).
+** When it returns STRATA_OK the changes survive power loss; otherwise nothing of them does and
+** the transaction is rolled back. The transaction object is freed in every case. */
+int pager_commit(pager_txn *t);
+/* pager_rollback ends a transaction, discarding its changes. Every page must be released. */
+void pager_rollback(pager_txn *t);
+
+/* pager_checkpoint copies committed WAL frames into the database file and, when no reader needs
+** the old frames any more (readers keep their snapshot from private copies, see ARCHITECTURE),
+** starts the WAL over. Must not be called while the calling thread has a write transaction. */
+int pager_checkpoint(pager *p, strata_err *err);
+
+/* Free-list walk for the integrity check: calls fn for every page on the free list (trunk
+** pages included). Returns the first non-OK value of fn or a read error. */
+int pager_freelist_walk(pager_txn *t, int (*fn)(void *arg, pgno_t pgno, int is_trunk), void *arg);
+
+typedef struct pager_stats {
+    uint64_t cache_hits, cache_misses, pages_written_wal, pages_checkpointed, commits, syncs;
+    uint64_t wal_bytes;        /* current WAL size in bytes */
+    size_t cache_bytes_used;   /* memory held by cached and dirty pages */
+    size_t cache_bytes_peak;
+} pager_stats;
+void pager_get_stats(pager *p, pager_stats *out);
+
+#endif
