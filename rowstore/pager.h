@@ -80,8 +80,9 @@ int pager_get(pager_txn *t, pgno_t pgno, page **out);
 /* pager_get_mut is pager_get for writing (write transactions only): data may be changed until
 ** release and the change is part of the transaction. */
 int pager_get_mut(pager_txn *t, pgno_t pgno, page **out);
-/* pager_make_mut turns a page from pager_get into a writable one; pg->data may change. */
-int pager_make_mut(pager_txn *t, page *pg);
+/* pager_make_mut turns a page from pager_get into a writable one: *pg is released and replaced
+** by the writable page (a different handle and data pointer). On error *pg is unchanged. */
+int pager_make_mut(pager_txn *t, page **pg);
 /* pager_alloc returns a new writable page filled with zeros, from the free list when it has one. */
 int pager_alloc(pager_txn *t, page **out);
 /* pager_free puts pgno on the free list; the caller must not hold it pinned. */

@@ -1,0 +1,1395 @@
+/*
+** pager.c -- the page cache, the write-ahead log, snapshots and transactions; see pager.h and
+** docs/ARCHITECTURE.md for the file formats and the commit, recovery and checkpoint protocols.
+**
+** Inside the library the pager is the only code that touches the database file and the WAL.
+** It does not interpret page contents (the B+tree does), except page 0, the database header,
+** and the free-list trunk pages.
+**
+** Concurrency. One mutex (mu) guards the shared state: the WAL index, the snapshot list and the
+** page cache. Page I/O happens outside it, validated optimistically: a reader notes the epoch when
+** it decides where a page version lives, and after the read checks that no checkpoint began
+** rewriting the database file or restarted the WAL meanwhile (either bumps the epoch); if one
+** did, it decides again, and finds the private copy the checkpoint preserved for its snapshot.
+** The writer role is a flag under mu (not a mutex) so that a write transaction may end on
+** another thread than it began on.
+**
+** Versions. A page version is named by a 64-bit number: 0 for the database file's copy and
+** (generation << 32 | frame + 1) for a WAL frame. The WAL generation grows each time the WAL
+** starts over, so a version number is never reused and cache entries never go stale silently.
+*/
+#include "pager.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "pgmap.h"
+
+/* ---- file formats ---------------------------------------------------------------------- */
+
+static const char DB_MAGIC[16] = "strata database";   /* 15 chars and a NUL */
+#define H_VERSION 16
+#define H_PAGE_SIZE 20
+#define H_NPAGES 24
+#define H_FREE_HEAD 28
+#define H_FREE_COUNT 32
+#define H_META 40 /* PAGER_META_SLOTS u64 values */
+
+static const char WAL_MAGIC[8] = {'s', 't', 'r', 'a', 't', 'W', 'A', 'L'};
+#define WAL_HDR 32 /* magic, u32 version, u32 page size, u64 salt, u32 crc */
+#define FRAME_HDR 32 /* u32 pgno, u32 commit npages, u64 salt, u32 frame, u32 txn seq, u32 crc */
+
+#define NO_FRAME UINT32_MAX
+
+static inline uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+static inline void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+
+/* ---- structures ------------------------------------------------------------------------- */
+
+enum { ENTRY_CLEAN, ENTRY_DIRTY, ENTRY_PRESERVED };
+
+/* A page image in memory: a cached committed version, a transaction's dirty copy, or a copy a
+** snapshot preserved before a checkpoint overwrote it. pg must stay the first member. */
+typedef struct pentry {
+    page pg;
+    uint64_t version;
+    uint32_t pins;
+    uint8_t kind;
+    uint8_t stale;              /* clean entry dropped from the hash while pinned */
+    struct pentry *hnext;       /* hash chain */
+    struct pentry *lprev, *lnext; /* LRU list of unpinned clean entries */
+} pentry;
+
+/* One committed state of the database. Transactions that begin with no commit in between share
+** one snapshot. */
+typedef struct snapshot {
+    uint64_t gen;       /* WAL generation it was taken in */
+    uint32_t mx;        /* committed frames of that generation it sees */
+    int detached;       /* the WAL started over since: read preserved copies, else the file */
+    int refs;
+    pgmap preserved;    /* pgno -> pentry* copied before a checkpoint overwrote it */
+    struct snapshot *next;
+} snapshot;
+
+struct pager {
+    vfs *vfs;
+    vfs_file *db, *wal;
+    char *path, *wal_path;
+    uint32_t page_size;
+    pager_config cfg;
+
+    pthread_mutex_t mu;
+    pthread_cond_t writer_cv;
+    pthread_mutex_t sync_mu;
+    int writer_active;
+    int poisoned;             /* an fsync failed: refuse further writes until reopened */
+    int locked;               /* this handle holds the file lock */
+    uint64_t epoch;           /* bumped when a checkpoint starts writing or restarts the WAL */
+
+    /* WAL state, under mu */
+    uint64_t gen, salt;
+    uint32_t mxc;             /* committed frames in this generation */
+    uint32_t *fpgno, *fprev;  /* per committed frame: its page, the page's previous frame */
+    uint32_t fcap;
+    pgmap last;               /* pgno -> last committed frame */
+    int wal_hdr_written;
+    uint32_t next_seq;
+    uint64_t wal_end;         /* bytes of the WAL in use (header + frames written) */
+    uint64_t synced_end;      /* under sync_mu: WAL bytes known durable */
+
+    snapshot *snaps, *cur;
+
+    pentry **htab;
+    uint32_t hcap, hcount;
+    pentry lru;               /* sentinel; lru.lnext is the most recently used */
+    size_t bytes_used;
+    pager_stats st;
+};
+
+struct pager_txn {
+    pager *p;
+    int write;
+    snapshot *snap;
+    strata_err err;
+    /* header fields as this transaction sees them */
+    uint32_t npages, free_head, free_count;
+    uint64_t meta[PAGER_META_SLOTS];
+    int hdr_dirty;
+    /* write transactions */
+    pgmap dirty;              /* pgno -> pentry* */
+    pgmap spilled;            /* pgno -> its latest spilled frame */
+    uint32_t *spill_pgno;     /* pgno of every spilled frame, in frame order */
+    uint32_t nspill, spill_cap;
+    uint32_t seq;
+    size_t dirty_bytes;
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static uint64_t frame_off(const pager *p, uint32_t frame) {
+    return WAL_HDR + (uint64_t)frame * (FRAME_HDR + p->page_size);
+}
+static uint64_t wal_version(uint64_t gen, uint32_t frame) { return gen << 32 | ((uint64_t)frame + 1); }
+
+static uint32_t page_crc(const pager *p, const uint8_t *data) {
+    return crc32c(0, data, p->page_size - PAGER_RESERVED);
+}
+static void page_seal(const pager *p, uint8_t *data) {
+    put32(data + p->page_size - PAGER_RESERVED, page_crc(p, data));
+    memset(data + p->page_size - PAGER_RESERVED + 4, 0, PAGER_RESERVED - 4);
+}
+static int page_ok(const pager *p, const uint8_t *data) {
+    return get32(data + p->page_size - PAGER_RESERVED) == page_crc(p, data);
+}
+
+static uint64_t new_salt(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
+    static uint64_t counter;
+    x ^= __atomic_add_fetch(&counter, 0x9E3779B97F4A7C15ull, __ATOMIC_RELAXED);
+    x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
+    return x ? x : 1;
+}
+
+static pentry *entry_new(pager *p, pgno_t pgno, int kind) {
+    pentry *e = malloc(sizeof(pentry) + 64 + p->page_size);
+    if (!e) return NULL;
+    memset(e, 0, sizeof *e);
+    e->pg.pgno = pgno;
+    e->pg.data = (uint8_t *)(((uintptr_t)(e + 1) + 63) & ~(uintptr_t)63);
+    e->kind = (uint8_t)kind;
+    return e;
+}
+
+/* ---- the page cache (callers hold mu) --------------------------------------------------- */
+
+static uint32_t hash_of(pgno_t pgno, uint64_t version) {
+    uint64_t h = ((uint64_t)pgno << 32 ^ version) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static void lru_unlink(pentry *e) {
+    e->lprev->lnext = e->lnext;
+    e->lnext->lprev = e->lprev;
+    e->lprev = e->lnext = NULL;
+}
+static void lru_push_front(pager *p, pentry *e) {
+    e->lnext = p->lru.lnext;
+    e->lprev = &p->lru;
+    p->lru.lnext->lprev = e;
+    p->lru.lnext = e;
+}
+
+static pentry *cache_find(pager *p, pgno_t pgno, uint64_t version) {
+    if (!p->hcap) return NULL;
+    for (pentry *e = p->htab[hash_of(pgno, version) & (p->hcap - 1)]; e; e = e->hnext)
+        if (e->pg.pgno == pgno && e->version == version) return e;
+    return NULL;
+}
+
+static void cache_unhash(pager *p, pentry *e) {
+    pentry **pp = &p->htab[hash_of(e->pg.pgno, e->version) & (p->hcap - 1)];
+    while (*pp != e) pp = &(*pp)->hnext;
+    *pp = e->hnext;
+    p->hcount--;
+}
+
+/* cache_insert adds a clean entry; on out of memory for the table it simply is not cached and
+** the caller keeps it as a private, stale entry. */
+static void cache_insert(pager *p, pentry *e) {
+    if (p->hcount + 1 > p->hcap) {
+        uint32_t ncap = p->hcap ? p->hcap * 2 : 1024;
+        pentry **nt = calloc(ncap, sizeof *nt);
+        if (!nt) { e->stale = 1; return; }
+        for (uint32_t i = 0; i < p->hcap; i++) {
+            for (pentry *x = p->htab[i], *nx; x; x = nx) {
+                nx = x->hnext;
+                uint32_t h = hash_of(x->pg.pgno, x->version) & (ncap - 1);
+                x->hnext = nt[h];
+                nt[h] = x;
+            }
+        }
+        free(p->htab);
+        p->htab = nt;
+        p->hcap = ncap;
+    }
+    uint32_t h = hash_of(e->pg.pgno, e->version) & (p->hcap - 1);
+    e->hnext = p->htab[h];
+    p->htab[h] = e;
+    p->hcount++;
+}
+
+/* cache_drop removes a clean entry: freed now if unpinned, at its last unpin otherwise. */
+static void cache_drop(pager *p, pentry *e) {
+    cache_unhash(p, e);
+    if (e->pins) { e->stale = 1; return; }
+    lru_unlink(e);
+    p->bytes_used -= p->page_size;
+    free(e);
+}
+
+/* evict unpinned clean pages, least recently used first, until need more bytes fit. */
+static void cache_make_room(pager *p, size_t need) {
+    while (p->bytes_used + need > p->cfg.cache_bytes && p->lru.lprev != &p->lru)
+        cache_drop(p, p->lru.lprev);
+}
+
+static void account_add(pager *p) {
+    p->bytes_used += p->page_size;
+    if (p->bytes_used > p->st.cache_bytes_peak) p->st.cache_bytes_peak = p->bytes_used;
+}
+
+/* ---- reading page images ---------------------------------------------------------------- */
+
+/* read_version reads page version `version` of pgno (0: the database file, else a WAL frame)
+** into buf without checking it; *got is the byte count read. */
+static int read_version(pager *p, pgno_t pgno, uint64_t version, uint8_t *buf, size_t *got, strata_err *err) {
+    if (version == 0) return vfs_read(p->db, buf, p->page_size, (uint64_t)pgno * p->page_size, got, err);
+    uint32_t frame = (uint32_t)(version & 0xffffffffu) - 1;
+    return vfs_read(p->wal, buf, p->page_size, frame_off(p, frame) + FRAME_HDR, got, err);
+}
+
+/* check_version reports a page image that read_version returned short or damaged. */
+static int check_version(pager *p, pgno_t pgno, uint64_t version, const uint8_t *buf, size_t got, strata_err *err) {
+    if (version) {
+        if (got != p->page_size || !page_ok(p, buf))
+            return err_set(err, STRATA_CORRUPT, "page %u: checksum mismatch in WAL frame %u of %s", pgno,
+                           (uint32_t)(version & 0xffffffffu) - 1, p->wal_path);
+        return STRATA_OK;
+    }
+    if (got != p->page_size)
+        return err_set(err, STRATA_CORRUPT, "page %u: missing, %s is truncated", pgno, p->path);
+    if (!page_ok(p, buf))
+        return err_set(err, STRATA_CORRUPT, "page %u: checksum mismatch in %s", pgno, p->path);
+    return STRATA_OK;
+}
+
+/* read_checked reads and checks a page version; for the writer's own use (no concurrent
+** checkpoint can change what it reads). */
+static int read_checked(pager *p, pgno_t pgno, uint64_t version, uint8_t *buf, strata_err *err) {
+    size_t got;
+    int rc = read_version(p, pgno, version, buf, &got, err);
+    return rc ? rc : check_version(p, pgno, version, buf, got, err);
+}
+static int read_frame(pager *p, uint32_t frame, uint8_t *buf, pgno_t pgno, strata_err *err) {
+    return read_checked(p, pgno, wal_version(0, frame), buf, err);
+}
+static int read_dbpage(pager *p, pgno_t pgno, uint8_t *buf, strata_err *err) {
+    return read_checked(p, pgno, 0, buf, err);
+}
+
+/* wal_find returns the last committed frame of pgno below mx, or NO_FRAME. Holds mu. */
+static uint32_t wal_find(pager *p, pgno_t pgno, uint32_t mx) {
+    uint64_t f;
+    if (!pgmap_get(&p->last, pgno, &f)) return NO_FRAME;
+    uint32_t fr = (uint32_t)f;
+    while (fr != NO_FRAME && fr >= mx) fr = p->fprev[fr];
+    return fr;
+}
+
+/* snapshot_version resolves which version of pgno snapshot s sees. Holds mu. A preserved copy
+** is returned through *preserved. */
+static uint64_t snapshot_version(pager *p, snapshot *s, pgno_t pgno, pentry **preserved) {
+    uint64_t v;
+    *preserved = NULL;
+    if (s->preserved.count && pgmap_get(&s->preserved, pgno, &v)) {
+        *preserved = (pentry *)(uintptr_t)v;
+        return 0;
+    }
+    if (s->detached) return 0;
+    uint32_t f = wal_find(p, pgno, s->mx);
+    return f == NO_FRAME ? 0 : wal_version(s->gen, f);
+}
+
+/* get_committed pins the committed version of pgno that t's snapshot sees. */
+static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
+    pager *p = t->p;
+    pentry *pres, *e = NULL;
+    uint64_t version;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        version = snapshot_version(p, t->snap, pgno, &pres);
+        if (pres) {
+            pthread_mutex_unlock(&p->mu);
+            free(e);
+            *out = pres;
+            return STRATA_OK;
+        }
+        pentry *c = cache_find(p, pgno, version);
+        if (c) {
+            if (c->pins++ == 0) lru_unlink(c);
+            p->st.cache_hits++;
+            pthread_mutex_unlock(&p->mu);
+            free(e);
+            *out = c;
+            return STRATA_OK;
+        }
+        p->st.cache_misses++;
+        cache_make_room(p, p->page_size);
+        uint64_t epoch = p->epoch;
+        pthread_mutex_unlock(&p->mu);
+
+        if (!e && !(e = entry_new(p, pgno, ENTRY_CLEAN)))
+            return err_set(&t->err, STRATA_NOMEM, "out of memory reading page %u", pgno);
+        size_t got;
+        int rc = read_version(p, pgno, version, e->pg.data, &got, &t->err);
+        pthread_mutex_lock(&p->mu);
+        if (p->epoch != epoch) { /* a checkpoint moved things underneath: decide again */
+            err_clear(&t->err);
+            continue;
+        }
+        if (!rc) rc = check_version(p, pgno, version, e->pg.data, got, &t->err);
+        if (rc) {
+            pthread_mutex_unlock(&p->mu);
+            free(e);
+            return rc;
+        }
+        break;
+    }
+    e->version = version;
+    pentry *other = cache_find(p, pgno, version);
+    if (other) { /* another thread read it meanwhile */
+        free(e);
+        e = other;
+        if (e->pins++ == 0) lru_unlink(e);
+    } else {
+        e->pins = 1;
+        cache_insert(p, e);
+        account_add(p);
+    }
+    pthread_mutex_unlock(&p->mu);
+    *out = e;
+    return STRATA_OK;
+}
+
+static void unpin(pager *p, pentry *e) {
+    if (e->kind == ENTRY_PRESERVED) return;
+    if (e->kind == ENTRY_DIRTY) { e->pins--; return; }
+    pthread_mutex_lock(&p->mu);
+    if (--e->pins == 0) {
+        if (e->stale) {
+            p->bytes_used -= p->page_size;
+            free(e);
+        } else {
+            lru_push_front(p, e);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- snapshots ---------------------------------------------------------------------------- */
+
+static void snapshot_free(pager *p, snapshot *s) {
+    uint32_t it = 0, pg;
+    uint64_t v;
+    while (pgmap_next(&s->preserved, &it, &pg, &v)) free((pentry *)(uintptr_t)v);
+    pgmap_free(&s->preserved);
+    for (snapshot **pp = &p->snaps; *pp; pp = &(*pp)->next)
+        if (*pp == s) { *pp = s->next; break; }
+    if (p->cur == s) p->cur = NULL;
+    free(s);
+}
+
+/* snapshot_unref drops a reference; holds mu. */
+static void snapshot_unref(pager *p, snapshot *s) {
+    if (--s->refs == 0 && s != p->cur) snapshot_free(p, s);
+}
+
+/* snapshot_acquire returns the latest committed state, shared when nothing was committed since
+** it was last taken. Holds mu. */
+static snapshot *snapshot_acquire(pager *p) {
+    if (!p->cur) {
+        snapshot *s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        s->gen = p->gen;
+        s->mx = p->mxc;
+        s->next = p->snaps;
+        p->snaps = s;
+        p->cur = s;
+    }
+    p->cur->refs++;
+    return p->cur;
+}
+
+/* snapshot_retire forgets the current snapshot after a commit or a WAL restart. Holds mu. */
+static void snapshot_retire(pager *p) {
+    snapshot *s = p->cur;
+    p->cur = NULL;
+    if (s && s->refs == 0) snapshot_free(p, s);
+}
+
+/* ---- the header page ---------------------------------------------------------------------- */
+
+static void header_format(pager *p, uint8_t *d, uint32_t npages) {
+    memset(d, 0, p->page_size);
+    memcpy(d, DB_MAGIC, sizeof DB_MAGIC);
+    put32(d + H_VERSION, PAGER_FORMAT_VERSION);
+    put32(d + H_PAGE_SIZE, p->page_size);
+    put32(d + H_NPAGES, npages);
+}
+
+static int header_load(pager_txn *t) {
+    pentry *e;
+    int rc = get_committed(t, 0, &e);
+    if (rc) return rc;
+    const uint8_t *d = e->pg.data;
+    t->npages = get32(d + H_NPAGES);
+    t->free_head = get32(d + H_FREE_HEAD);
+    t->free_count = get32(d + H_FREE_COUNT);
+    for (int i = 0; i < PAGER_META_SLOTS; i++) t->meta[i] = get64(d + H_META + 8 * i);
+    unpin(t->p, e);
+    if (t->npages == 0 || t->free_head >= t->npages)
+        return err_set(&t->err, STRATA_CORRUPT, "page 0: header fields out of range (pages %u, free list %u)",
+                       t->npages, t->free_head);
+    return STRATA_OK;
+}
+
+/* ---- transactions --------------------------------------------------------------------------- */
+
+int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
+    *out = NULL;
+    pager_txn *t = calloc(1, sizeof *t);
+    if (!t) return err_set(err, STRATA_NOMEM, "out of memory beginning a transaction");
+    t->p = p;
+    t->write = write;
+    pthread_mutex_lock(&p->mu);
+    if (write) {
+        if (p->poisoned) {
+            pthread_mutex_unlock(&p->mu);
+            free(t);
+            return err_set(err, STRATA_IOERR, "%s: an earlier fsync failed; close and reopen the database",
+                           p->path);
+        }
+        if (p->writer_active) {
+            pthread_mutex_unlock(&p->mu);
+            free(t);
+            return err_set(err, STRATA_BUSY, "%s: another write transaction is active", p->path);
+        }
+        p->writer_active = 1;
+        t->seq = p->next_seq++;
+    }
+    t->snap = snapshot_acquire(p);
+    pthread_mutex_unlock(&p->mu);
+    int rc = t->snap ? header_load(t) : err_set(&t->err, STRATA_NOMEM, "out of memory taking a snapshot");
+    if (rc) {
+        err_set(err, rc, "%s", t->err.msg);
+        pager_rollback(t);
+        return rc;
+    }
+    *out = t;
+    return STRATA_OK;
+}
+
+strata_err *pager_txn_err(pager_txn *t) { return &t->err; }
+int pager_txn_is_write(const pager_txn *t) { return t->write; }
+pgno_t pager_page_count(pager_txn *t) { return t->npages; }
+uint32_t pager_page_size(const pager *p) { return p->page_size; }
+uint32_t pager_usable_size(const pager *p) { return p->page_size - PAGER_RESERVED; }
+
+uint64_t pager_meta_get(pager_txn *t, int slot) {
+    return slot >= 0 && slot < PAGER_META_SLOTS ? t->meta[slot] : 0;
+}
+
+int pager_meta_set(pager_txn *t, int slot, uint64_t value) {
+    if (!t->write) return err_set(&t->err, STRATA_READONLY, "meta slot set in a read transaction");
+    if (slot < 0 || slot >= PAGER_META_SLOTS) return err_set(&t->err, STRATA_MISUSE, "meta slot %d out of range", slot);
+    t->meta[slot] = value;
+    t->hdr_dirty = 1;
+    return STRATA_OK;
+}
+
+/* ---- dirty pages and spilling ---------------------------------------------------------------- */
+
+static int spill(pager_txn *t);
+
+/* dirty_new creates t's private copy of pgno, filled from src or with zeros, pinned once. */
+static int dirty_new(pager_txn *t, pgno_t pgno, const uint8_t *src, pentry **out) {
+    pager *p = t->p;
+    pthread_mutex_lock(&p->mu);
+    cache_make_room(p, p->page_size);
+    int over = p->bytes_used + p->page_size > p->cfg.cache_bytes;
+    pthread_mutex_unlock(&p->mu);
+    if (over && t->dirty_bytes > p->cfg.cache_bytes / 4) {
+        int rc = spill(t);
+        if (rc) return rc;
+    }
+    pentry *e = entry_new(p, pgno, ENTRY_DIRTY);
+    if (!e) return err_set(&t->err, STRATA_NOMEM, "out of memory for page %u", pgno);
+    if (src) memcpy(e->pg.data, src, p->page_size);
+    else memset(e->pg.data, 0, p->page_size);
+    if (pgmap_put(&t->dirty, pgno, (uintptr_t)e)) {
+        free(e);
+        return err_set(&t->err, STRATA_NOMEM, "out of memory for page %u", pgno);
+    }
+    e->pins = 1;
+    t->dirty_bytes += p->page_size;
+    pthread_mutex_lock(&p->mu);
+    account_add(p);
+    pthread_mutex_unlock(&p->mu);
+    *out = e;
+    return STRATA_OK;
+}
+
+static void dirty_free(pager_txn *t, pentry *e) {
+    pager *p = t->p;
+    t->dirty_bytes -= p->page_size;
+    pthread_mutex_lock(&p->mu);
+    p->bytes_used -= p->page_size;
+    pthread_mutex_unlock(&p->mu);
+    free(e);
+}
+
+/* load_spilled reads t's own spilled copy of pgno back as a dirty page. */
+static int load_spilled(pager_txn *t, pgno_t pgno, uint32_t frame, pentry **out) {
+    pentry *e;
+    int rc = dirty_new(t, pgno, NULL, &e);
+    if (rc) return rc;
+    rc = read_frame(t->p, frame, e->pg.data, pgno, &t->err);
+    if (rc) {
+        pgmap_del(&t->dirty, pgno);
+        dirty_free(t, e);
+        return rc;
+    }
+    *out = e;
+    return STRATA_OK;
+}
+
+/* frame_fill writes the frame header for page e at frame number `frame` into hdr and seals
+** the page. commit_npages is nonzero only for the last frame of a commit. */
+static void frame_fill(pager *p, uint8_t *hdr, pentry *e, uint32_t frame, uint32_t seq, uint32_t commit_npages) {
+    page_seal(p, e->pg.data);
+    put32(hdr, e->pg.pgno);
+    put32(hdr + 4, commit_npages);
+    put64(hdr + 8, p->salt);
+    put32(hdr + 16, frame);
+    put32(hdr + 20, seq);
+    uint32_t c = crc32c(0, hdr, 24);
+    c = crc32c(c, e->pg.data + p->page_size - PAGER_RESERVED, 4);
+    put32(hdr + 24, c);
+    put32(hdr + 28, 0);
+}
+
+static void wal_header_fill(pager *p, uint8_t *h) {
+    memset(h, 0, WAL_HDR);
+    memcpy(h, WAL_MAGIC, 8);
+    put32(h + 8, PAGER_FORMAT_VERSION);
+    put32(h + 12, p->page_size);
+    put64(h + 16, p->salt);
+    put32(h + 24, crc32c(0, h, 24));
+}
+
+/* wal_append writes frames for pages es[0..n) starting at frame `first` as sequential writes
+** through a bounded staging buffer (one write for a small commit), with the WAL header first when
+** this generation has none on disk yet. The last frame carries commit_npages (0: none). */
+static int wal_append(pager_txn *t, pentry **es, uint32_t n, uint32_t first, uint32_t commit_npages) {
+    pager *p = t->p;
+    const size_t fsz = FRAME_HDR + p->page_size;
+    size_t per = (4u << 20) / fsz;
+    if (per == 0) per = 1;
+    if (per > n) per = n;
+    int with_hdr = !p->wal_hdr_written;
+    uint8_t *buf = malloc(WAL_HDR + per * fsz);
+    if (!buf) return err_set(&t->err, STRATA_NOMEM, "out of memory writing the WAL");
+    int rc = STRATA_OK;
+    for (uint32_t i = 0; i < n && rc == STRATA_OK;) {
+        size_t len = 0;
+        uint64_t off = frame_off(p, first + i);
+        if (with_hdr) {
+            wal_header_fill(p, buf);
+            len = WAL_HDR;
+            off = 0;
+        }
+        size_t k = 0;
+        for (; k < per && i < n; k++, i++) {
+            frame_fill(p, buf + len, es[i], first + i, t->seq, i == n - 1 ? commit_npages : 0);
+            memcpy(buf + len + FRAME_HDR, es[i]->pg.data, p->page_size);
+            len += fsz;
+        }
+        rc = vfs_write(p->wal, buf, len, off, &t->err);
+        if (rc == STRATA_OK && with_hdr) {
+            with_hdr = 0;
+            pthread_mutex_lock(&p->mu);
+            p->wal_hdr_written = 1;
+            pthread_mutex_unlock(&p->mu);
+        }
+        p->st.pages_written_wal += k;
+    }
+    free(buf);
+    return rc;
+}
+
+static int cmp_entry_pgno(const void *a, const void *b) {
+    pgno_t x = (*(pentry *const *)a)->pg.pgno, y = (*(pentry *const *)b)->pg.pgno;
+    return (x > y) - (x < y);
+}
+
+/* collect_dirty lists t's dirty pages (pinned ones only when all is set), sorted by pgno. */
+static pentry **collect_dirty(pager_txn *t, int all, uint32_t *n) {
+    pentry **es = malloc((t->dirty.count + 1) * sizeof *es);
+    if (!es) return NULL;
+    uint32_t it = 0, pg, k = 0;
+    uint64_t v;
+    while (pgmap_next(&t->dirty, &it, &pg, &v)) {
+        pentry *e = (pentry *)(uintptr_t)v;
+        if (all || e->pins == 0) es[k++] = e;
+    }
+    qsort(es, k, sizeof *es, cmp_entry_pgno);
+    *n = k;
+    return es;
+}
+
+static int note_spilled(pager_txn *t, pgno_t pgno, uint32_t frame) {
+    if (t->nspill == t->spill_cap) {
+        uint32_t ncap = t->spill_cap ? t->spill_cap * 2 : 256;
+        uint32_t *np = realloc(t->spill_pgno, ncap * sizeof *np);
+        if (!np) return -1;
+        t->spill_pgno = np;
+        t->spill_cap = ncap;
+    }
+    t->spill_pgno[t->nspill++] = pgno;
+    return pgmap_put(&t->spilled, pgno, frame);
+}
+
+/* spill writes t's unpinned dirty pages to the WAL as uncommitted frames and frees them, so a
+** transaction larger than the cache keeps within its memory bound. */
+static int spill(pager_txn *t) {
+    pager *p = t->p;
+    uint32_t n;
+    pentry **es = collect_dirty(t, 0, &n);
+    if (!es) return err_set(&t->err, STRATA_NOMEM, "out of memory spilling pages");
+    int rc = STRATA_OK;
+    if (n) {
+        uint32_t first = p->mxc + t->nspill; /* mxc is stable: t holds the writer role */
+        rc = wal_append(t, es, n, first, 0);
+        for (uint32_t i = 0; i < n && rc == STRATA_OK; i++) {
+            if (note_spilled(t, es[i]->pg.pgno, first + i))
+                rc = err_set(&t->err, STRATA_NOMEM, "out of memory spilling pages");
+            pgmap_del(&t->dirty, es[i]->pg.pgno);
+            dirty_free(t, es[i]);
+        }
+    }
+    free(es);
+    return rc;
+}
+
+/* ---- page access -------------------------------------------------------------------------- */
+
+static int check_pgno(pager_txn *t, pgno_t pgno) {
+    if (pgno == 0 || pgno >= t->npages)
+        return err_set(&t->err, STRATA_CORRUPT, "page %u: reference beyond the database (%u pages) in %s",
+                       pgno, t->npages, t->p->path);
+    return STRATA_OK;
+}
+
+/* own_copy finds t's private version of pgno (dirty or spilled); *out NULL when it has none. */
+static int own_copy(pager_txn *t, pgno_t pgno, pentry **out) {
+    uint64_t v;
+    *out = NULL;
+    if (pgmap_get(&t->dirty, pgno, &v)) {
+        *out = (pentry *)(uintptr_t)v;
+        (*out)->pins++;
+        return STRATA_OK;
+    }
+    if (t->spilled.count && pgmap_get(&t->spilled, pgno, &v)) return load_spilled(t, pgno, (uint32_t)v, out);
+    return STRATA_OK;
+}
+
+int pager_get(pager_txn *t, pgno_t pgno, page **out) {
+    int rc = check_pgno(t, pgno);
+    if (rc) return rc;
+    pentry *e = NULL;
+    if (t->write && (rc = own_copy(t, pgno, &e))) return rc;
+    if (!e && (rc = get_committed(t, pgno, &e))) return rc;
+    *out = &e->pg;
+    return STRATA_OK;
+}
+
+int pager_get_mut(pager_txn *t, pgno_t pgno, page **out) {
+    if (!t->write) return err_set(&t->err, STRATA_READONLY, "page %u changed in a read transaction", pgno);
+    int rc = check_pgno(t, pgno);
+    if (rc) return rc;
+    pentry *e;
+    if ((rc = own_copy(t, pgno, &e))) return rc;
+    if (!e) {
+        pentry *c;
+        if ((rc = get_committed(t, pgno, &c))) return rc;
+        rc = dirty_new(t, pgno, c->pg.data, &e);
+        unpin(t->p, c);
+        if (rc) return rc;
+    }
+    *out = &e->pg;
+    return STRATA_OK;
+}
+
+int pager_make_mut(pager_txn *t, page **pg) {
+    pentry *e = (pentry *)*pg;
+    if (e->kind == ENTRY_DIRTY) return STRATA_OK;
+    page *m;
+    int rc = pager_get_mut(t, e->pg.pgno, &m);
+    if (rc) return rc;
+    unpin(t->p, e);
+    *pg = m;
+    return STRATA_OK;
+}
+
+void pager_release(pager_txn *t, page *pg) {
+    if (pg) unpin(t->p, (pentry *)pg);
+}
+
+/* ---- the free list ---------------------------------------------------------------------------
+** A trunk page holds: u32 next trunk, u32 count, count u32 page numbers. */
+
+static uint32_t trunk_capacity(const pager *p) { return (pager_usable_size(p) - 8) / 4; }
+
+int pager_alloc(pager_txn *t, page **out) {
+    if (!t->write) return err_set(&t->err, STRATA_READONLY, "page allocated in a read transaction");
+    pager *p = t->p;
+    pgno_t pgno;
+    int rc;
+    if (t->free_head) {
+        page *tr;
+        if ((rc = pager_get_mut(t, t->free_head, &tr))) return rc;
+        uint32_t n = get32(tr->data + 4);
+        if (n > trunk_capacity(p)) {
+            pager_release(t, tr);
+            return err_set(&t->err, STRATA_CORRUPT, "page %u: free-list trunk count %u out of range",
+                           t->free_head, n);
+        }
+        if (n > 0) {
+            pgno = get32(tr->data + 8 + 4 * (n - 1));
+            put32(tr->data + 4, n - 1);
+            pager_release(t, tr);
+            if (pgno == 0 || pgno >= t->npages)
+                return err_set(&t->err, STRATA_CORRUPT, "page %u: free-list entry %u out of range",
+                               t->free_head, pgno);
+        } else { /* the trunk itself is reused */
+            pgno = t->free_head;
+            t->free_head = get32(tr->data);
+            pager_release(t, tr);
+        }
+        t->free_count--;
+    } else {
+        if (t->npages == UINT32_MAX) return err_set(&t->err, STRATA_FULL, "database reached its page limit");
+        pgno = t->npages++;
+    }
+    t->hdr_dirty = 1;
+    pentry *e;
+    uint64_t v;
+    if (pgmap_get(&t->dirty, pgno, &v)) { /* a reused trunk page is already a private copy */
+        e = (pentry *)(uintptr_t)v;
+        memset(e->pg.data, 0, p->page_size);
+        e->pins++;
+    } else if ((rc = dirty_new(t, pgno, NULL, &e))) {
+        return rc;
+    }
+    *out = &e->pg;
+    return STRATA_OK;
+}
+
+int pager_free(pager_txn *t, pgno_t pgno) {
+    if (!t->write) return err_set(&t->err, STRATA_READONLY, "page freed in a read transaction");
+    int rc = check_pgno(t, pgno);
+    if (rc) return rc;
+    uint64_t v;
+    if (pgmap_get(&t->dirty, pgno, &v)) {
+        pentry *e = (pentry *)(uintptr_t)v;
+        if (e->pins) return err_set(&t->err, STRATA_MISUSE, "page %u freed while in use", pgno);
+        pgmap_del(&t->dirty, pgno);
+        dirty_free(t, e);
+    }
+    pgmap_del(&t->spilled, pgno);
+    if (t->free_head) {
+        page *tr;
+        if ((rc = pager_get_mut(t, t->free_head, &tr))) return rc;
+        uint32_t n = get32(tr->data + 4);
+        if (n < trunk_capacity(t->p)) {
+            put32(tr->data + 8 + 4 * n, pgno);
+            put32(tr->data + 4, n + 1);
+            pager_release(t, tr);
+            t->free_count++;
+            t->hdr_dirty = 1;
+            return STRATA_OK;
+        }
+        pager_release(t, tr);
+    }
+    /* pgno becomes the new head trunk */
+    pentry *e;
+    if ((rc = dirty_new(t, pgno, NULL, &e))) return rc;
+    put32(e->pg.data, t->free_head);
+    e->pins--;
+    t->free_head = pgno;
+    t->free_count++;
+    t->hdr_dirty = 1;
+    return STRATA_OK;
+}
+
+int pager_freelist_walk(pager_txn *t, int (*fn)(void *arg, pgno_t pgno, int is_trunk), void *arg) {
+    pgno_t tr = t->free_head;
+    uint32_t seen = 0, cap = trunk_capacity(t->p);
+    while (tr) {
+        if (++seen > t->npages)
+            return err_set(&t->err, STRATA_CORRUPT, "page %u: free list has a cycle", tr);
+        page *pg;
+        int rc = pager_get(t, tr, &pg);
+        if (rc) return rc;
+        rc = fn(arg, tr, 1);
+        uint32_t n = get32(pg->data + 4);
+        if (rc == STRATA_OK && n > cap)
+            rc = err_set(&t->err, STRATA_CORRUPT, "page %u: free-list trunk count %u out of range", tr, n);
+        for (uint32_t i = 0; i < n && rc == STRATA_OK; i++) {
+            pgno_t x = get32(pg->data + 8 + 4 * i);
+            if (x == 0 || x >= t->npages)
+                rc = err_set(&t->err, STRATA_CORRUPT, "page %u: free-list entry %u out of range", tr, x);
+            else
+                rc = fn(arg, x, 0);
+        }
+        pgno_t next = get32(pg->data);
+        pager_release(t, pg);
+        if (rc) return rc;
+        if (next >= t->npages)
+            return err_set(&t->err, STRATA_CORRUPT, "page %u: free-list next trunk %u out of range", tr, next);
+        tr = next;
+    }
+    return STRATA_OK;
+}
+
+/* ---- commit, rollback, checkpoint ------------------------------------------------------------ */
+
+static int checkpoint_locked(pager *p, strata_err *err);
+
+/* txn_end releases t's snapshot and, for a writer, its private pages and the writer role. */
+static void txn_end(pager_txn *t) {
+    pager *p = t->p;
+    if (t->write) {
+        uint32_t it = 0, pg;
+        uint64_t v;
+        while (pgmap_next(&t->dirty, &it, &pg, &v)) dirty_free(t, (pentry *)(uintptr_t)v);
+        pgmap_free(&t->dirty);
+        pgmap_free(&t->spilled);
+        free(t->spill_pgno);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (t->snap) snapshot_unref(p, t->snap);
+    if (t->write) {
+        p->writer_active = 0;
+        pthread_cond_broadcast(&p->writer_cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    free(t);
+}
+
+void pager_rollback(pager_txn *t) {
+    if (t) txn_end(t);
+}
+
+static int index_reserve(pager *p, uint32_t n) {
+    if (n <= p->fcap) return 0;
+    uint32_t ncap = p->fcap ? p->fcap : 1024;
+    while (ncap < n) ncap *= 2;
+    uint32_t *a = realloc(p->fpgno, ncap * sizeof *a);
+    if (!a) return -1;
+    p->fpgno = a;
+    uint32_t *b = realloc(p->fprev, ncap * sizeof *b);
+    if (!b) return -1;
+    p->fprev = b;
+    p->fcap = ncap;
+    return 0;
+}
+
+/* index_add records committed frame f of pgno in the WAL index. Holds mu; room reserved. */
+static void index_add(pager *p, uint32_t f, pgno_t pgno) {
+    uint64_t prev;
+    p->fpgno[f] = pgno;
+    p->fprev[f] = pgmap_get(&p->last, pgno, &prev) ? (uint32_t)prev : NO_FRAME;
+    pgmap_put(&p->last, pgno, f); /* cannot fail: ensured by reserving map room below */
+}
+
+static int wal_sync_upto(pager *p, uint64_t end, strata_err *err) {
+    int rc = STRATA_OK;
+    if (p->cfg.no_sync) return rc;
+    pthread_mutex_lock(&p->sync_mu);
+    if (p->synced_end < end) {
+        pthread_mutex_lock(&p->mu);
+        uint64_t target = p->wal_end;
+        pthread_mutex_unlock(&p->mu);
+        rc = vfs_sync(p->wal, err);
+        p->st.syncs++;
+        if (rc == STRATA_OK) p->synced_end = target;
+    }
+    pthread_mutex_unlock(&p->sync_mu);
+    return rc;
+}
+
+int pager_commit(pager_txn *t) {
+    pager *p = t->p;
+    int rc = STRATA_OK;
+    if (!t->write) { txn_end(t); return STRATA_OK; }
+    if (t->hdr_dirty || (t->dirty.count == 0 && t->nspill > 0)) {
+        pentry *h;
+        if ((rc = own_copy(t, 0, &h))) goto fail;
+        if (!h) {
+            pentry *c;
+            if ((rc = get_committed(t, 0, &c))) goto fail;
+            rc = dirty_new(t, 0, c->pg.data, &h);
+            unpin(p, c);
+            if (rc) goto fail;
+        }
+        uint8_t *d = h->pg.data;
+        put32(d + H_NPAGES, t->npages);
+        put32(d + H_FREE_HEAD, t->free_head);
+        put32(d + H_FREE_COUNT, t->free_count);
+        for (int i = 0; i < PAGER_META_SLOTS; i++) put64(d + H_META + 8 * i, t->meta[i]);
+        h->pins--;
+    }
+    if (t->dirty.count == 0) { txn_end(t); return STRATA_OK; } /* nothing changed */
+
+    uint32_t n;
+    pentry **es = collect_dirty(t, 1, &n);
+    if (!es) { rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
+    uint32_t first = p->mxc + t->nspill, end = first + n;
+    pthread_mutex_lock(&p->mu);
+    int room = index_reserve(p, end) == 0 && pgmap_reserve(&p->last, t->nspill + n) == 0;
+    pthread_mutex_unlock(&p->mu);
+    if (!room) { free(es); rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
+    if ((rc = wal_append(t, es, n, first, t->npages))) { free(es); goto fail; }
+
+    /* Publish: readers that begin from now on see the transaction. */
+    pthread_mutex_lock(&p->mu);
+    for (uint32_t i = 0; i < t->nspill; i++) index_add(p, p->mxc + i, t->spill_pgno[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        pentry *e = es[i];
+        index_add(p, first + i, e->pg.pgno);
+        pgmap_del(&t->dirty, e->pg.pgno);
+        t->dirty_bytes -= p->page_size;
+        /* the committed image stays cached as a clean entry */
+        e->kind = ENTRY_CLEAN;
+        e->version = wal_version(p->gen, first + i);
+        e->pins = 0;
+        cache_insert(p, e);
+        if (e->stale) { p->bytes_used -= p->page_size; free(e); }
+        else lru_push_front(p, e);
+    }
+    p->mxc = end;
+    p->wal_end = frame_off(p, end);
+    p->st.commits++;
+    p->st.wal_bytes = p->wal_end;
+    snapshot_retire(p);
+    uint64_t my_end = p->wal_end;
+    pthread_mutex_unlock(&p->mu);
+    free(es);
+    txn_end(t); /* the next writer may start while this commit waits for its fsync */
+
+    strata_err serr = {0};
+    rc = wal_sync_upto(p, my_end, &serr);
+    if (rc) {
+        pthread_mutex_lock(&p->mu);
+        p->poisoned = 1;
+        pthread_mutex_unlock(&p->mu);
+        return rc;
+    }
+    if (p->wal_end > p->cfg.autocheckpoint_bytes) {
+        pthread_mutex_lock(&p->mu);
+        int mine = !p->writer_active;
+        if (mine) p->writer_active = 1;
+        pthread_mutex_unlock(&p->mu);
+        if (mine) {
+            strata_err cerr = {0};
+            checkpoint_locked(p, &cerr); /* the commit is durable; a failed checkpoint is retried later */
+            pthread_mutex_lock(&p->mu);
+            p->writer_active = 0;
+            pthread_cond_broadcast(&p->writer_cv);
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
+    return STRATA_OK;
+
+fail:
+    txn_end(t);
+    return rc;
+}
+
+/* Before the checkpoint overwrites the database file, every snapshot that sees a version of a
+** page other than the one being written gets a private copy of its version. */
+typedef struct preserve_job {
+    snapshot *s;
+    pgno_t pgno;
+    uint32_t frame; /* NO_FRAME: the database file's copy */
+} preserve_job;
+
+static int preserve_for_snapshots(pager *p, const uint32_t *pages, uint32_t npages, strata_err *err) {
+    preserve_job *jobs = NULL;
+    size_t njobs = 0, cap = 0;
+    int rc = STRATA_OK;
+    pthread_mutex_lock(&p->mu);
+    for (snapshot *s = p->snaps; s; s = s->next) {
+        if (s->refs == 0) continue;
+        for (uint32_t i = 0; i < npages; i++) {
+            uint64_t v, last;
+            if (s->preserved.count && pgmap_get(&s->preserved, pages[i], &v)) continue;
+            pgmap_get(&p->last, pages[i], &last);
+            uint32_t f = s->detached ? NO_FRAME : wal_find(p, pages[i], s->mx);
+            if (f == (uint32_t)last) continue;
+            if (njobs == cap) {
+                cap = cap ? cap * 2 : 64;
+                preserve_job *nj = realloc(jobs, cap * sizeof *nj);
+                if (!nj) { rc = err_set(err, STRATA_NOMEM, "out of memory in checkpoint"); goto unlock; }
+                jobs = nj;
+            }
+            jobs[njobs++] = (preserve_job){s, pages[i], f};
+            s->refs++;
+        }
+    }
+unlock:
+    pthread_mutex_unlock(&p->mu);
+    for (size_t j = 0; j < njobs; j++) {
+        if (rc) break;
+        pentry *e = entry_new(p, jobs[j].pgno, ENTRY_PRESERVED);
+        if (!e) { rc = err_set(err, STRATA_NOMEM, "out of memory preserving page %u", jobs[j].pgno); break; }
+        rc = jobs[j].frame == NO_FRAME ? read_dbpage(p, jobs[j].pgno, e->pg.data, err)
+                                       : read_frame(p, jobs[j].frame, e->pg.data, jobs[j].pgno, err);
+        pthread_mutex_lock(&p->mu);
+        if (rc || pgmap_put(&jobs[j].s->preserved, jobs[j].pgno, (uintptr_t)e)) {
+            free(e);
+            if (!rc) rc = err_set(err, STRATA_NOMEM, "out of memory preserving page %u", jobs[j].pgno);
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_lock(&p->mu);
+    for (size_t j = 0; j < njobs; j++) snapshot_unref(p, jobs[j].s);
+    pthread_mutex_unlock(&p->mu);
+    free(jobs);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* checkpoint_locked copies every committed frame into the database file, syncs it and starts
+** the WAL over. The caller holds the writer role. On error the WAL is left as it was, so no
+** committed data is lost. */
+static int checkpoint_locked(pager *p, strata_err *err) {
+    pthread_mutex_lock(&p->mu);
+    uint32_t n = p->last.count, k = 0, it = 0, pg;
+    uint64_t v;
+    uint32_t *pages = malloc((n + 1) * sizeof *pages);
+    if (pages)
+        while (pgmap_next(&p->last, &it, &pg, &v)) pages[k++] = pg;
+    pthread_mutex_unlock(&p->mu);
+    if (!pages) return err_set(err, STRATA_NOMEM, "out of memory in checkpoint");
+    qsort(pages, n, sizeof *pages, cmp_u32);
+
+    int rc = preserve_for_snapshots(p, pages, n, err);
+    uint8_t *buf = malloc(p->page_size);
+    if (!rc && !buf) rc = err_set(err, STRATA_NOMEM, "out of memory in checkpoint");
+    if (!rc && n) {
+        pthread_mutex_lock(&p->mu);
+        p->epoch++;
+        pthread_mutex_unlock(&p->mu);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            pthread_mutex_lock(&p->mu);
+            pgmap_get(&p->last, pages[i], &v);
+            pthread_mutex_unlock(&p->mu);
+            rc = read_frame(p, (uint32_t)v, buf, pages[i], err);
+            if (!rc) rc = vfs_write(p->db, buf, p->page_size, (uint64_t)pages[i] * p->page_size, err);
+        }
+        pthread_mutex_lock(&p->mu);
+        for (uint32_t i = 0; i < n; i++) { /* the file's old copies are gone */
+            pentry *e = cache_find(p, pages[i], 0);
+            if (e) cache_drop(p, e);
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->db, err);
+    }
+    free(buf);
+    free(pages);
+    if (rc) return rc;
+
+    pthread_mutex_lock(&p->mu);
+    p->st.pages_checkpointed += n;
+    uint64_t old_gen = p->gen;
+    for (snapshot *s = p->snaps; s; s = s->next) s->detached = 1;
+    snapshot_retire(p);
+    p->gen++;
+    p->epoch++;
+    p->salt = new_salt();
+    p->mxc = 0;
+    pgmap_clear(&p->last);
+    p->wal_hdr_written = 0;
+    uint64_t old_end = p->wal_end;
+    p->wal_end = 0;
+    p->st.wal_bytes = 0;
+    for (pentry *e = p->lru.lnext, *nx; e != &p->lru; e = nx) { /* unreachable old-generation frames */
+        nx = e->lnext;
+        if (e->version >> 32 == old_gen && e->version != 0) cache_drop(p, e);
+    }
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_lock(&p->sync_mu);
+    p->synced_end = 0;
+    pthread_mutex_unlock(&p->sync_mu);
+    /* A WAL that grew past a few checkpoint sizes (one big transaction) is cut back. */
+    if (old_end > 4 * p->cfg.autocheckpoint_bytes) vfs_truncate(p->wal, 0, NULL);
+    return STRATA_OK;
+}
+
+int pager_checkpoint(pager *p, strata_err *err) {
+    pthread_mutex_lock(&p->mu);
+    while (p->writer_active) pthread_cond_wait(&p->writer_cv, &p->mu);
+    p->writer_active = 1;
+    pthread_mutex_unlock(&p->mu);
+    int rc = checkpoint_locked(p, err);
+    pthread_mutex_lock(&p->mu);
+    p->writer_active = 0;
+    pthread_cond_broadcast(&p->writer_cv);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* ---- open, recovery, close -------------------------------------------------------------------- */
+
+typedef struct frame_info {
+    uint32_t pgno, commit, idx, seq;
+    int ok; /* header and page checksums match this WAL's salt */
+} frame_info;
+
+static int frame_read_check(pager *p, uint32_t i, uint8_t *buf, frame_info *fi, strata_err *err) {
+    size_t got;
+    int rc = vfs_read(p->wal, buf, FRAME_HDR + p->page_size, frame_off(p, i), &got, err);
+    if (rc) return rc;
+    fi->ok = 0;
+    if (got != FRAME_HDR + p->page_size) return STRATA_OK;
+    fi->pgno = get32(buf);
+    fi->commit = get32(buf + 4);
+    fi->idx = get32(buf + 16);
+    fi->seq = get32(buf + 20);
+    uint32_t c = crc32c(crc32c(0, buf, 24), buf + FRAME_HDR + p->page_size - PAGER_RESERVED, 4);
+    fi->ok = get64(buf + 8) == p->salt && fi->idx == i && c == get32(buf + 24) &&
+             page_ok(p, buf + FRAME_HDR);
+    return STRATA_OK;
+}
+
+/* wal_recover rebuilds the WAL index from the committed frames of the WAL file. A frame that
+** fails its checks ends the log (a torn tail) unless a later, valid commit frame of the same or a
+** later transaction follows it: then committed data is damaged and recovery reports CORRUPT. */
+static int wal_recover(pager *p, strata_err *err) {
+    uint64_t size;
+    int rc = vfs_size(p->wal, &size, err);
+    if (rc) return rc;
+    p->gen = 1;
+    p->salt = new_salt();
+    p->next_seq = 1;
+    if (size < WAL_HDR) return STRATA_OK;
+    uint8_t h[WAL_HDR];
+    size_t got;
+    if ((rc = vfs_read(p->wal, h, WAL_HDR, 0, &got, err))) return rc;
+    static const uint8_t zero[WAL_HDR];
+    if (memcmp(h, zero, WAL_HDR) == 0) return STRATA_OK;
+    if (memcmp(h, WAL_MAGIC, 8) != 0 || get32(h + 24) != crc32c(0, h, 24))
+        return err_set(err, STRATA_CORRUPT, "%s: WAL header is damaged or not a strata WAL", p->wal_path);
+    if (get32(h + 8) > PAGER_FORMAT_VERSION)
+        return err_set(err, STRATA_FORMAT, "%s: WAL format version %u is newer than this build supports (%u)",
+                       p->wal_path, get32(h + 8), PAGER_FORMAT_VERSION);
+    if (get32(h + 12) != p->page_size)
+        return err_set(err, STRATA_CORRUPT, "%s: WAL page size %u does not match the database's %u",
+                       p->wal_path, get32(h + 12), p->page_size);
+    p->salt = get64(h + 16);
+
+    uint64_t nframes = (size - WAL_HDR) / (FRAME_HDR + p->page_size);
+    if (nframes > UINT32_MAX - 1) nframes = UINT32_MAX - 1;
+    uint8_t *buf = malloc(FRAME_HDR + p->page_size);
+    if (!buf) return err_set(err, STRATA_NOMEM, "out of memory in recovery");
+    uint32_t i = 0, committed = 0, last_seq = 0, max_seq = 0;
+    frame_info fi = {0};
+    for (; i < nframes; i++) {
+        if ((rc = frame_read_check(p, i, buf, &fi, err))) goto done;
+        if (!fi.ok || fi.seq < last_seq) break;
+        last_seq = fi.seq;
+        if (fi.seq > max_seq) max_seq = fi.seq;
+        if (fi.commit) committed = i + 1;
+    }
+    if (i < nframes) { /* is it a torn tail, or damage inside committed frames? */
+        uint32_t bad = i, bad_pgno = get32(buf);
+        for (uint32_t j = bad + 1; j < nframes; j++) {
+            if ((rc = frame_read_check(p, j, buf, &fi, err))) goto done;
+            if (fi.ok && fi.commit && fi.seq >= last_seq) {
+                rc = err_set(err, STRATA_CORRUPT, "page %u: checksum mismatch in WAL frame %u of %s (committed data)",
+                             bad_pgno, bad, p->wal_path);
+                goto done;
+            }
+        }
+    }
+    if (index_reserve(p, committed + 1)) { rc = err_set(err, STRATA_NOMEM, "out of memory in recovery"); goto done; }
+    for (uint32_t f = 0; f < committed; f++) {
+        uint8_t fh[FRAME_HDR];
+        if ((rc = vfs_read(p->wal, fh, FRAME_HDR, frame_off(p, f), &got, err))) goto done;
+        uint64_t prev;
+        p->fpgno[f] = get32(fh);
+        p->fprev[f] = pgmap_get(&p->last, p->fpgno[f], &prev) ? (uint32_t)prev : NO_FRAME;
+        if (pgmap_put(&p->last, p->fpgno[f], f)) { rc = err_set(err, STRATA_NOMEM, "out of memory in recovery"); goto done; }
+    }
+    p->mxc = committed;
+    p->next_seq = max_seq + 1;
+    p->wal_hdr_written = 1;
+    p->wal_end = frame_off(p, committed);
+    p->st.wal_bytes = p->wal_end;
+    /* What recovery found may sit only in the OS cache (the writer was killed before its
+    ** fsync); make it durable before building on it. */
+    if (committed && !p->cfg.no_sync) rc = vfs_sync(p->wal, err);
+    p->synced_end = p->wal_end;
+done:
+    free(buf);
+    return rc;
+}
+
+/* db_init writes the header of a new database and syncs it. */
+static int db_init(pager *p, strata_err *err) {
+    uint8_t *d = calloc(1, p->page_size);
+    if (!d) return err_set(err, STRATA_NOMEM, "out of memory creating %s", p->path);
+    header_format(p, d, 1);
+    page_seal(p, d);
+    int rc = vfs_truncate(p->db, 0, err);
+    if (!rc) rc = vfs_write(p->db, d, p->page_size, 0, err);
+    if (!rc) rc = vfs_sync(p->db, err);
+    free(d);
+    return rc;
+}
+
+/* db_check_header validates the database header; *fresh is set when the file holds no complete
+** database yet (empty, or a header write that a crash cut short before anything was committed). */
+static int db_check_header(pager *p, uint32_t want_page_size, int *fresh, strata_err *err) {
+    uint64_t size;
+    int rc = vfs_size(p->db, &size, err);
+    if (rc) return rc;
+    *fresh = 0;
+    if (size == 0) { *fresh = 1; p->page_size = want_page_size; return STRATA_OK; }
+    uint8_t h[64] = {0};
+    size_t got;
+    if ((rc = vfs_read(p->db, h, sizeof h, 0, &got, err))) return rc;
+    if (got < sizeof h || memcmp(h, DB_MAGIC, sizeof DB_MAGIC) != 0)
+        return err_set(err, STRATA_NOTADB, "%s: file is not a strata database", p->path);
+    uint32_t version = get32(h + H_VERSION), ps = get32(h + H_PAGE_SIZE);
+    if (version > PAGER_FORMAT_VERSION)
+        return err_set(err, STRATA_FORMAT, "%s: format version %u is newer than this build supports (%u)",
+                       p->path, version, PAGER_FORMAT_VERSION);
+    if (version == 0 || ps < PAGER_MIN_PAGE_SIZE || ps > PAGER_MAX_PAGE_SIZE || (ps & (ps - 1)))
+        return err_set(err, STRATA_CORRUPT, "page 0: header of %s has a bad version %u or page size %u",
+                       p->path, version, ps);
+    p->page_size = ps;
+    if (size < ps) {
+        uint64_t wsize = 0;
+        int exists = 0;
+        vfs_exists(p->vfs, p->wal_path, &exists, NULL);
+        if (exists && p->wal) vfs_size(p->wal, &wsize, NULL);
+        if (wsize == 0) { *fresh = 1; return STRATA_OK; }
+        return err_set(err, STRATA_CORRUPT, "page 0: header of %s is truncated", p->path);
+    }
+    uint8_t *d = malloc(ps);
+    if (!d) return err_set(err, STRATA_NOMEM, "out of memory opening %s", p->path);
+    rc = vfs_read(p->db, d, ps, 0, &got, err);
+    if (!rc && !page_ok(p, d))
+        rc = err_set(err, STRATA_CORRUPT, "page 0: checksum mismatch in the header of %s", p->path);
+    free(d);
+    return rc;
+}
+
+int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err) {
+    *out = NULL;
+    pager *p = calloc(1, sizeof *p);
+    if (!p) return err_set(err, STRATA_NOMEM, "out of memory opening %s", path);
+    int rc;
+    if (cfg) p->cfg = *cfg;
+    uint32_t want = p->cfg.page_size ? p->cfg.page_size : 8192;
+    if (want < PAGER_MIN_PAGE_SIZE || want > PAGER_MAX_PAGE_SIZE || (want & (want - 1))) {
+        free(p);
+        return err_set(err, STRATA_MISUSE, "page size %u is not a power of two in [4096, 65536]", want);
+    }
+    if (!p->cfg.cache_bytes) p->cfg.cache_bytes = 64u << 20;
+    if (!p->cfg.autocheckpoint_bytes) p->cfg.autocheckpoint_bytes = 16u << 20;
+    p->vfs = v;
+    size_t len = strlen(path);
+    p->path = malloc(len + 1);
+    p->wal_path = malloc(len + 5);
+    if (!p->path || !p->wal_path) { free(p->path); free(p->wal_path); free(p); return err_set(err, STRATA_NOMEM, "out of memory"); }
+    memcpy(p->path, path, len + 1);
+    memcpy(p->wal_path, path, len);
+    memcpy(p->wal_path + len, "-wal", 5);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_init(&p->sync_mu, NULL);
+    pthread_cond_init(&p->writer_cv, NULL);
+    p->lru.lnext = p->lru.lprev = &p->lru;
+
+    if ((rc = vfs_open(v, path, VFS_CREATE, &p->db, err))) goto fail;
+    if ((rc = vfs_lock(p->db, err))) goto fail;
+    p->locked = 1;
+    if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, err))) goto fail;
+    int fresh;
+    if ((rc = db_check_header(p, want, &fresh, err))) goto fail;
+    if (fresh) {
+        if ((rc = vfs_truncate(p->wal, 0, err))) goto fail;
+        if ((rc = db_init(p, err))) goto fail;
+    }
+    if ((rc = wal_recover(p, err))) goto fail;
+    /* Read the header once through the WAL to check it. */
+    pager_txn *t;
+    if ((rc = pager_begin(p, 0, &t, err))) goto fail;
+    pager_rollback(t);
+    *out = p;
+    return STRATA_OK;
+fail:
+    pager_close(p);
+    return rc;
+}
+
+int pager_close(pager *p) {
+    if (!p) return STRATA_OK;
+    int rc = STRATA_OK;
+    if (p->db && p->wal && !p->poisoned && (p->mxc > 0 || p->wal_end > 0)) {
+        strata_err e = {0};
+        rc = pager_checkpoint(p, &e);
+        if (rc == STRATA_OK) {
+            vfs_close(p->wal);
+            p->wal = NULL;
+            vfs_remove(p->vfs, p->wal_path, NULL);
+        }
+    } else if (p->db && p->wal && p->mxc == 0) {
+        uint64_t sz = 0;
+        vfs_size(p->wal, &sz, NULL);
+        if (sz == 0) { vfs_close(p->wal); p->wal = NULL; vfs_remove(p->vfs, p->wal_path, NULL); }
+    }
+    while (p->snaps) snapshot_free(p, p->snaps);
+    for (uint32_t i = 0; i < p->hcap; i++)
+        for (pentry *e = p->htab[i], *nx; e; e = nx) { nx = e->hnext; free(e); }
+    free(p->htab);
+    pgmap_free(&p->last);
+    free(p->fpgno);
+    free(p->fprev);
+    vfs_close(p->wal);
+    if (p->locked) vfs_unlock(p->db);
+    vfs_close(p->db);
+    pthread_mutex_destroy(&p->mu);
+    pthread_mutex_destroy(&p->sync_mu);
+    pthread_cond_destroy(&p->writer_cv);
+    free(p->path);
+    free(p->wal_path);
+    free(p);
+    return rc;
+}
+
+void pager_get_stats(pager *p, pager_stats *out) {
+    pthread_mutex_lock(&p->mu);
+    *out = p->st;
+    out->cache_bytes_used = p->bytes_used;
+    pthread_mutex_unlock(&p->mu);
+}

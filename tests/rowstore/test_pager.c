@@ -1,0 +1,230 @@
+/*
+** test_pager.c -- the pager on its own: pages survive commit and reopen, rollback discards,
+** the free list reuses pages, meta slots persist, snapshots stay stable across commits and
+** checkpoints, large transactions spill within the cache bound, and foreign files are refused.
+*/
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../rowstore/pager.h"
+
+static vfs *v;
+static pager_config small_cfg = {.page_size = 4096, .cache_bytes = 64 * 4096, .autocheckpoint_bytes = 32 * 4096};
+
+static void setup(void) { v = vfs_mem_create(); }
+static void teardown(void) { vfs_destroy(v); }
+
+TestSuite(pager, .init = setup, .fini = teardown);
+
+static pager *open_db(const pager_config *cfg) {
+    pager *p;
+    strata_err err = {0};
+    int rc = pager_open(v, "t.db", cfg, &p, &err);
+    cr_assert_eq(rc, STRATA_OK, "open: %s", err.msg);
+    return p;
+}
+
+static pager_txn *begin(pager *p, int write) {
+    pager_txn *t;
+    strata_err err = {0};
+    cr_assert_eq(pager_begin(p, write, &t, &err), STRATA_OK, "begin: %s", err.msg);
+    return t;
+}
+
+/* fill writes a recognizable pattern derived from tag into a page's usable bytes. */
+static void fill(pager *p, page *pg, uint32_t tag) {
+    for (uint32_t i = 0; i < pager_usable_size(p); i += 4) memcpy(pg->data + i, &tag, 4);
+}
+
+static void expect(pager_txn *t, pgno_t pgno, uint32_t tag) {
+    page *pg;
+    cr_assert_eq(pager_get(t, pgno, &pg), STRATA_OK, "get %u: %s", pgno, pager_txn_err(t)->msg);
+    uint32_t got;
+    memcpy(&got, pg->data + 100, 4);
+    cr_assert_eq(got, tag, "page %u holds %u, expected %u", pgno, got, tag);
+    pager_release(t, pg);
+}
+
+/* write_pages allocates n pages tagged base+i and commits; returns the first page number. */
+static pgno_t write_pages(pager *p, uint32_t n, uint32_t base) {
+    pager_txn *t = begin(p, 1);
+    pgno_t first = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        page *pg;
+        cr_assert_eq(pager_alloc(t, &pg), STRATA_OK);
+        if (i == 0) first = pg->pgno;
+        fill(p, pg, base + i);
+        pager_release(t, pg);
+    }
+    cr_assert_eq(pager_commit(t), STRATA_OK);
+    return first;
+}
+
+Test(pager, commit_reopen_and_rollback) {
+    pager *p = open_db(&small_cfg);
+    pgno_t first = write_pages(p, 10, 1000);
+    cr_assert_eq(first, 1);
+    pager_txn *t = begin(p, 1);
+    cr_assert_eq(pager_meta_set(t, 3, 0xdeadbeefcafeull), STRATA_OK);
+    page *pg;
+    cr_assert_eq(pager_get_mut(t, 5, &pg), STRATA_OK);
+    fill(p, pg, 77);
+    pager_release(t, pg);
+    pager_rollback(t); /* discarded: page 5 keeps 1004, slot 3 stays 0 */
+
+    t = begin(p, 1);
+    cr_assert_eq(pager_meta_set(t, 2, 42), STRATA_OK);
+    cr_assert_eq(pager_get(t, 7, &pg), STRATA_OK);
+    cr_assert_eq(pager_make_mut(t, &pg), STRATA_OK);
+    fill(p, pg, 4242);
+    pager_release(t, pg);
+    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_close(p), STRATA_OK);
+
+    p = open_db(NULL);
+    t = begin(p, 0);
+    cr_assert_eq(pager_page_count(t), 11);
+    cr_assert_eq(pager_meta_get(t, 2), 42);
+    cr_assert_eq(pager_meta_get(t, 3), 0);
+    for (uint32_t i = 0; i < 10; i++) expect(t, 1 + i, i == 6 ? 4242 : 1000 + i);
+    cr_assert_eq(pager_get(t, 11, &pg), STRATA_CORRUPT, "a page beyond the end is an error");
+    cr_assert(strstr(pager_txn_err(t)->msg, "page 11") != NULL, "%s", pager_txn_err(t)->msg);
+    pager_rollback(t);
+    pager_close(p);
+}
+
+static int count_fn(void *arg, pgno_t pg, int trunk) {
+    (void)pg;
+    (void)trunk;
+    (*(uint32_t *)arg)++;
+    return 0;
+}
+
+Test(pager, free_list_reuses_pages) {
+    pager *p = open_db(&small_cfg);
+    write_pages(p, 2000, 0); /* more frees than one trunk page holds */
+    pager_txn *t = begin(p, 1);
+    for (pgno_t i = 1; i <= 2000; i += 2) cr_assert_eq(pager_free(t, i), STRATA_OK);
+    cr_assert_eq(pager_commit(t), STRATA_OK);
+
+    t = begin(p, 0);
+    uint32_t count = 0;
+    cr_assert_eq(pager_freelist_walk(t, count_fn, &count), STRATA_OK);
+    cr_assert_eq(count, 1000);
+    pager_rollback(t);
+
+    t = begin(p, 1);
+    for (int i = 0; i < 1000; i++) {
+        page *pg;
+        cr_assert_eq(pager_alloc(t, &pg), STRATA_OK);
+        cr_assert(pg->pgno <= 2000 && pg->pgno % 2 == 1, "page %u did not come from the free list", pg->pgno);
+        pager_release(t, pg);
+    }
+    cr_assert_eq(pager_page_count(t), 2001, "the file did not grow");
+    cr_assert_eq(pager_commit(t), STRATA_OK);
+    pager_close(p);
+}
+
+Test(pager, reader_snapshot_survives_commits_and_checkpoints) {
+    pager *p = open_db(&small_cfg);
+    write_pages(p, 50, 0);
+    pager_txn *r = begin(p, 0);
+    for (int round = 1; round <= 20; round++) { /* enough WAL to force several checkpoints */
+        pager_txn *t = begin(p, 1);
+        for (pgno_t i = 1; i <= 50; i++) {
+            page *pg;
+            cr_assert_eq(pager_get_mut(t, i, &pg), STRATA_OK);
+            fill(p, pg, round * 1000 + i);
+            pager_release(t, pg);
+        }
+        cr_assert_eq(pager_commit(t), STRATA_OK);
+        pager_stats st;
+        pager_get_stats(p, &st);
+        cr_assert_leq(st.wal_bytes, 4 * small_cfg.autocheckpoint_bytes, "WAL grows while a reader is open");
+    }
+    for (pgno_t i = 1; i <= 50; i++) expect(r, i, i - 1); /* still the old state */
+    pager_rollback(r);
+    r = begin(p, 0);
+    for (pgno_t i = 1; i <= 50; i++) expect(r, i, 20000 + i);
+    pager_rollback(r);
+    pager_close(p);
+}
+
+Test(pager, large_transaction_spills_within_cache_bound) {
+    pager *p = open_db(&small_cfg);
+    pager_txn *t = begin(p, 1);
+    for (uint32_t i = 0; i < 5000; i++) { /* 20 MB of pages through a 256 KB cache */
+        page *pg;
+        cr_assert_eq(pager_alloc(t, &pg), STRATA_OK);
+        fill(p, pg, i);
+        pager_release(t, pg);
+    }
+    for (pgno_t i = 1; i <= 5000; i += 97) expect(t, i, i - 1); /* spilled pages read back */
+    pager_stats st;
+    pager_get_stats(p, &st);
+    cr_assert_leq(st.cache_bytes_peak, small_cfg.cache_bytes + 4 * 4096, "peak %zu", st.cache_bytes_peak);
+    cr_assert_eq(pager_commit(t), STRATA_OK);
+    pager_close(p);
+    p = open_db(&small_cfg);
+    t = begin(p, 0);
+    for (pgno_t i = 1; i <= 5000; i++) expect(t, i, i - 1);
+    pager_rollback(t);
+    pager_close(p);
+}
+
+Test(pager, spilled_then_rolled_back_leaves_nothing) {
+    pager *p = open_db(&small_cfg);
+    write_pages(p, 3, 7);
+    pager_txn *t = begin(p, 1);
+    for (uint32_t i = 0; i < 1000; i++) {
+        page *pg;
+        cr_assert_eq(pager_alloc(t, &pg), STRATA_OK);
+        fill(p, pg, 99);
+        pager_release(t, pg);
+    }
+    pager_rollback(t);
+    write_pages(p, 1, 500);
+    pager_close(p);
+    p = open_db(&small_cfg);
+    t = begin(p, 0);
+    cr_assert_eq(pager_page_count(t), 5);
+    expect(t, 4, 500);
+    pager_rollback(t);
+    pager_close(p);
+}
+
+Test(pager, one_writer_and_one_handle) {
+    pager *p = open_db(&small_cfg);
+    pager_txn *w = begin(p, 1), *w2;
+    strata_err err = {0};
+    cr_assert_eq(pager_begin(p, 1, &w2, &err), STRATA_BUSY);
+    cr_assert(strstr(err.msg, "another write transaction") != NULL, "%s", err.msg);
+    pager_rollback(w);
+    pager *p2;
+    err_clear(&err);
+    cr_assert_eq(pager_open(v, "t.db", NULL, &p2, &err), STRATA_BUSY, "a second handle must be refused");
+    cr_assert(strlen(err.msg) > 0);
+    pager_close(p);
+}
+
+Test(pager, refuses_foreign_and_newer_files) {
+    vfs_file *f;
+    strata_err err = {0};
+    cr_assert_eq(vfs_open(v, "x.db", VFS_CREATE, &f, &err), STRATA_OK);
+    char sqlite_hdr[4096] = "SQLite format 3";
+    cr_assert_eq(vfs_write(f, sqlite_hdr, sizeof sqlite_hdr, 0, &err), STRATA_OK);
+    vfs_close(f);
+    pager *p;
+    cr_assert_eq(pager_open(v, "x.db", NULL, &p, &err), STRATA_NOTADB);
+    cr_assert(strstr(err.msg, "not a strata database") != NULL, "%s", err.msg);
+
+    pager *q = open_db(NULL);
+    pager_close(q);
+    cr_assert_eq(vfs_open(v, "t.db", 0, &f, &err), STRATA_OK);
+    uint8_t ver[4] = {9, 0, 0, 0};
+    cr_assert_eq(vfs_write(f, ver, 4, 16, &err), STRATA_OK);
+    vfs_close(f);
+    err_clear(&err);
+    cr_assert_eq(pager_open(v, "t.db", NULL, &p, &err), STRATA_FORMAT);
+    cr_assert(strstr(err.msg, "newer") != NULL, "%s", err.msg);
+}
