@@ -94,6 +94,8 @@ struct pager {
     int writer_active;
     int poisoned;             /* an fsync failed: refuse further writes until reopened */
     int locked;               /* this handle holds the file lock */
+    int opened;               /* pager_open completed */
+    int wal_existed;          /* the WAL file was there before this handle opened it */
     uint64_t epoch;           /* bumped when a checkpoint starts writing or restarts the WAL */
 
     /* WAL state, under mu */
@@ -105,6 +107,7 @@ struct pager {
     int wal_hdr_written;
     uint32_t next_seq;
     uint64_t wal_end;         /* bytes of the WAL in use (header + frames written) */
+    uint64_t wal_alloc;       /* size of the WAL file: written ahead with zeros, see wal_extend */
     uint64_t synced_end;      /* under sync_mu: WAL bytes known durable */
 
     snapshot *snaps, *cur;
@@ -589,6 +592,24 @@ static void wal_header_fill(pager *p, uint8_t *h) {
     put32(h + 24, crc32c(0, h, 24));
 }
 
+#define WAL_EXTEND_STEP (1u << 20)
+
+/* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
+** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
+** append must also journal the new size and block allocation, which costs two to three times as
+** much on ext4 as one after an overwrite. The zeros are never valid frames. */
+static int wal_extend(pager *p, uint64_t end, strata_err *err) {
+    static const uint8_t zeros[64 << 10];
+    uint64_t target = (end + WAL_EXTEND_STEP) & ~(uint64_t)(WAL_EXTEND_STEP - 1);
+    while (p->wal_alloc < target) {
+        size_t n = target - p->wal_alloc < sizeof zeros ? (size_t)(target - p->wal_alloc) : sizeof zeros;
+        int rc = vfs_write(p->wal, zeros, n, p->wal_alloc, err);
+        if (rc) return rc;
+        p->wal_alloc += n;
+    }
+    return STRATA_OK;
+}
+
 /* wal_append writes frames for pages es[0..n) starting at frame `first` as sequential writes
 ** through a bounded staging buffer (one write for a small commit), with the WAL header first when
 ** this generation has none on disk yet. The last frame carries commit_npages (0: none). */
@@ -599,9 +620,11 @@ static int wal_append(pager_txn *t, pentry **es, uint32_t n, uint32_t first, uin
     if (per == 0) per = 1;
     if (per > n) per = n;
     int with_hdr = !p->wal_hdr_written;
+    int rc = STRATA_OK;
+    if (frame_off(p, first + n) > p->wal_alloc && (rc = wal_extend(p, frame_off(p, first + n), &t->err)))
+        return rc;
     uint8_t *buf = malloc(WAL_HDR + per * fsz);
     if (!buf) return err_set(&t->err, STRATA_NOMEM, "out of memory writing the WAL");
-    int rc = STRATA_OK;
     for (uint32_t i = 0; i < n && rc == STRATA_OK;) {
         size_t len = 0;
         uint64_t off = frame_off(p, first + i);
@@ -1140,7 +1163,7 @@ static int checkpoint_locked(pager *p, strata_err *err) {
     p->synced_end = 0;
     pthread_mutex_unlock(&p->sync_mu);
     /* A WAL that grew past a few checkpoint sizes (one big transaction) is cut back. */
-    if (old_end > 4 * p->cfg.autocheckpoint_bytes) vfs_truncate(p->wal, 0, NULL);
+    if (old_end > 4 * p->cfg.autocheckpoint_bytes && vfs_truncate(p->wal, 0, NULL) == STRATA_OK) p->wal_alloc = 0;
     return STRATA_OK;
 }
 
@@ -1190,6 +1213,7 @@ static int wal_recover(pager *p, strata_err *err) {
     p->gen = 1;
     p->salt = new_salt();
     p->next_seq = 1;
+    p->wal_alloc = size;
     if (size < WAL_HDR) return STRATA_OK;
     uint8_t h[WAL_HDR];
     size_t got;
@@ -1333,6 +1357,7 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     if ((rc = vfs_open(v, path, VFS_CREATE, &p->db, err))) goto fail;
     if ((rc = vfs_lock(p->db, err))) goto fail;
     p->locked = 1;
+    if ((rc = vfs_exists(v, p->wal_path, &p->wal_existed, err))) goto fail;
     if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, err))) goto fail;
     int fresh;
     if ((rc = db_check_header(p, want, &fresh, err))) goto fail;
@@ -1345,6 +1370,7 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     pager_txn *t;
     if ((rc = pager_begin(p, 0, &t, err))) goto fail;
     pager_rollback(t);
+    p->opened = 1;
     *out = p;
     return STRATA_OK;
 fail:
@@ -1355,18 +1381,18 @@ fail:
 int pager_close(pager *p) {
     if (!p) return STRATA_OK;
     int rc = STRATA_OK;
-    if (p->db && p->wal && !p->poisoned && (p->mxc > 0 || p->wal_end > 0)) {
+    /* The WAL goes away once the database file holds every commit; a WAL that a failed open
+    ** found is kept as it was. */
+    int drop_wal = p->wal && (p->opened ? !p->poisoned : !p->wal_existed);
+    if (p->opened && drop_wal && p->mxc > 0) {
         strata_err e = {0};
         rc = pager_checkpoint(p, &e);
-        if (rc == STRATA_OK) {
-            vfs_close(p->wal);
-            p->wal = NULL;
-            vfs_remove(p->vfs, p->wal_path, NULL);
-        }
-    } else if (p->db && p->wal && p->mxc == 0) {
-        uint64_t sz = 0;
-        vfs_size(p->wal, &sz, NULL);
-        if (sz == 0) { vfs_close(p->wal); p->wal = NULL; vfs_remove(p->vfs, p->wal_path, NULL); }
+        drop_wal = rc == STRATA_OK;
+    }
+    if (drop_wal) {
+        vfs_close(p->wal);
+        p->wal = NULL;
+        vfs_remove(p->vfs, p->wal_path, NULL);
     }
     while (p->snaps) snapshot_free(p, p->snaps);
     for (uint32_t i = 0; i < p->hcap; i++)
