@@ -14,4 +14,9 @@
 ** crc32c(crc32c(0, a, n), b, m) equals the checksum of a followed by b. */
 uint32_t crc32c(uint32_t crc, const void *buf, size_t n);
 
+/* For tests: crc32c_sw is crc32c computed with the table, never with the crc32 instruction, and
+** crc32c_hw_available says whether crc32c() uses the instruction on this CPU. */
+uint32_t crc32c_sw(uint32_t crc, const void *buf, size_t n);
+int crc32c_hw_available(void);
+
 #endif

@@ -54,13 +54,13 @@ int err_errno(strata_err *err, int errnum, const char *fmt, ...) {
     default: code = STRATA_IOERR; break;
     }
     if (err == NULL || err->code != STRATA_OK) return code;
-    char what[STRATA_ERRMSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     err->code = code;
-    snprintf(err->msg, sizeof err->msg, "%s: %s", what, strerror(errnum));
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, ": %s", strerror(errnum));
     return code;
 }
 

@@ -43,6 +43,8 @@ struct vfs_file {
 };
 
 typedef struct vfs_methods {
+    /* open a file; a missing file without VFS_CREATE is STRATA_IOERR ("No such file ...").
+    ** write and truncate through a VFS_READONLY handle give STRATA_READONLY */
     int (*open)(vfs *v, const char *path, int flags, vfs_file **out, strata_err *err);
     /* remove a file; a missing file is not an error */
     int (*remove)(vfs *v, const char *path, strata_err *err);
@@ -90,6 +92,9 @@ vfs *vfs_mem_create(void);
 ** the calls selected by a plan's op mask and can make one of them fail, and it simulates power
 ** loss: every file reverts to its durable content, optionally with a prefix of the unsynced
 ** writes applied and the last of them torn.
+** Creating a file (vfs_open with VFS_CREATE) and removing one take effect at once and are
+** durable: only content changes (write, truncate) wait for a sync. The calls a plan cannot
+** select (size, lock, exists, remove) are never counted, but fail with EIO after a crash.
 */
 #define VFS_OP_READ 0x1
 #define VFS_OP_WRITE 0x2
@@ -116,13 +121,16 @@ vfs *vfs_fault_create(void);
 void vfs_fault_set_plan(vfs *v, const vfs_fault_plan *plan); /* also resets the call counter */
 uint64_t vfs_fault_count(vfs *v);                            /* counted calls so far */
 int vfs_fault_crashed(vfs *v);                               /* has the crash call happened */
-/* Limit the total bytes of all files; a write that would pass it fails with ENOSPC. 0 = none. */
+/* Limit the total bytes of all files' current content; a write that would pass it fails with
+** ENOSPC (STRATA_FULL) and changes nothing. Truncate, which makes sparse space, is not limited.
+** 0 = none. */
 void vfs_fault_set_capacity(vfs *v, uint64_t bytes);
 /* Simulate a power loss with one of VFS_LOSE_UNSYNCED / VFS_KEEP_UNSYNCED. Open handles stay
 ** valid but must only be closed; afterwards the plan is cleared and the vfs works normally. */
 void vfs_fault_power_loss(vfs *v, int mode);
 /* Direct access to file content for corruption tests: read/overwrite bytes of a closed or open
-** file as if on disk (durable content and current content both change). */
+** file as if on disk (durable content and current content both change). peek reads the current
+** content and works even after a crash. These return STRATA_NOTFOUND for a missing file. */
 int vfs_fault_poke(vfs *v, const char *path, uint64_t off, const void *buf, size_t n);
 int vfs_fault_peek(vfs *v, const char *path, uint64_t off, void *buf, size_t n, size_t *nread);
 int vfs_fault_file_size(vfs *v, const char *path, uint64_t *out);

@@ -1,0 +1,91 @@
+/*
+** arena.c -- region allocation: bump allocation out of malloc'd blocks, freed all at once.
+**
+** Blocks form a list with the block being filled at the head. A request larger than the block
+** size gets a block of its own, linked behind the head so that the head's free space is not
+** abandoned. arena_reset keeps the oldest block (the first one allocated) and frees the others.
+** An arena is not thread-safe: each thread or statement uses its own.
+*/
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_ALIGN 16
+#define ARENA_DEFAULT_BLOCK (64 * 1024)
+
+struct arena_block {
+    arena_block *next; /* the next older block */
+    size_t size;       /* usable bytes in data */
+    size_t off;        /* bytes of data already handed out or skipped for alignment */
+    unsigned char data[];
+};
+
+void arena_init(arena *a, size_t block_size) {
+    a->head = NULL;
+    a->block_size = block_size ? block_size : ARENA_DEFAULT_BLOCK;
+    a->used = 0;
+}
+
+/* take returns n bytes of b aligned to ARENA_ALIGN, or NULL when b lacks the room. The
+** alignment is computed on the address, so it holds whatever malloc's own alignment is. */
+static void *take(arena_block *b, size_t n) {
+    size_t pad = (size_t)(-(uintptr_t)(b->data + b->off)) & (ARENA_ALIGN - 1);
+    if (b->size - b->off < pad || b->size - b->off - pad < n) return NULL;
+    void *p = b->data + b->off + pad;
+    b->off += pad + n;
+    return p;
+}
+
+void *arena_alloc(arena *a, size_t n) {
+    void *p = a->head ? take(a->head, n) : NULL;
+    if (p == NULL) {
+        /* Beyond PTRDIFF_MAX no object can exist; refuse before malloc sees the size. */
+        if (n > PTRDIFF_MAX - sizeof(arena_block) - ARENA_ALIGN) return NULL;
+        size_t size = n + ARENA_ALIGN - 1 > a->block_size ? n + ARENA_ALIGN - 1 : a->block_size;
+        arena_block *b = malloc(sizeof *b + size);
+        if (b == NULL) return NULL;
+        b->size = size;
+        b->off = 0;
+        if (a->head != NULL && size > a->block_size) {
+            b->next = a->head->next; /* a dedicated block: keep filling the head */
+            a->head->next = b;
+        } else {
+            b->next = a->head;
+            a->head = b;
+        }
+        p = take(b, n);
+    }
+    a->used += n;
+    return p;
+}
+
+char *arena_strdup(arena *a, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = arena_alloc(a, n);
+    if (d != NULL) memcpy(d, s, n);
+    return d;
+}
+
+void arena_reset(arena *a) {
+    arena_block *b = a->head;
+    a->used = 0;
+    if (b == NULL) return;
+    while (b->next != NULL) {
+        arena_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    b->off = 0;
+    a->head = b;
+}
+
+void arena_free(arena *a) {
+    while (a->head != NULL) {
+        arena_block *next = a->head->next;
+        free(a->head);
+        a->head = next;
+    }
+    a->used = 0;
+}
