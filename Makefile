@@ -77,9 +77,11 @@ test: deps-check $(TEST_BIN)
 deps-check:
 	@dpkg -s libcriterion-dev >/dev/null 2>&1 || { echo "missing packages: run 'make deps'"; exit 1; }
 
+# The benchmark records the flags and library it was built with (see bench/README.md).
 $(B)/bench/bench_rowstore: bench/bench_rowstore.c $(B)/libstrata.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(B)/libstrata.a -lsqlite3 $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
+	  -o $@ $< $(B)/libstrata.a -lsqlite3 -lm $(LDFLAGS_ALL)
 
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
