@@ -32,7 +32,7 @@ WERROR ?= -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) -pthread
 
-LIB_DIRS := core rowstore
+LIB_DIRS := core rowstore planner
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 
@@ -53,7 +53,7 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all Debian packages present"; fi
 
-$(B)/%.o: %.c $(wildcard include/*.h core/*.h rowstore/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h $(addsuffix /*.h,$(LIB_DIRS)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
