@@ -42,7 +42,10 @@ int btree_drop(pager_txn *t, pgno_t root);
 /* btree_get copies the value of key into out. STRATA_NOTFOUND when the key is absent (not
 ** recorded as an error in the transaction). */
 int btree_get(pager_txn *t, pgno_t root, const void *key, size_t klen, btree_buf *out);
-/* btree_put inserts key or replaces its value. STRATA_TOOBIG for an oversized key or value. */
+/* btree_put inserts key or replaces its value. STRATA_TOOBIG for an oversized key or value.
+** After any error of btree_put/btree_delete other than STRATA_NOTFOUND, STRATA_TOOBIG or
+** STRATA_READONLY (for example STRATA_CORRUPT or STRATA_FULL met halfway through a split), the tree
+** may be half-changed inside the transaction: roll the transaction back. */
 int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen);
 /* btree_delete removes key; STRATA_NOTFOUND (not recorded as an error) when absent. */
 int btree_delete(pager_txn *t, pgno_t root, const void *key, size_t klen);
@@ -57,7 +60,10 @@ int btree_load_finish(btree_loader *l); /* also frees l; on error the tree stays
 void btree_load_abort(btree_loader *l);
 
 /* Cursors. A cursor pins at most one path of pages. Changing the tree (put/delete) while a
-** cursor is open on it invalidates the cursor: reposition it with seek/first/last afterwards. */
+** cursor is open on it invalidates the cursor: reposition it with seek/first/last afterwards.
+** In a read transaction a cursor keeps its current leaf pinned between calls (key and local
+** values point into the page); in a write transaction it keeps no page pinned between calls
+** (keys and values are copied into the cursor), so changes beside it never meet a pinned page. */
 typedef struct btree_cursor btree_cursor;
 int btree_cursor_open(pager_txn *t, pgno_t root, btree_cursor **out);
 void btree_cursor_close(btree_cursor *c);
@@ -66,11 +72,14 @@ int btree_cursor_last(btree_cursor *c);
 /* seek positions on the first entry with key >= the given one; *exact (may be NULL) says
 ** whether it is equal. The cursor may end up invalid (past the end). */
 int btree_cursor_seek(btree_cursor *c, const void *key, size_t klen, int *exact);
+/* next/prev move one entry; past the last (before the first) entry the cursor becomes invalid.
+** On an invalid cursor they do nothing and return STRATA_OK. */
 int btree_cursor_next(btree_cursor *c);
 int btree_cursor_prev(btree_cursor *c);
 int btree_cursor_valid(const btree_cursor *c);
 /* key and value of the current entry; the pointers stay valid until the cursor moves or closes.
-** An overflowed value is assembled into a buffer owned by the cursor. */
+** An overflowed value is assembled into a buffer owned by the cursor. STRATA_MISUSE on an invalid
+** cursor. */
 int btree_cursor_key(btree_cursor *c, const uint8_t **key, size_t *klen);
 int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
 
@@ -82,7 +91,9 @@ int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
 int btree_check(pager_txn *t, pgno_t root, int (*mark)(void *arg, pgno_t pgno), void *arg,
                 btree_buf *report, uint64_t *problems);
 
-/* Statistics for tests and the benchmark: pages by kind and average leaf fill (0..1). */
+/* Statistics for tests and the benchmark: pages by kind and average leaf fill (0..1): the bytes
+** of cells and cell offsets over the bytes a leaf has for them (page minus header), averaged over
+** the leaves. depth counts levels, leaves included (1 for a tree that is a single leaf). */
 typedef struct btree_stats {
     uint64_t leaf_pages, interior_pages, overflow_pages, entries, depth;
     double leaf_fill;

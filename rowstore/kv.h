@@ -39,6 +39,8 @@ int kv_delete(kv_txn *t, const void *key, size_t klen);              /* STRATA_N
 /* kv_commit: STRATA_OK means durable; otherwise rolled back. Frees t in every case. */
 int kv_commit(kv_txn *t);
 void kv_rollback(kv_txn *t);
+/* The message of the last failed kv_commit on this handle ("" if none). */
+const char *kv_errmsg(kv_db *db);
 /* The message of the last error on the transaction ("" if none). */
 const char *kv_txn_errmsg(kv_txn *t);
 pager_txn *kv_txn_pager(kv_txn *t);
