@@ -40,8 +40,16 @@ static const char DB_MAGIC[16] = "strata database";   /* 15 chars and a NUL */
 #define H_META 40 /* PAGER_META_SLOTS u64 values */
 
 static const char WAL_MAGIC[8] = {'s', 't', 'r', 'a', 't', 'W', 'A', 'L'};
-#define WAL_HDR 32 /* magic, u32 version, u32 page size, u64 salt, u32 crc */
-#define FRAME_HDR 32 /* u32 pgno, u32 commit npages, u64 salt, u32 frame, u32 txn seq, u32 crc */
+#define WAL_HDR 32 /* magic, u32 version, u32 page size, u64 salt, u32 crc; padded to a page */
+/* The reserved tail of a page: its checksum, then the frame header when the page is a WAL frame,
+** so that a frame is exactly one page and frames stay aligned to file-system blocks. */
+#define T_CRC 0
+#define T_PGNO 4
+#define T_COMMIT 8   /* page count after the commit, on the last frame of a transaction; else 0 */
+#define T_SALT 12
+#define T_FRAME 20
+#define T_SEQ 24
+#define T_FCRC 28    /* crc32c of tail bytes 0..28 */
 
 #define NO_FRAME UINT32_MAX
 
@@ -75,6 +83,7 @@ typedef struct pentry {
 typedef struct snapshot {
     uint64_t gen;       /* WAL generation it was taken in */
     uint32_t mx;        /* committed frames of that generation it sees */
+    uint32_t npages;    /* its page count (0 until a transaction read its header) */
     int detached;       /* the WAL started over since: read preserved copies, else the file */
     int refs;
     pgmap preserved;    /* pgno -> pentry* copied before a checkpoint overwrote it */
@@ -100,7 +109,11 @@ struct pager {
 
     /* WAL state, under mu */
     uint64_t gen, salt;
-    uint32_t mxc;             /* committed frames in this generation */
+    uint32_t mxc;             /* committed frames in this generation (the writer sees them) */
+    uint32_t mxd;             /* of those, durable ones (readers see them); mxd <= mxc */
+    uint32_t published_seq;   /* transaction number of the last published commit */
+    uint32_t durable_seq;     /* ... of the last durable one */
+    uint32_t undone_seq;      /* commits up to this number whose fsync failed were taken back */
     uint32_t *fpgno, *fprev;  /* per committed frame: its page, the page's previous frame */
     uint32_t fcap;
     pgmap last;               /* pgno -> last committed frame */
@@ -108,7 +121,6 @@ struct pager {
     uint32_t next_seq;
     uint64_t wal_end;         /* bytes of the WAL in use (header + frames written) */
     uint64_t wal_alloc;       /* size of the WAL file: written ahead with zeros, see wal_extend */
-    uint64_t synced_end;      /* under sync_mu: WAL bytes known durable */
 
     snapshot *snaps, *cur;
 
@@ -140,20 +152,17 @@ struct pager_txn {
 /* ---- small helpers ---------------------------------------------------------------------- */
 
 static uint64_t frame_off(const pager *p, uint32_t frame) {
-    return WAL_HDR + (uint64_t)frame * (FRAME_HDR + p->page_size);
+    return ((uint64_t)frame + 1) * p->page_size;
 }
 static uint64_t wal_version(uint64_t gen, uint32_t frame) { return gen << 32 | ((uint64_t)frame + 1); }
 
+static uint8_t *tail(const pager *p, const uint8_t *data) { return (uint8_t *)data + p->page_size - PAGER_RESERVED; }
 static uint32_t page_crc(const pager *p, const uint8_t *data) {
     return crc32c(0, data, p->page_size - PAGER_RESERVED);
 }
-static void page_seal(const pager *p, uint8_t *data) {
-    put32(data + p->page_size - PAGER_RESERVED, page_crc(p, data));
-    memset(data + p->page_size - PAGER_RESERVED + 4, 0, PAGER_RESERVED - 4);
-}
-static int page_ok(const pager *p, const uint8_t *data) {
-    return get32(data + p->page_size - PAGER_RESERVED) == page_crc(p, data);
-}
+/* page_seal stores the page checksum; the frame fields of the tail are left as they are. */
+static void page_seal(const pager *p, uint8_t *data) { put32(tail(p, data) + T_CRC, page_crc(p, data)); }
+static int page_ok(const pager *p, const uint8_t *data) { return get32(tail(p, data) + T_CRC) == page_crc(p, data); }
 
 static uint64_t new_salt(void) {
     struct timespec ts;
@@ -260,7 +269,7 @@ static void account_add(pager *p) {
 static int read_version(pager *p, pgno_t pgno, uint64_t version, uint8_t *buf, size_t *got, strata_err *err) {
     if (version == 0) return vfs_read(p->db, buf, p->page_size, (uint64_t)pgno * p->page_size, got, err);
     uint32_t frame = (uint32_t)(version & 0xffffffffu) - 1;
-    return vfs_read(p->wal, buf, p->page_size, frame_off(p, frame) + FRAME_HDR, got, err);
+    return vfs_read(p->wal, buf, p->page_size, frame_off(p, frame), got, err);
 }
 
 /* check_version reports a page image that read_version returned short or damaged. */
@@ -287,9 +296,6 @@ static int read_checked(pager *p, pgno_t pgno, uint64_t version, uint8_t *buf, s
 }
 static int read_frame(pager *p, uint32_t frame, uint8_t *buf, pgno_t pgno, strata_err *err) {
     return read_checked(p, pgno, wal_version(0, frame), buf, err);
-}
-static int read_dbpage(pager *p, pgno_t pgno, uint8_t *buf, strata_err *err) {
-    return read_checked(p, pgno, 0, buf, err);
 }
 
 /* wal_find returns the last committed frame of pgno below mx, or NO_FRAME. Holds mu. */
@@ -404,25 +410,32 @@ static void snapshot_free(pager *p, snapshot *s) {
     free(s);
 }
 
+static void snapshot_retire(pager *p);
+
 /* snapshot_unref drops a reference; holds mu. */
 static void snapshot_unref(pager *p, snapshot *s) {
     if (--s->refs == 0 && s != p->cur) snapshot_free(p, s);
 }
 
-/* snapshot_acquire returns the latest committed state, shared when nothing was committed since
-** it was last taken. Holds mu. */
-static snapshot *snapshot_acquire(pager *p) {
-    if (!p->cur) {
-        snapshot *s = calloc(1, sizeof *s);
-        if (!s) return NULL;
-        s->gen = p->gen;
-        s->mx = p->mxc;
-        s->next = p->snaps;
-        p->snaps = s;
-        p->cur = s;
+/* snapshot_acquire returns the latest durable state for a reader, or for the writer the latest
+** committed one (which includes commits still waiting for their fsync). Readers that begin with
+** no commit in between share one snapshot (p->cur). Holds mu. */
+static snapshot *snapshot_acquire(pager *p, int write) {
+    uint32_t mx = write ? p->mxc : p->mxd;
+    if (p->cur && p->cur->mx != p->mxd) snapshot_retire(p);
+    if (p->cur && p->cur->mx == mx) {
+        p->cur->refs++;
+        return p->cur;
     }
-    p->cur->refs++;
-    return p->cur;
+    snapshot *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->gen = p->gen;
+    s->mx = mx;
+    s->refs = 1;
+    s->next = p->snaps;
+    p->snaps = s;
+    if (mx == p->mxd) p->cur = s;
+    return s;
 }
 
 /* snapshot_retire forgets the current snapshot after a commit or a WAL restart. Holds mu. */
@@ -448,6 +461,9 @@ static int header_load(pager_txn *t) {
     if (rc) return rc;
     const uint8_t *d = e->pg.data;
     t->npages = get32(d + H_NPAGES);
+    pthread_mutex_lock(&t->p->mu);
+    t->snap->npages = t->npages;
+    pthread_mutex_unlock(&t->p->mu);
     t->free_head = get32(d + H_FREE_HEAD);
     t->free_count = get32(d + H_FREE_COUNT);
     for (int i = 0; i < PAGER_META_SLOTS; i++) t->meta[i] = get64(d + H_META + 8 * i);
@@ -482,7 +498,7 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
         p->writer_active = 1;
         t->seq = p->next_seq++;
     }
-    t->snap = snapshot_acquire(p);
+    t->snap = snapshot_acquire(p, write);
     pthread_mutex_unlock(&p->mu);
     int rc = t->snap ? header_load(t) : err_set(&t->err, STRATA_NOMEM, "out of memory taking a snapshot");
     if (rc) {
@@ -495,6 +511,7 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
 }
 
 strata_err *pager_txn_err(pager_txn *t) { return &t->err; }
+pager *pager_txn_pager(pager_txn *t) { return t->p; }
 int pager_txn_is_write(const pager_txn *t) { return t->write; }
 pgno_t pager_page_count(pager_txn *t) { return t->npages; }
 uint32_t pager_page_size(const pager *p) { return p->page_size; }
@@ -568,23 +585,21 @@ static int load_spilled(pager_txn *t, pgno_t pgno, uint32_t frame, pentry **out)
     return STRATA_OK;
 }
 
-/* frame_fill writes the frame header for page e at frame number `frame` into hdr and seals
-** the page. commit_npages is nonzero only for the last frame of a commit. */
-static void frame_fill(pager *p, uint8_t *hdr, pentry *e, uint32_t frame, uint32_t seq, uint32_t commit_npages) {
+/* frame_fill seals page e and fills the frame header in its tail for frame number `frame`.
+** commit_npages is nonzero only for the last frame of a commit. */
+static void frame_fill(pager *p, pentry *e, uint32_t frame, uint32_t seq, uint32_t commit_npages) {
+    uint8_t *t = tail(p, e->pg.data);
     page_seal(p, e->pg.data);
-    put32(hdr, e->pg.pgno);
-    put32(hdr + 4, commit_npages);
-    put64(hdr + 8, p->salt);
-    put32(hdr + 16, frame);
-    put32(hdr + 20, seq);
-    uint32_t c = crc32c(0, hdr, 24);
-    c = crc32c(c, e->pg.data + p->page_size - PAGER_RESERVED, 4);
-    put32(hdr + 24, c);
-    put32(hdr + 28, 0);
+    put32(t + T_PGNO, e->pg.pgno);
+    put32(t + T_COMMIT, commit_npages);
+    put64(t + T_SALT, p->salt);
+    put32(t + T_FRAME, frame);
+    put32(t + T_SEQ, seq);
+    put32(t + T_FCRC, crc32c(0, t, T_FCRC));
 }
 
 static void wal_header_fill(pager *p, uint8_t *h) {
-    memset(h, 0, WAL_HDR);
+    memset(h, 0, p->page_size);
     memcpy(h, WAL_MAGIC, 8);
     put32(h + 8, PAGER_FORMAT_VERSION);
     put32(h + 12, p->page_size);
@@ -597,17 +612,16 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 /* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
 ** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
 ** append must also journal the new size and block allocation, which costs two to three times as
-** much on ext4 as one after an overwrite. The zeros are never valid frames. */
-static int wal_extend(pager *p, uint64_t end, strata_err *err) {
+** much on ext4 as one after an overwrite. The zeros are never valid frames. Best effort: when
+** the disk is too full for the zeros, the frame write itself extends the file. */
+static void wal_extend(pager *p, uint64_t end) {
     static const uint8_t zeros[64 << 10];
     uint64_t target = (end + WAL_EXTEND_STEP) & ~(uint64_t)(WAL_EXTEND_STEP - 1);
     while (p->wal_alloc < target) {
         size_t n = target - p->wal_alloc < sizeof zeros ? (size_t)(target - p->wal_alloc) : sizeof zeros;
-        int rc = vfs_write(p->wal, zeros, n, p->wal_alloc, err);
-        if (rc) return rc;
+        if (vfs_write(p->wal, zeros, n, p->wal_alloc, NULL)) return; /* full: the frames extend it */
         p->wal_alloc += n;
     }
-    return STRATA_OK;
 }
 
 /* wal_append writes frames for pages es[0..n) starting at frame `first` as sequential writes
@@ -615,28 +629,27 @@ static int wal_extend(pager *p, uint64_t end, strata_err *err) {
 ** this generation has none on disk yet. The last frame carries commit_npages (0: none). */
 static int wal_append(pager_txn *t, pentry **es, uint32_t n, uint32_t first, uint32_t commit_npages) {
     pager *p = t->p;
-    const size_t fsz = FRAME_HDR + p->page_size;
+    const size_t fsz = p->page_size;
     size_t per = (4u << 20) / fsz;
     if (per == 0) per = 1;
     if (per > n) per = n;
     int with_hdr = !p->wal_hdr_written;
     int rc = STRATA_OK;
-    if (frame_off(p, first + n) > p->wal_alloc && (rc = wal_extend(p, frame_off(p, first + n), &t->err)))
-        return rc;
-    uint8_t *buf = malloc(WAL_HDR + per * fsz);
+    if (frame_off(p, first + n) > p->wal_alloc) wal_extend(p, frame_off(p, first + n));
+    uint8_t *buf = malloc((per + 1) * fsz);
     if (!buf) return err_set(&t->err, STRATA_NOMEM, "out of memory writing the WAL");
     for (uint32_t i = 0; i < n && rc == STRATA_OK;) {
         size_t len = 0;
         uint64_t off = frame_off(p, first + i);
         if (with_hdr) {
             wal_header_fill(p, buf);
-            len = WAL_HDR;
+            len = p->page_size;
             off = 0;
         }
         size_t k = 0;
         for (; k < per && i < n; k++, i++) {
-            frame_fill(p, buf + len, es[i], first + i, t->seq, i == n - 1 ? commit_npages : 0);
-            memcpy(buf + len + FRAME_HDR, es[i]->pg.data, p->page_size);
+            frame_fill(p, es[i], first + i, t->seq, i == n - 1 ? commit_npages : 0);
+            memcpy(buf + len, es[i]->pg.data, p->page_size);
             len += fsz;
         }
         rc = vfs_write(p->wal, buf, len, off, &t->err);
@@ -938,23 +951,75 @@ static void index_add(pager *p, uint32_t f, pgno_t pgno) {
     pgmap_put(&p->last, pgno, f); /* cannot fail: ensured by reserving map room below */
 }
 
-static int wal_sync_upto(pager *p, uint64_t end, strata_err *err) {
+/* unpublish takes committed frames [mxd, mxc) back out of the WAL index after their fsync
+** failed: no reader has seen them, and a writer that began on top of them fails its commit
+** (its base no longer matches). Holds mu. */
+static void unpublish(pager *p) {
+    for (uint32_t f = p->mxc; f-- > p->mxd;) {
+        pgno_t pg = p->fpgno[f];
+        if (p->fprev[f] == NO_FRAME) pgmap_del(&p->last, pg);
+        else pgmap_put(&p->last, pg, p->fprev[f]);
+        pentry *e = cache_find(p, pg, wal_version(p->gen, f));
+        if (e) cache_drop(p, e);
+    }
+    p->mxc = p->mxd;
+    p->wal_end = frame_off(p, p->mxd);
+    p->st.wal_bytes = p->wal_end;
+}
+
+/* wal_sync_upto makes the WAL durable at least up to the commit of transaction number seq (0:
+** every published commit) and lets readers see what it made durable. Commits that queue behind
+** one fsync are covered by it (group commit). If the fsync fails, every commit it should have
+** covered is taken back and its frames overwritten with zeros, so that no trace of it survives;
+** if even that cannot be made durable, the handle refuses further writes. */
+static int wal_sync_upto(pager *p, uint32_t seq, strata_err *err) {
     int rc = STRATA_OK;
-    if (p->cfg.no_sync) return rc;
     pthread_mutex_lock(&p->sync_mu);
-    if (p->synced_end < end) {
+    pthread_mutex_lock(&p->mu);
+    uint64_t gen = p->gen;
+    uint32_t target = p->mxc, target_seq = p->published_seq;
+    if (seq == 0) seq = p->published_seq;
+    int needed = 0;
+    if (p->poisoned)
+        rc = err_set(err, STRATA_IOERR, "%s: an earlier fsync failed; reopen the database", p->path);
+    else if (seq > p->durable_seq && seq <= p->undone_seq)
+        rc = err_set(err, STRATA_IOERR, "%s: rolled back because the fsync of an earlier commit failed", p->path);
+    else
+        needed = seq > p->durable_seq;
+    pthread_mutex_unlock(&p->mu);
+    if (needed) {
+        rc = p->cfg.no_sync ? STRATA_OK : vfs_sync(p->wal, err);
         pthread_mutex_lock(&p->mu);
-        uint64_t target = p->wal_end;
-        pthread_mutex_unlock(&p->mu);
-        rc = vfs_sync(p->wal, err);
         p->st.syncs++;
-        if (rc == STRATA_OK) p->synced_end = target;
+        if (rc == STRATA_OK) {
+            if (target_seq > p->durable_seq) p->durable_seq = target_seq;
+            if (p->gen == gen && target > p->mxd) {
+                p->mxd = target;
+                snapshot_retire(p);
+            }
+            pthread_mutex_unlock(&p->mu);
+        } else {
+            p->undone_seq = p->published_seq;
+            uint64_t from = frame_off(p, p->mxd), to = frame_off(p, p->mxc);
+            unpublish(p);
+            pthread_mutex_unlock(&p->mu);
+            static const uint8_t zeros[64 << 10];
+            int zrc = STRATA_OK;
+            for (uint64_t off = from; off < to && zrc == STRATA_OK; off += sizeof zeros)
+                zrc = vfs_write(p->wal, zeros, to - off < sizeof zeros ? to - off : sizeof zeros, off, NULL);
+            if (zrc == STRATA_OK && !p->cfg.no_sync) zrc = vfs_sync(p->wal, NULL);
+            if (zrc != STRATA_OK) {
+                pthread_mutex_lock(&p->mu);
+                p->poisoned = 1;
+                pthread_mutex_unlock(&p->mu);
+            }
+        }
     }
     pthread_mutex_unlock(&p->sync_mu);
     return rc;
 }
 
-int pager_commit(pager_txn *t) {
+int pager_commit(pager_txn *t, strata_err *err) {
     pager *p = t->p;
     int rc = STRATA_OK;
     if (!t->write) { txn_end(t); return STRATA_OK; }
@@ -982,12 +1047,18 @@ int pager_commit(pager_txn *t) {
     if (!es) { rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
     uint32_t first = p->mxc + t->nspill, end = first + n;
     pthread_mutex_lock(&p->mu);
+    int base_ok = t->snap->gen == p->gen && t->snap->mx == p->mxc;
     int room = index_reserve(p, end) == 0 && pgmap_reserve(&p->last, t->nspill + n) == 0;
     pthread_mutex_unlock(&p->mu);
+    if (!base_ok) {
+        free(es);
+        rc = err_set(&t->err, STRATA_IOERR, "%s: the commit this transaction built on failed", p->path);
+        goto fail;
+    }
     if (!room) { free(es); rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
     if ((rc = wal_append(t, es, n, first, t->npages))) { free(es); goto fail; }
 
-    /* Publish: readers that begin from now on see the transaction. */
+    /* Publish to the next writer; readers see the transaction once it is durable. */
     pthread_mutex_lock(&p->mu);
     for (uint32_t i = 0; i < t->nspill; i++) index_add(p, p->mxc + i, t->spill_pgno[i]);
     for (uint32_t i = 0; i < n; i++) {
@@ -1007,20 +1078,13 @@ int pager_commit(pager_txn *t) {
     p->wal_end = frame_off(p, end);
     p->st.commits++;
     p->st.wal_bytes = p->wal_end;
-    snapshot_retire(p);
-    uint64_t my_end = p->wal_end;
+    p->published_seq = t->seq;
+    uint32_t mine = t->seq;
     pthread_mutex_unlock(&p->mu);
     free(es);
     txn_end(t); /* the next writer may start while this commit waits for its fsync */
 
-    strata_err serr = {0};
-    rc = wal_sync_upto(p, my_end, &serr);
-    if (rc) {
-        pthread_mutex_lock(&p->mu);
-        p->poisoned = 1;
-        pthread_mutex_unlock(&p->mu);
-        return rc;
-    }
+    if ((rc = wal_sync_upto(p, mine, err))) return rc;
     if (p->wal_end > p->cfg.autocheckpoint_bytes) {
         pthread_mutex_lock(&p->mu);
         int mine = !p->writer_active;
@@ -1038,6 +1102,7 @@ int pager_commit(pager_txn *t) {
     return STRATA_OK;
 
 fail:
+    err_set(err, rc, "%s", t->err.msg);
     txn_end(t);
     return rc;
 }
@@ -1059,6 +1124,7 @@ static int preserve_for_snapshots(pager *p, const uint32_t *pages, uint32_t npag
         if (s->refs == 0) continue;
         for (uint32_t i = 0; i < npages; i++) {
             uint64_t v, last;
+            if (s->npages && pages[i] >= s->npages) continue; /* beyond what it sees */
             if (s->preserved.count && pgmap_get(&s->preserved, pages[i], &v)) continue;
             pgmap_get(&p->last, pages[i], &last);
             uint32_t f = s->detached ? NO_FRAME : wal_find(p, pages[i], s->mx);
@@ -1079,8 +1145,14 @@ unlock:
         if (rc) break;
         pentry *e = entry_new(p, jobs[j].pgno, ENTRY_PRESERVED);
         if (!e) { rc = err_set(err, STRATA_NOMEM, "out of memory preserving page %u", jobs[j].pgno); break; }
-        rc = jobs[j].frame == NO_FRAME ? read_dbpage(p, jobs[j].pgno, e->pg.data, err)
-                                       : read_frame(p, jobs[j].frame, e->pg.data, jobs[j].pgno, err);
+        uint64_t version = jobs[j].frame == NO_FRAME ? 0 : wal_version(0, jobs[j].frame);
+        size_t got;
+        rc = read_version(p, jobs[j].pgno, version, e->pg.data, &got, err);
+        if (!rc && version == 0 && got == 0) { /* not in the file: the page did not exist for s */
+            free(e);
+            continue;
+        }
+        if (!rc) rc = check_version(p, jobs[j].pgno, version, e->pg.data, got, err);
         pthread_mutex_lock(&p->mu);
         if (rc || pgmap_put(&jobs[j].s->preserved, jobs[j].pgno, (uintptr_t)e)) {
             free(e);
@@ -1104,6 +1176,9 @@ static int cmp_u32(const void *a, const void *b) {
 ** the WAL over. The caller holds the writer role. On error the WAL is left as it was, so no
 ** committed data is lost. */
 static int checkpoint_locked(pager *p, strata_err *err) {
+    /* Only durable frames are copied: first wait for (or do) the fsync of commits in flight. */
+    int rc = wal_sync_upto(p, 0, err);
+    if (rc) return rc;
     pthread_mutex_lock(&p->mu);
     uint32_t n = p->last.count, k = 0, it = 0, pg;
     uint64_t v;
@@ -1114,7 +1189,7 @@ static int checkpoint_locked(pager *p, strata_err *err) {
     if (!pages) return err_set(err, STRATA_NOMEM, "out of memory in checkpoint");
     qsort(pages, n, sizeof *pages, cmp_u32);
 
-    int rc = preserve_for_snapshots(p, pages, n, err);
+    rc = preserve_for_snapshots(p, pages, n, err);
     uint8_t *buf = malloc(p->page_size);
     if (!rc && !buf) rc = err_set(err, STRATA_NOMEM, "out of memory in checkpoint");
     if (!rc && n) {
@@ -1148,7 +1223,7 @@ static int checkpoint_locked(pager *p, strata_err *err) {
     p->gen++;
     p->epoch++;
     p->salt = new_salt();
-    p->mxc = 0;
+    p->mxc = p->mxd = 0;
     pgmap_clear(&p->last);
     p->wal_hdr_written = 0;
     uint64_t old_end = p->wal_end;
@@ -1159,9 +1234,6 @@ static int checkpoint_locked(pager *p, strata_err *err) {
         if (e->version >> 32 == old_gen && e->version != 0) cache_drop(p, e);
     }
     pthread_mutex_unlock(&p->mu);
-    pthread_mutex_lock(&p->sync_mu);
-    p->synced_end = 0;
-    pthread_mutex_unlock(&p->sync_mu);
     /* A WAL that grew past a few checkpoint sizes (one big transaction) is cut back. */
     if (old_end > 4 * p->cfg.autocheckpoint_bytes && vfs_truncate(p->wal, 0, NULL) == STRATA_OK) p->wal_alloc = 0;
     return STRATA_OK;
@@ -1189,17 +1261,17 @@ typedef struct frame_info {
 
 static int frame_read_check(pager *p, uint32_t i, uint8_t *buf, frame_info *fi, strata_err *err) {
     size_t got;
-    int rc = vfs_read(p->wal, buf, FRAME_HDR + p->page_size, frame_off(p, i), &got, err);
+    int rc = vfs_read(p->wal, buf, p->page_size, frame_off(p, i), &got, err);
     if (rc) return rc;
     fi->ok = 0;
-    if (got != FRAME_HDR + p->page_size) return STRATA_OK;
-    fi->pgno = get32(buf);
-    fi->commit = get32(buf + 4);
-    fi->idx = get32(buf + 16);
-    fi->seq = get32(buf + 20);
-    uint32_t c = crc32c(crc32c(0, buf, 24), buf + FRAME_HDR + p->page_size - PAGER_RESERVED, 4);
-    fi->ok = get64(buf + 8) == p->salt && fi->idx == i && c == get32(buf + 24) &&
-             page_ok(p, buf + FRAME_HDR);
+    if (got != p->page_size) return STRATA_OK;
+    const uint8_t *t = tail(p, buf);
+    fi->pgno = get32(t + T_PGNO);
+    fi->commit = get32(t + T_COMMIT);
+    fi->idx = get32(t + T_FRAME);
+    fi->seq = get32(t + T_SEQ);
+    fi->ok = get64(t + T_SALT) == p->salt && fi->idx == i && get32(t + T_FCRC) == crc32c(0, t, T_FCRC) &&
+             page_ok(p, buf);
     return STRATA_OK;
 }
 
@@ -1230,21 +1302,24 @@ static int wal_recover(pager *p, strata_err *err) {
                        p->wal_path, get32(h + 12), p->page_size);
     p->salt = get64(h + 16);
 
-    uint64_t nframes = (size - WAL_HDR) / (FRAME_HDR + p->page_size);
+    uint64_t nframes = size / p->page_size;
+    nframes = nframes ? nframes - 1 : 0; /* the first page-sized slot is the header's */
     if (nframes > UINT32_MAX - 1) nframes = UINT32_MAX - 1;
-    uint8_t *buf = malloc(FRAME_HDR + p->page_size);
+    uint8_t *buf = malloc(p->page_size);
     if (!buf) return err_set(err, STRATA_NOMEM, "out of memory in recovery");
     uint32_t i = 0, committed = 0, last_seq = 0, max_seq = 0;
     frame_info fi = {0};
     for (; i < nframes; i++) {
         if ((rc = frame_read_check(p, i, buf, &fi, err))) goto done;
         if (!fi.ok || fi.seq < last_seq) break;
+        if (index_reserve(p, i + 1)) { rc = err_set(err, STRATA_NOMEM, "out of memory in recovery"); goto done; }
+        p->fpgno[i] = fi.pgno;
         last_seq = fi.seq;
         if (fi.seq > max_seq) max_seq = fi.seq;
         if (fi.commit) committed = i + 1;
     }
     if (i < nframes) { /* is it a torn tail, or damage inside committed frames? */
-        uint32_t bad = i, bad_pgno = get32(buf);
+        uint32_t bad = i, bad_pgno = get32(tail(p, buf) + T_PGNO);
         for (uint32_t j = bad + 1; j < nframes; j++) {
             if ((rc = frame_read_check(p, j, buf, &fi, err))) goto done;
             if (fi.ok && fi.commit && fi.seq >= last_seq) {
@@ -1254,24 +1329,20 @@ static int wal_recover(pager *p, strata_err *err) {
             }
         }
     }
-    if (index_reserve(p, committed + 1)) { rc = err_set(err, STRATA_NOMEM, "out of memory in recovery"); goto done; }
     for (uint32_t f = 0; f < committed; f++) {
-        uint8_t fh[FRAME_HDR];
-        if ((rc = vfs_read(p->wal, fh, FRAME_HDR, frame_off(p, f), &got, err))) goto done;
         uint64_t prev;
-        p->fpgno[f] = get32(fh);
         p->fprev[f] = pgmap_get(&p->last, p->fpgno[f], &prev) ? (uint32_t)prev : NO_FRAME;
         if (pgmap_put(&p->last, p->fpgno[f], f)) { rc = err_set(err, STRATA_NOMEM, "out of memory in recovery"); goto done; }
     }
-    p->mxc = committed;
+    p->mxc = p->mxd = committed;
     p->next_seq = max_seq + 1;
+    p->published_seq = p->durable_seq = max_seq;
     p->wal_hdr_written = 1;
     p->wal_end = frame_off(p, committed);
     p->st.wal_bytes = p->wal_end;
     /* What recovery found may sit only in the OS cache (the writer was killed before its
     ** fsync); make it durable before building on it. */
     if (committed && !p->cfg.no_sync) rc = vfs_sync(p->wal, err);
-    p->synced_end = p->wal_end;
 done:
     free(buf);
     return rc;
@@ -1319,13 +1390,9 @@ static int db_check_header(pager *p, uint32_t want_page_size, int *fresh, strata
         if (wsize == 0) { *fresh = 1; return STRATA_OK; }
         return err_set(err, STRATA_CORRUPT, "page 0: header of %s is truncated", p->path);
     }
-    uint8_t *d = malloc(ps);
-    if (!d) return err_set(err, STRATA_NOMEM, "out of memory opening %s", p->path);
-    rc = vfs_read(p->db, d, ps, 0, &got, err);
-    if (!rc && !page_ok(p, d))
-        rc = err_set(err, STRATA_CORRUPT, "page 0: checksum mismatch in the header of %s", p->path);
-    free(d);
-    return rc;
+    /* The header's checksum is checked when page 0 is first read, after recovery: a checkpoint
+    ** cut short by a crash may have torn it, and then the WAL holds its committed image. */
+    return STRATA_OK;
 }
 
 int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err) {

@@ -29,7 +29,7 @@
 
 typedef uint32_t pgno_t;
 
-#define PAGER_RESERVED 8          /* bytes at the end of a page: crc32c + reserved */
+#define PAGER_RESERVED 32         /* bytes at the end of a page: crc32c + WAL frame header */
 #define PAGER_META_SLOTS 16       /* 64-bit slots in the header for upper layers */
 #define PAGER_FORMAT_VERSION 1    /* the file format this build writes and reads */
 #define PAGER_MIN_PAGE_SIZE 4096
@@ -72,6 +72,7 @@ uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
 ** are recorded in pager_txn_err(t). */
 int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
 strata_err *pager_txn_err(pager_txn *t);
+pager *pager_txn_pager(pager_txn *t); /* the pager t belongs to */
 int pager_txn_is_write(const pager_txn *t);
 
 /* pager_get pins page pgno as this transaction sees it. STRATA_CORRUPT when pgno is beyond the
@@ -98,9 +99,10 @@ int pager_meta_set(pager_txn *t, int slot, uint64_t value);
 pgno_t pager_page_count(pager_txn *t);
 
 /* pager_commit makes a write transaction durable and ends it (also ends a read transaction).
-** When it returns STRATA_OK the changes survive power loss; otherwise nothing of them does and
-** the transaction is rolled back. The transaction object is freed in every case. */
-int pager_commit(pager_txn *t);
+** When it returns STRATA_OK the changes survive power loss; otherwise nothing of them is visible
+** or survives, the transaction is rolled back and err (may be NULL) says why. The transaction
+** object is freed in every case. */
+int pager_commit(pager_txn *t, strata_err *err);
 /* pager_rollback ends a transaction, discarding its changes. Every page must be released. */
 void pager_rollback(pager_txn *t);
 

@@ -56,7 +56,7 @@ static pgno_t write_pages(pager *p, uint32_t n, uint32_t base) {
         fill(p, pg, base + i);
         pager_release(t, pg);
     }
-    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
     return first;
 }
 
@@ -78,7 +78,7 @@ Test(pager, commit_reopen_and_rollback) {
     cr_assert_eq(pager_make_mut(t, &pg), STRATA_OK);
     fill(p, pg, 4242);
     pager_release(t, pg);
-    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
     cr_assert_eq(pager_close(p), STRATA_OK);
 
     p = open_db(NULL);
@@ -105,7 +105,7 @@ Test(pager, free_list_reuses_pages) {
     write_pages(p, 2000, 0); /* more frees than one trunk page holds */
     pager_txn *t = begin(p, 1);
     for (pgno_t i = 1; i <= 2000; i += 2) cr_assert_eq(pager_free(t, i), STRATA_OK);
-    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
 
     t = begin(p, 0);
     uint32_t count = 0;
@@ -121,7 +121,7 @@ Test(pager, free_list_reuses_pages) {
         pager_release(t, pg);
     }
     cr_assert_eq(pager_page_count(t), 2001, "the file did not grow");
-    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
     pager_close(p);
 }
 
@@ -137,7 +137,7 @@ Test(pager, reader_snapshot_survives_commits_and_checkpoints) {
             fill(p, pg, round * 1000 + i);
             pager_release(t, pg);
         }
-        cr_assert_eq(pager_commit(t), STRATA_OK);
+        cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
         pager_stats st;
         pager_get_stats(p, &st);
         cr_assert_leq(st.wal_bytes, 4 * small_cfg.autocheckpoint_bytes, "WAL grows while a reader is open");
@@ -163,7 +163,7 @@ Test(pager, large_transaction_spills_within_cache_bound) {
     pager_stats st;
     pager_get_stats(p, &st);
     cr_assert_leq(st.cache_bytes_peak, small_cfg.cache_bytes + 4 * 4096, "peak %zu", st.cache_bytes_peak);
-    cr_assert_eq(pager_commit(t), STRATA_OK);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
     pager_close(p);
     p = open_db(&small_cfg);
     t = begin(p, 0);
