@@ -36,10 +36,12 @@ int kv_begin(kv_db *db, int write, kv_txn **out, strata_err *err);
 int kv_put(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen);
 int kv_get(kv_txn *t, const void *key, size_t klen, btree_buf *out); /* STRATA_NOTFOUND */
 int kv_delete(kv_txn *t, const void *key, size_t klen);              /* STRATA_NOTFOUND */
-/* kv_commit: STRATA_OK means durable; otherwise rolled back. Frees t in every case. */
+/* kv_commit: STRATA_OK means durable; otherwise rolled back, with the one exception that
+** pager_commit (pager.h) documents. Frees t in every case; the message goes to kv_errmsg. */
 int kv_commit(kv_txn *t);
 void kv_rollback(kv_txn *t);
-/* The message of the last failed kv_commit on this handle ("" if none). */
+/* The message of the last failed kv_commit on this handle ("" if none). The text may change when
+** another thread's commit fails; copy it before committing again. */
 const char *kv_errmsg(kv_db *db);
 /* The message of the last error on the transaction ("" if none). */
 const char *kv_txn_errmsg(kv_txn *t);

@@ -1085,19 +1085,17 @@ int pager_commit(pager_txn *t, strata_err *err) {
     txn_end(t); /* the next writer may start while this commit waits for its fsync */
 
     if ((rc = wal_sync_upto(p, mine, err))) return rc;
-    if (p->wal_end > p->cfg.autocheckpoint_bytes) {
+    pthread_mutex_lock(&p->mu);
+    int ckpt = p->wal_end > p->cfg.autocheckpoint_bytes && !p->writer_active;
+    if (ckpt) p->writer_active = 1; /* the checkpoint takes the writer role if it is free */
+    pthread_mutex_unlock(&p->mu);
+    if (ckpt) {
+        strata_err cerr = {0};
+        checkpoint_locked(p, &cerr); /* the commit is durable; a failed checkpoint is retried later */
         pthread_mutex_lock(&p->mu);
-        int mine = !p->writer_active;
-        if (mine) p->writer_active = 1;
+        p->writer_active = 0;
+        pthread_cond_broadcast(&p->writer_cv);
         pthread_mutex_unlock(&p->mu);
-        if (mine) {
-            strata_err cerr = {0};
-            checkpoint_locked(p, &cerr); /* the commit is durable; a failed checkpoint is retried later */
-            pthread_mutex_lock(&p->mu);
-            p->writer_active = 0;
-            pthread_cond_broadcast(&p->writer_cv);
-            pthread_mutex_unlock(&p->mu);
-        }
     }
     return STRATA_OK;
 
@@ -1445,6 +1443,21 @@ fail:
     return rc;
 }
 
+#define WAL_KEEP_BYTES (4u << 20)
+
+/* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_BYTES of it,
+** so that the next session's commits overwrite allocated blocks instead of growing the file
+** (see wal_extend). The database file already holds every commit. */
+static int wal_keep_empty(pager *p) {
+    uint8_t *z = calloc(1, p->page_size);
+    if (!z) return STRATA_NOMEM;
+    int rc = vfs_write(p->wal, z, p->page_size, 0, NULL);
+    free(z);
+    if (!rc && p->wal_alloc > WAL_KEEP_BYTES) rc = vfs_truncate(p->wal, WAL_KEEP_BYTES, NULL);
+    if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->wal, NULL);
+    return rc;
+}
+
 int pager_close(pager *p) {
     if (!p) return STRATA_OK;
     int rc = STRATA_OK;
@@ -1456,6 +1469,7 @@ int pager_close(pager *p) {
         rc = pager_checkpoint(p, &e);
         drop_wal = rc == STRATA_OK;
     }
+    if (drop_wal && p->opened && wal_keep_empty(p) == STRATA_OK) drop_wal = 0;
     if (drop_wal) {
         vfs_close(p->wal);
         p->wal = NULL;

@@ -99,9 +99,12 @@ int pager_meta_set(pager_txn *t, int slot, uint64_t value);
 pgno_t pager_page_count(pager_txn *t);
 
 /* pager_commit makes a write transaction durable and ends it (also ends a read transaction).
-** When it returns STRATA_OK the changes survive power loss; otherwise nothing of them is visible
-** or survives, the transaction is rolled back and err (may be NULL) says why. The transaction
-** object is freed in every case. */
+** When it returns STRATA_OK the changes survive power loss. Otherwise err (may be NULL) says why
+** and the transaction is rolled back: nothing of it is visible, and nothing survives, with one
+** exception: when its fsync failed and even taking its frames back could not be made durable,
+** the handle refuses further writes and whether the commit survives is unknown (as in SQLite
+** and PostgreSQL after a failed fsync; see docs/ARCHITECTURE.md). The transaction object is
+** freed in every case. */
 int pager_commit(pager_txn *t, strata_err *err);
 /* pager_rollback ends a transaction, discarding its changes. Every page must be released. */
 void pager_rollback(pager_txn *t);
