@@ -70,7 +70,8 @@ $(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata.a $(wildcard tests/helper
 
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
 test: deps-check $(TEST_BIN)
-	@fail=0; for t in $(TEST_BIN); do \
+	@export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0; \
+	fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 

@@ -1198,6 +1198,7 @@ struct btree_cursor {
     node leaf;     /* the pinned leaf (leaf.pg NULL when none) */
     const uint8_t *key;
     size_t klen;
+    cellv cell;    /* the current cell, decoded (read transactions: it points into the leaf) */
     btree_buf kbuf, vbuf;
 };
 
@@ -1247,6 +1248,7 @@ static int cur_settle(btree_cursor *c) {
         cur_unpin(c);
     } else {
         c->key = cv.key;
+        c->cell = cv;
     }
     c->klen = cv.klen;
     c->valid = 1;
@@ -1379,8 +1381,8 @@ int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen) {
     if (!c->valid) return err_set(c->b.err, STRATA_MISUSE, "btree_cursor_value on a cursor without an entry");
     int rc = cur_pin(c);
     if (rc) return rc;
-    cellv cv;
-    if ((rc = node_cell(&c->b, &c->leaf, c->b.path[c->b.depth - 1].idx, &cv))) goto fail;
+    cellv cv = c->cell;
+    if (c->write && (rc = node_cell(&c->b, &c->leaf, c->b.path[c->b.depth - 1].idx, &cv))) goto fail;
     if (!cv.ovfl && !c->write) {
         *val = cv.val;
         *vlen = cv.vlen;
