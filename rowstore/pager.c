@@ -608,6 +608,7 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 }
 
 #define WAL_EXTEND_STEP (1u << 20)
+#define WAL_KEEP_BYTES (4u << 20) /* WAL kept allocated across a restart and a close */
 
 /* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
 ** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
@@ -653,6 +654,7 @@ static int wal_append(pager_txn *t, pentry **es, uint32_t n, uint32_t first, uin
             len += fsz;
         }
         rc = vfs_write(p->wal, buf, len, off, &t->err);
+        if (rc == STRATA_OK && off + len > p->wal_alloc) p->wal_alloc = off + len; /* wal_extend fell short */
         if (rc == STRATA_OK && with_hdr) {
             with_hdr = 0;
             pthread_mutex_lock(&p->mu);
@@ -1165,6 +1167,42 @@ unlock:
     return rc;
 }
 
+/* rekey_after_checkpoint: once the database file holds the newest frame of every page, the
+** cached copy of that frame is the file's copy, so it stays cached as version 0; cached older
+** frames of the finished generation can never be asked for again and are dropped. Holds mu,
+** before the WAL index is cleared. */
+static void rekey_after_checkpoint(pager *p, uint64_t old_gen) {
+    pentry *moved = NULL;
+    for (uint32_t i = 0; i < p->hcap; i++) {
+        for (pentry **pp = &p->htab[i]; *pp;) {
+            pentry *e = *pp;
+            if (e->version == 0 || e->version >> 32 != old_gen) {
+                pp = &e->hnext;
+                continue;
+            }
+            *pp = e->hnext;
+            p->hcount--;
+            uint64_t last;
+            if (pgmap_get(&p->last, e->pg.pgno, &last) && wal_version(old_gen, (uint32_t)last) == e->version) {
+                e->hnext = moved;
+                moved = e;
+            } else if (e->pins) {
+                e->stale = 1;
+            } else {
+                lru_unlink(e);
+                p->bytes_used -= p->page_size;
+                free(e);
+            }
+        }
+    }
+    while (moved) { /* the table cannot need to grow: it held these entries a moment ago */
+        pentry *e = moved;
+        moved = e->hnext;
+        e->version = 0;
+        cache_insert(p, e);
+    }
+}
+
 static int cmp_u32(const void *a, const void *b) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
@@ -1188,18 +1226,31 @@ static int checkpoint_locked(pager *p, strata_err *err) {
     qsort(pages, n, sizeof *pages, cmp_u32);
 
     rc = preserve_for_snapshots(p, pages, n, err);
-    uint8_t *buf = malloc(p->page_size);
+    const uint32_t run_max = (1u << 20) / p->page_size; /* pages per write */
+    uint8_t *buf = malloc((size_t)run_max * p->page_size);
     if (!rc && !buf) rc = err_set(err, STRATA_NOMEM, "out of memory in checkpoint");
     if (!rc && n) {
         pthread_mutex_lock(&p->mu);
         p->epoch++;
         pthread_mutex_unlock(&p->mu);
+        /* Runs of consecutive pages go out in one write; each page comes from the cache when it
+        ** holds that frame, else from the WAL. */
+        uint32_t run = 0;
         for (uint32_t i = 0; i < n && !rc; i++) {
+            uint8_t *dst = buf + (size_t)run * p->page_size;
             pthread_mutex_lock(&p->mu);
             pgmap_get(&p->last, pages[i], &v);
+            pentry *e = cache_find(p, pages[i], wal_version(p->gen, (uint32_t)v));
+            if (e) memcpy(dst, e->pg.data, p->page_size);
             pthread_mutex_unlock(&p->mu);
-            rc = read_frame(p, (uint32_t)v, buf, pages[i], err);
-            if (!rc) rc = vfs_write(p->db, buf, p->page_size, (uint64_t)pages[i] * p->page_size, err);
+            if (!e) rc = read_frame(p, (uint32_t)v, dst, pages[i], err);
+            run++;
+            int last_of_run = i + 1 == n || pages[i + 1] != pages[i] + 1 || run == run_max;
+            if (!rc && last_of_run) {
+                rc = vfs_write(p->db, buf, (size_t)run * p->page_size,
+                               (uint64_t)(pages[i] + 1 - run) * p->page_size, err);
+                run = 0;
+            }
         }
         pthread_mutex_lock(&p->mu);
         for (uint32_t i = 0; i < n; i++) { /* the file's old copies are gone */
@@ -1222,18 +1273,18 @@ static int checkpoint_locked(pager *p, strata_err *err) {
     p->epoch++;
     p->salt = new_salt();
     p->mxc = p->mxd = 0;
+    rekey_after_checkpoint(p, old_gen);
     pgmap_clear(&p->last);
     p->wal_hdr_written = 0;
     uint64_t old_end = p->wal_end;
     p->wal_end = 0;
     p->st.wal_bytes = 0;
-    for (pentry *e = p->lru.lnext, *nx; e != &p->lru; e = nx) { /* unreachable old-generation frames */
-        nx = e->lnext;
-        if (e->version >> 32 == old_gen && e->version != 0) cache_drop(p, e);
-    }
     pthread_mutex_unlock(&p->mu);
-    /* A WAL that grew past a few checkpoint sizes (one big transaction) is cut back. */
-    if (old_end > 4 * p->cfg.autocheckpoint_bytes && vfs_truncate(p->wal, 0, NULL) == STRATA_OK) p->wal_alloc = 0;
+    /* A WAL that grew past a few checkpoint sizes (one big transaction) is cut back, keeping
+    ** some allocated blocks for the commits to come (see wal_extend). */
+    if (old_end > 4 * p->cfg.autocheckpoint_bytes && p->wal_alloc > WAL_KEEP_BYTES &&
+        vfs_truncate(p->wal, WAL_KEEP_BYTES, NULL) == STRATA_OK)
+        p->wal_alloc = WAL_KEEP_BYTES;
     return STRATA_OK;
 }
 
@@ -1442,8 +1493,6 @@ fail:
     pager_close(p);
     return rc;
 }
-
-#define WAL_KEEP_BYTES (4u << 20)
 
 /* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_BYTES of it,
 ** so that the next session's commits overwrite allocated blocks instead of growing the file

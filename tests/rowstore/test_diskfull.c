@@ -452,7 +452,8 @@ Test(diskfull, enospc_at_every_call_of_a_checkpoint, .timeout = 120) {
     case_result res;
     checkpoint_case(0, 0, 0, &total, &res);
     cr_assert_eq(res.problem[0], '\0', "%s", res.problem);
-    cr_assert_gt(total, 2, "a checkpoint of 12 transactions made only %llu calls", (unsigned long long)total);
+    /* at least one write of the pages (runs of consecutive pages go out in one write) and the sync */
+    cr_assert_geq(total, 2, "a checkpoint of 12 transactions made only %llu calls", (unsigned long long)total);
     unsigned failures = 0, cases = 0;
     for (uint64_t n = 1; n <= total; n++)
         for (int persistent = 0; persistent <= 1; persistent++)
