@@ -136,9 +136,19 @@ static uint64_t key_decode(const uint8_t in[8]) {
     return k;
 }
 
+/* sum_bytes adds up the bytes of p, eight at a time, so that the checksum every read workload
+** computes costs both engines as little as possible. */
 static uint64_t sum_bytes(const uint8_t *p, size_t n) {
+    const uint64_t lo = 0x00FF00FF00FF00FFull;
     uint64_t s = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w = (w & lo) + ((w >> 8) & lo);          /* four 16-bit sums of byte pairs */
+        s += (w * 0x0001000100010001ull) >> 48; /* their total */
+    }
+    for (; i < n; i++)
         s += p[i];
     return s;
 }
