@@ -1094,24 +1094,25 @@ static int value_copy(bt *b, node *nd, const cellv *cv, btree_buf *out) {
     return rc;
 }
 
+/* seek_exact descends to key and decodes its cell, leaving the leaf pinned in *leaf. On
+** STRATA_NOTFOUND (key absent) or an error nothing stays pinned. */
+static int seek_exact(bt *b, const void *key, size_t klen, node *leaf, uint32_t *idx, cellv *cv) {
+    int eq;
+    int rc = descend(b, key, klen, leaf, idx, &eq);
+    if (rc) return rc;
+    rc = eq ? node_cell(b, leaf, *idx, cv) : STRATA_NOTFOUND;
+    if (rc) node_release(b, leaf);
+    return rc;
+}
+
 int btree_get(pager_txn *t, pgno_t root, const void *key, size_t klen, btree_buf *out) {
     bt b;
     bt_init(&b, t, root);
     node leaf;
     uint32_t idx;
-    int eq;
-    int rc = descend(&b, key, klen, &leaf, &idx, &eq);
-    if (rc) return rc;
-    if (!eq) {
-        node_release(&b, &leaf);
-        return STRATA_NOTFOUND;
-    }
     cellv cv;
-    if ((rc = node_cell(&b, &leaf, idx, &cv))) {
-        node_release(&b, &leaf);
-        return rc;
-    }
-    return value_copy(&b, &leaf, &cv, out);
+    int rc = seek_exact(&b, key, klen, &leaf, &idx, &cv);
+    return rc ? rc : value_copy(&b, &leaf, &cv, out);
 }
 
 int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen) {
@@ -1168,16 +1169,10 @@ int btree_delete(pager_txn *t, pgno_t root, const void *key, size_t klen) {
     uint8_t buf[BT_CELL_BUF];
     node leaf;
     uint32_t idx;
-    int eq;
-    int rc = descend(&b, key, klen, &leaf, &idx, &eq);
-    if (rc) return rc;
-    if (!eq) {
-        node_release(&b, &leaf);
-        return STRATA_NOTFOUND;
-    }
     cellv old;
-    if ((rc = node_cell(&b, &leaf, idx, &old)) || (rc = node_make_mut(&b, &leaf)) ||
-        (rc = node_remove(&b, &leaf, idx))) {
+    int rc = seek_exact(&b, key, klen, &leaf, &idx, &old);
+    if (rc) return rc;
+    if ((rc = node_make_mut(&b, &leaf)) || (rc = node_remove(&b, &leaf, idx))) {
         node_release(&b, &leaf);
         return rc;
     }
