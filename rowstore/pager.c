@@ -146,6 +146,7 @@ struct pager_txn {
     uint32_t *spill_pgno;     /* pgno of every spilled frame, in frame order */
     uint32_t nspill, spill_cap;
     uint32_t seq;
+    uint64_t tick;            /* counts uses of dirty pages, for spilling the least recent */
     size_t dirty_bytes;
 };
 
@@ -553,6 +554,7 @@ static int dirty_new(pager_txn *t, pgno_t pgno, const uint8_t *src, pentry **out
         return err_set(&t->err, STRATA_NOMEM, "out of memory for page %u", pgno);
     }
     e->pins = 1;
+    e->version = ++t->tick;
     t->dirty_bytes += p->page_size;
     pthread_mutex_lock(&p->mu);
     account_add(p);
@@ -672,8 +674,14 @@ static int cmp_entry_pgno(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* collect_dirty lists t's dirty pages (pinned ones only when all is set), sorted by pgno. */
-static pentry **collect_dirty(pager_txn *t, int all, uint32_t *n) {
+/* A dirty page's version field holds the transaction's tick of its last use, until commit. */
+static int cmp_entry_tick(const void *a, const void *b) {
+    uint64_t x = (*(pentry *const *)a)->version, y = (*(pentry *const *)b)->version;
+    return (x > y) - (x < y);
+}
+
+/* collect_dirty lists t's dirty pages (pinned ones only when all is set), sorted by cmp. */
+static pentry **collect_dirty(pager_txn *t, int all, int (*cmp)(const void *, const void *), uint32_t *n) {
     pentry **es = malloc((t->dirty.count + 1) * sizeof *es);
     if (!es) return NULL;
     uint32_t it = 0, pg, k = 0;
@@ -682,7 +690,7 @@ static pentry **collect_dirty(pager_txn *t, int all, uint32_t *n) {
         pentry *e = (pentry *)(uintptr_t)v;
         if (all || e->pins == 0) es[k++] = e;
     }
-    qsort(es, k, sizeof *es, cmp_entry_pgno);
+    qsort(es, k, sizeof *es, cmp);
     *n = k;
     return es;
 }
@@ -699,13 +707,15 @@ static int note_spilled(pager_txn *t, pgno_t pgno, uint32_t frame) {
     return pgmap_put(&t->spilled, pgno, frame);
 }
 
-/* spill writes t's unpinned dirty pages to the WAL as uncommitted frames and frees them, so a
-** transaction larger than the cache keeps within its memory bound. */
+/* spill writes the least recently used half of t's unpinned dirty pages to the WAL as
+** uncommitted frames and frees them, so a transaction larger than the cache keeps within its
+** memory bound while the pages it keeps using (the upper levels of a tree) stay in memory. */
 static int spill(pager_txn *t) {
     pager *p = t->p;
     uint32_t n;
-    pentry **es = collect_dirty(t, 0, &n);
+    pentry **es = collect_dirty(t, 0, cmp_entry_tick, &n);
     if (!es) return err_set(&t->err, STRATA_NOMEM, "out of memory spilling pages");
+    n = (n + 1) / 2;
     int rc = STRATA_OK;
     if (n) {
         uint32_t first = p->mxc + t->nspill; /* mxc is stable: t holds the writer role */
@@ -737,6 +747,7 @@ static int own_copy(pager_txn *t, pgno_t pgno, pentry **out) {
     if (pgmap_get(&t->dirty, pgno, &v)) {
         *out = (pentry *)(uintptr_t)v;
         (*out)->pins++;
+        (*out)->version = ++t->tick;
         return STRATA_OK;
     }
     if (t->spilled.count && pgmap_get(&t->spilled, pgno, &v)) return load_spilled(t, pgno, (uint32_t)v, out);
@@ -1045,7 +1056,7 @@ int pager_commit(pager_txn *t, strata_err *err) {
     if (t->dirty.count == 0) { txn_end(t); return STRATA_OK; } /* nothing changed */
 
     uint32_t n;
-    pentry **es = collect_dirty(t, 1, &n);
+    pentry **es = collect_dirty(t, 1, cmp_entry_pgno, &n);
     if (!es) { rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
     uint32_t first = p->mxc + t->nspill, end = first + n;
     pthread_mutex_lock(&p->mu);
