@@ -48,15 +48,16 @@ typedef struct sql_interval {
 ** vector or arena that holds the value. Not NUL-terminated. */
 #define SSTR_INLINE 12
 typedef struct sstr {
-    uint32_t len;
+    _Alignas(8) uint32_t len;
     union {
         char inl[SSTR_INLINE];
-        struct {
+        struct __attribute__((packed)) { /* packed: the pointer sits at offset 8, not 16 */
             char prefix[4];
             const char *ptr;
         } ext;
     } u;
 } sstr;
+_Static_assert(sizeof(sstr) == 16, "sstr must take 16 bytes");
 
 static inline const char *sstr_data(const sstr *s) { return s->len <= SSTR_INLINE ? s->u.inl : s->u.ext.ptr; }
 
