@@ -32,12 +32,12 @@ typedef struct sql_list {
 
 /* A type as written: DECIMAL(10,2) is {"decimal", 2, {10, 2}}. Names are lower case; the
 ** two-word names are "double precision" and "character varying". */
-typedef struct sql_type {
+typedef struct ast_type {
     const char *name;
     int nmods; /* 0, 1 or 2 modifiers in parentheses */
     int64_t mods[2];
     size_t off;
-} sql_type;
+} ast_type;
 
 /* ---- expressions ---- */
 
@@ -141,7 +141,7 @@ struct sql_expr {
         } caseof;
         struct {
             sql_expr *arg;
-            sql_type type;
+            ast_type type;
         } cast;
         struct {
             const char *name; /* lower case unless quoted; TRIM(LEADING ..) is ltrim, TRAILING rtrim */
@@ -263,7 +263,7 @@ typedef struct sql_constraint {
 
 typedef struct sql_column_def {
     const char *name;
-    sql_type type;
+    ast_type type;
     sql_list constraints; /* sql_constraint, in order written */
     size_t off;
 } sql_column_def;

@@ -54,7 +54,7 @@ static void exprs(FILE *f, const sql_list *l) {
     }
 }
 
-static void type(FILE *f, const sql_type *t) {
+static void type(FILE *f, const ast_type *t) {
     fputs(t->name, f);
     for (int i = 0; i < t->nmods; i++)
         fprintf(f, "%s%lld", i ? "," : "(", (long long)t->mods[i]);

@@ -308,7 +308,7 @@ static sql_expr *param(parser *p) {
 
 /* ---- types ---- */
 
-static bool type_name(parser *p, sql_type *ty) {
+static bool type_name(parser *p, ast_type *ty) {
     ty->off = CUR(p)->off;
     if (!is_name(CUR(p))) return expected(p, "a type name");
     const char *second = is_word(p, CUR(p), "double")      ? "precision"

@@ -8,132 +8,27 @@
 ** a macro, with a fast path for a FLAT, all-valid vector read in order -- the shape the compiler
 ** auto-vectorizes now and simde kernels will replace later (issue 7).
 **
-** The hash functions. Fixed-width values go through murmur3's 64-bit finalizer (fmix64): two
-** multiplies and three xor-shifts, a bijection with full avalanche, made only of operations that
-** exist on SIMD lanes (AVX-512 vpmullq, emulated on AVX2), so a vector of them hashes with SIMD.
-** Integers are widened to int64 first -- free at load time -- which makes equal values of
-** different widths hash alike. Strings use a compact wyhash (Wang Yi's public-domain design,
-** final version's structure): one 64x64->128-bit multiply per 16 bytes plus two to finish, with
-** overlapping unaligned reads instead of a byte loop for the tail. It passes SMHasher, and is
-** faster than xxHash64 or murmur3 on the short keys (names, codes, < 32 bytes) that dominate
-** GROUP BY and join columns; XXH3 is as fast but ten times the code.
+** The hash functions are core/hash.h's, so a hash computed here for a vector equals the one
+** core/value.c computes for the same single value.
 **
 ** What it is not: no hash table (the executor builds those on top), nothing persisted -- the
 ** hashes may change between versions.
 */
 #include "vector_internal.h"
 
+#include "hash.h"
+
 #include <assert.h>
 #include <math.h>
 #include <string.h>
 
-/* ---- scalar hash functions ----------------------------------------------------------------- */
+/* ---- scalar hash functions (core/hash.h) -------------------------------------------------- */
 
-static inline uint64_t fmix64(uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
+uint64_t vec_hash_i64(int64_t x) { return hash_i64(x); }
+uint64_t vec_hash_bytes(const void *key, size_t len, uint64_t seed) { return hash_bytes(key, len, seed); }
 
-uint64_t vec_hash_i64(int64_t x) { return fmix64((uint64_t)x); }
-
-/* hash_combine folds the hash of the next key column (b, already well mixed) into a. The multiply
-** makes the result depend on the order of the columns: (x, y) and (y, x) hash differently. */
-static inline uint64_t hash_combine(uint64_t a, uint64_t b) {
-    a ^= a >> 32;
-    a *= 0xd6e8feb86659fd93ull;
-    return a ^ b;
-}
-
-/* wyhash's default secret and its two primitives: the 128-bit product folded to 64 bits (mix),
-** and kept as two halves (mum). */
-static const uint64_t WYP0 = 0xa0761d6478bd642full, WYP1 = 0xe7037ed1a0b428dbull,
-                      WYP2 = 0x8ebc6af09c88c6e3ull, WYP3 = 0x589965cc75374cc3ull;
-static inline uint64_t wymix(uint64_t a, uint64_t b) {
-    unsigned __int128 r = (unsigned __int128)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-static inline void wymum(uint64_t *a, uint64_t *b) {
-    unsigned __int128 r = (unsigned __int128)*a * *b;
-    *a = (uint64_t)r;
-    *b = (uint64_t)(r >> 64);
-}
-static inline uint64_t rd8(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-static inline uint64_t rd4(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-uint64_t vec_hash_bytes(const void *key, size_t len, uint64_t seed) {
-    const uint8_t *p = key;
-    uint64_t a, b;
-    seed ^= wymix(seed ^ WYP0, WYP1);
-    if (len <= 16) {
-        if (len >= 4) { /* two overlapping pairs of 4-byte reads cover 4..16 bytes */
-            a = (rd4(p) << 32) | rd4(p + ((len >> 3) << 2));
-            b = (rd4(p + len - 4) << 32) | rd4(p + len - 4 - ((len >> 3) << 2));
-        } else if (len > 0) {
-            a = ((uint64_t)p[0] << 16) | ((uint64_t)p[len >> 1] << 8) | p[len - 1];
-            b = 0;
-        } else {
-            a = b = 0;
-        }
-    } else {
-        size_t i = len;
-        if (i >= 48) { /* three independent lanes keep the multiplier busy */
-            uint64_t see1 = seed, see2 = seed;
-            do {
-                seed = wymix(rd8(p) ^ WYP1, rd8(p + 8) ^ seed);
-                see1 = wymix(rd8(p + 16) ^ WYP2, rd8(p + 24) ^ see1);
-                see2 = wymix(rd8(p + 32) ^ WYP3, rd8(p + 40) ^ see2);
-                p += 48;
-                i -= 48;
-            } while (i >= 48);
-            seed ^= see1 ^ see2;
-        }
-        while (i > 16) {
-            seed = wymix(rd8(p) ^ WYP1, rd8(p + 8) ^ seed);
-            i -= 16;
-            p += 16;
-        }
-        a = rd8(p + i - 16); /* the last 16 bytes, overlapping what came before */
-        b = rd8(p + i - 8);
-    }
-    a ^= WYP1;
-    b ^= seed;
-    wymum(&a, &b);
-    return wymix(a ^ WYP0 ^ len, b ^ WYP1);
-}
-
-/* Per physical type: the hash of one value. */
-#define hash_int(x) fmix64((uint64_t)(int64_t)(x))
-static inline uint64_t hash_f64(double x) {
-    uint64_t bits;
-    if (x == 0) x = 0; /* -0.0 equals 0.0 */
-    if (isnan(x))
-        bits = 0x7ff8000000000000ull; /* every NaN equals every NaN, as in PostgreSQL */
-    else
-        memcpy(&bits, &x, sizeof bits);
-    return fmix64(bits);
-}
-/* An interval's length in microseconds, a month counting 30 days and a day 24 hours: the value
-** PostgreSQL compares and hashes intervals by ('1 month' = '30 days'). */
-static inline __int128 interval_length(sql_interval iv) {
-    return ((__int128)iv.months * 30 + iv.days) * (__int128)86400000000 + iv.micros;
-}
-static inline uint64_t hash_interval(sql_interval iv) {
-    __int128 span = interval_length(iv);
-    return hash_combine(fmix64((uint64_t)((unsigned __int128)span >> 64)), fmix64((uint64_t)span));
-}
-static inline uint64_t hash_str(sstr s) { return vec_hash_bytes(sstr_data(&s), s.len, 0); }
+#define hash_int(x) hash_fmix64((uint64_t)(int64_t)(x))
+static inline uint64_t hash_str(sstr s) { return hash_sstr(&s); }
 
 /* ---- vec_hash ------------------------------------------------------------------------------ */
 

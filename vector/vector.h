@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "hash.h" /* HASH_NULL */
 #include "status.h"
 #include "types.h"
 
@@ -196,7 +197,6 @@ int vec_copy(vector *dst, uint32_t dst_off, const vector *src, const sel_t *sel,
 /* ---- hashing and row equality (hash.c) ----------------------------------------------------- */
 
 /* The hash of NULL (any type): a fixed value, so NULL keys group together. */
-#define HASH_NULL 0x8f8b4a5d3c2e1b07ull
 
 /* vec_hash writes hashes[i] = the hash of row (sel ? sel[i] : i) of v, for i < count.
 ** vec_hash_combine mixes that hash into hashes[i] instead, for keys of several columns (the
