@@ -1607,21 +1607,25 @@ typedef struct checker {
 } checker;
 
 static void problem(checker *ck, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void btree_buf_append_linev(btree_buf *b, const char *fmt, va_list ap) {
+    char line[STRATA_ERRMSG_MAX + 64];
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    if (buf_reserve(b, b->len + (size_t)n + 2, NULL)) return;
+    memcpy(b->data + b->len, line, (size_t)n);
+    b->len += (size_t)n;
+    b->data[b->len++] = '\n';
+    b->data[b->len] = '\0';
+}
+
 static void problem(checker *ck, const char *fmt, ...) {
     (*ck->problems)++;
     if (!ck->report || *ck->problems > BT_REPORT_MAX_LINES) return;
-    char line[STRATA_ERRMSG_MAX + 64];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    btree_buf_append_linev(ck->report, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n >= sizeof line) n = sizeof line - 1;
-    if (buf_reserve(ck->report, ck->report->len + (size_t)n + 2, NULL)) return;
-    memcpy(ck->report->data + ck->report->len, line, (size_t)n);
-    ck->report->len += (size_t)n;
-    ck->report->data[ck->report->len++] = '\n';
-    ck->report->data[ck->report->len] = '\0';
 }
 
 /* take_corrupt turns a CORRUPT error just recorded on the transaction into a problem line. */

@@ -17,6 +17,7 @@
 #ifndef STRATA_BTREE_H
 #define STRATA_BTREE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ typedef struct btree_buf {
     size_t len, cap;
 } btree_buf;
 void btree_buf_free(btree_buf *b);
+/* btree_buf_append_linev appends a printf-style line, a newline and a NUL terminator (not counted
+** in len) to b; when memory runs out the line is dropped. */
+void btree_buf_append_linev(btree_buf *b, const char *fmt, va_list ap);
 
 /* btree_max_key is the largest key length the tree accepts for this page size. */
 size_t btree_max_key(const pager *p);

@@ -229,27 +229,10 @@ static void acc_problem(accounting *a, const char *fmt, ...) __attribute__((form
 static void acc_problem(accounting *a, const char *fmt, ...) {
     a->problems++;
     if (!a->report || a->problems > KV_REPORT_MAX_LINES) return;
-    char line[STRATA_ERRMSG_MAX + 64];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    btree_buf_append_linev(a->report, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n >= sizeof line) n = sizeof line - 1;
-    btree_buf *r = a->report;
-    size_t need = r->len + (size_t)n + 2;
-    if (need > r->cap) {
-        size_t c = r->cap ? r->cap : 256;
-        while (c < need) c *= 2;
-        uint8_t *d = realloc(r->data, c);
-        if (!d) return;
-        r->data = d;
-        r->cap = c;
-    }
-    memcpy(r->data + r->len, line, (size_t)n);
-    r->len += (size_t)n;
-    r->data[r->len++] = '\n';
-    r->data[r->len] = '\0';
 }
 
 static int acc_mark(void *arg, pgno_t pgno) {
