@@ -10,20 +10,7 @@
 
 #include "value.h"
 
-#define EXPECT_OK(expr)                                                                                      \
-    do {                                                                                                     \
-        err_clear(&err);                                                                                     \
-        int rc_ = (expr);                                                                                    \
-        cr_assert_eq(rc_, STRATA_OK, "%s failed: %s", #expr, err.msg);                                       \
-    } while (0)
-#define EXPECT_ERR(expr, text)                                                                               \
-    do {                                                                                                     \
-        err_clear(&err);                                                                                     \
-        int rc_ = (expr);                                                                                    \
-        cr_assert_eq(rc_, STRATA_ERROR, "%s: expected an error, got %d", #expr, rc_);                        \
-        cr_assert_str_eq(err.msg, text, "%s", #expr);                                                        \
-        err_clear(&err);                                                                                     \
-    } while (0)
+#include "helpers/expect.h"
 
 static strata_err err;
 
