@@ -92,7 +92,7 @@ int kv_begin(kv_db *db, int write, kv_txn **out, strata_err *err) {
     }
     t->root = (pgno_t)root;
     if (write && t->root == 0) {
-        pgno_t r;
+        pgno_t r = 0;
         if ((rc = btree_create(t->pt, &r)) || (rc = pager_meta_set(t->pt, KV_ROOT_SLOT, r))) goto fail;
         t->root = r;
     }

@@ -1134,7 +1134,7 @@ static int preserve_for_snapshots(pager *p, const uint32_t *pages, uint32_t npag
     for (snapshot *s = p->snaps; s; s = s->next) {
         if (s->refs == 0) continue;
         for (uint32_t i = 0; i < npages; i++) {
-            uint64_t v, last;
+            uint64_t v, last = NO_FRAME; /* every page listed is in the index */
             if (s->npages && pages[i] >= s->npages) continue; /* beyond what it sees */
             if (s->preserved.count && pgmap_get(&s->preserved, pages[i], &v)) continue;
             pgmap_get(&p->last, pages[i], &last);
