@@ -74,8 +74,9 @@ typedef struct pentry {
     uint32_t pins;
     uint8_t kind;
     uint8_t stale;              /* clean entry dropped from the hash while pinned */
+    uint8_t ref;                /* used since the clock hand last passed (CLOCK eviction) */
     struct pentry *hnext;       /* hash chain */
-    struct pentry *lprev, *lnext; /* LRU list of unpinned clean entries */
+    struct pentry *lprev, *lnext; /* the clock ring of cached clean entries */
 } pentry;
 
 /* One committed state of the database. Transactions that begin with no commit in between share
@@ -126,7 +127,8 @@ struct pager {
 
     pentry **htab;
     uint32_t hcap, hcount;
-    pentry lru;               /* sentinel; lru.lnext is the most recently used */
+    pentry lru;               /* sentinel of the clock ring; new entries go in after it */
+    pentry *hand;             /* the clock hand: the next entry eviction looks at */
     size_t bytes_used;
     pager_stats st;
 };
@@ -192,16 +194,21 @@ static uint32_t hash_of(pgno_t pgno, uint64_t version) {
     return (uint32_t)(h >> 32);
 }
 
-static void lru_unlink(pentry *e) {
-    e->lprev->lnext = e->lnext;
-    e->lnext->lprev = e->lprev;
-    e->lprev = e->lnext = NULL;
-}
-static void lru_push_front(pager *p, pentry *e) {
+/* The clock ring holds every cached clean entry, pinned or not. A use only sets the entry's ref
+** bit -- no list is touched, so a hit writes nothing but the entry itself -- and eviction sweeps
+** the hand from the oldest entries towards the newest, sparing (and clearing) referenced ones. */
+static void ring_add(pager *p, pentry *e) {
     e->lnext = p->lru.lnext;
     e->lprev = &p->lru;
     p->lru.lnext->lprev = e;
     p->lru.lnext = e;
+}
+static void ring_remove(pager *p, pentry *e) {
+    if (!e->lnext) return; /* never added */
+    if (p->hand == e) p->hand = e->lprev;
+    e->lprev->lnext = e->lnext;
+    e->lnext->lprev = e->lprev;
+    e->lprev = e->lnext = NULL;
 }
 
 static pentry *cache_find(pager *p, pgno_t pgno, uint64_t version) {
@@ -247,15 +254,30 @@ static void cache_insert(pager *p, pentry *e) {
 static void cache_drop(pager *p, pentry *e) {
     cache_unhash(p, e);
     if (e->pins) { e->stale = 1; return; }
-    lru_unlink(e);
+    ring_remove(p, e);
     p->bytes_used -= p->page_size;
     free(e);
 }
 
-/* evict unpinned clean pages, least recently used first, until need more bytes fit. */
+/* cache_make_room evicts unpinned clean pages, not recently used ones first (CLOCK), until need
+** more bytes fit or two sweeps found nothing to evict. */
 static void cache_make_room(pager *p, size_t need) {
-    while (p->bytes_used + need > p->cfg.cache_bytes && p->lru.lprev != &p->lru)
-        cache_drop(p, p->lru.lprev);
+    for (uint64_t steps = 0, limit = 2 * (uint64_t)p->hcount + 2;
+         p->bytes_used + need > p->cfg.cache_bytes && steps < limit; steps++) {
+        pentry *e = p->hand;
+        if (e == &p->lru) { /* wrap around to the oldest end */
+            p->hand = p->lru.lprev;
+            if (p->hand == &p->lru) return;
+            continue;
+        }
+        p->hand = e->lprev;
+        if (e->pins) continue;
+        if (e->ref) {
+            e->ref = 0;
+            continue;
+        }
+        cache_drop(p, e);
+    }
 }
 
 static void account_add(pager *p) {
@@ -338,7 +360,8 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
         }
         pentry *c = cache_find(p, pgno, version);
         if (c) {
-            if (c->pins++ == 0) lru_unlink(c);
+            c->pins++;
+            c->ref = 1;
             p->st.cache_hits++;
             pthread_mutex_unlock(&p->mu);
             free(e);
@@ -372,10 +395,13 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
     if (other) { /* another thread read it meanwhile */
         free(e);
         e = other;
-        if (e->pins++ == 0) lru_unlink(e);
+        e->pins++;
+        e->ref = 1;
     } else {
         e->pins = 1;
+        e->ref = 1;
         cache_insert(p, e);
+        if (!e->stale) ring_add(p, e);
         account_add(p);
     }
     pthread_mutex_unlock(&p->mu);
@@ -387,13 +413,10 @@ static void unpin(pager *p, pentry *e) {
     if (e->kind == ENTRY_PRESERVED) return;
     if (e->kind == ENTRY_DIRTY) { e->pins--; return; }
     pthread_mutex_lock(&p->mu);
-    if (--e->pins == 0) {
-        if (e->stale) {
-            p->bytes_used -= p->page_size;
-            free(e);
-        } else {
-            lru_push_front(p, e);
-        }
+    if (--e->pins == 0 && e->stale) {
+        ring_remove(p, e);
+        p->bytes_used -= p->page_size;
+        free(e);
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -1083,9 +1106,10 @@ int pager_commit(pager_txn *t, strata_err *err) {
         e->kind = ENTRY_CLEAN;
         e->version = wal_version(p->gen, first + i);
         e->pins = 0;
+        e->ref = 1;
         cache_insert(p, e);
         if (e->stale) { p->bytes_used -= p->page_size; free(e); }
-        else lru_push_front(p, e);
+        else ring_add(p, e);
     }
     p->mxc = end;
     p->wal_end = frame_off(p, end);
@@ -1200,7 +1224,7 @@ static void rekey_after_checkpoint(pager *p, uint64_t old_gen) {
             } else if (e->pins) {
                 e->stale = 1;
             } else {
-                lru_unlink(e);
+                ring_remove(p, e);
                 p->bytes_used -= p->page_size;
                 free(e);
             }
@@ -1480,6 +1504,7 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     pthread_mutex_init(&p->sync_mu, NULL);
     pthread_cond_init(&p->writer_cv, NULL);
     p->lru.lnext = p->lru.lprev = &p->lru;
+    p->hand = &p->lru;
 
     if ((rc = vfs_open(v, path, VFS_CREATE, &p->db, err))) goto fail;
     if ((rc = vfs_lock(p->db, err))) goto fail;
