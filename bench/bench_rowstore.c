@@ -708,7 +708,11 @@ static const int checksum_metrics[] = {M_GET_ROWS,  M_GET_KEYS,  M_GET_VALUES,
 
 static int peak_reset_works = 1;
 
+/* peak_reset starts a timed workload: it flushes the file data that this and earlier processes
+** left dirty (so that the kernel's background writeback of hundreds of megabytes does not run
+** during the timed part, whichever engine wrote them), then resets the memory high-water mark. */
 static void peak_reset(void) {
+    sync();
     malloc_trim(0);
     FILE *f = fopen("/proc/self/clear_refs", "w");
     if (f == NULL || fputs("5", f) < 0) peak_reset_works = 0;
