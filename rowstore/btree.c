@@ -405,10 +405,14 @@ bad:
     return corruptf(b->err, nd->pgno, "cell %u (offset %u) is malformed", i, off);
 }
 
-/* leaf_search finds the first cell with key >= k; *eq says whether it is equal. */
-static int leaf_search(bt *b, const node *nd, const uint8_t *k, size_t kl, uint32_t *idx, int *eq) {
+/* node_search binary-searches the keys of nd for k. In a leaf it finds the first cell with key
+** >= k and sets *eq when that key equals k; in an interior page (eq NULL) it finds the child
+** for k: the first separator > k, n when none is.
+** Inlined at both call sites, so each is compiled for its own eq (the hot path of every lookup). */
+static inline __attribute__((always_inline)) int node_search(bt *b, const node *nd, const uint8_t *k, size_t kl,
+                                                             uint32_t *idx, int *eq) {
     uint32_t lo = 0, hi = nd->n;
-    *eq = 0;
+    if (eq) *eq = 0;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         const uint8_t *ck = NULL;
@@ -416,40 +420,22 @@ static int leaf_search(bt *b, const node *nd, const uint8_t *k, size_t kl, uint3
         int rc = node_key(b, nd, mid, &ck, &ckl);
         if (rc) return rc;
         int c = key_cmp(ck, ckl, k, kl);
-        if (c < 0) {
+        if (c < 0 || (c == 0 && !eq)) {
             lo = mid + 1;
         } else {
             hi = mid;
-            if (c == 0) {
+            if (c == 0) { /* leaf: found */
                 *eq = 1;
                 break;
             }
         }
     }
-    *idx = *eq ? hi : lo;
-    return STRATA_OK;
-}
-
-/* interior_search finds the child for k: the first separator > k, n when none is. */
-static int interior_search(bt *b, const node *nd, const uint8_t *k, size_t kl, uint32_t *idx) {
-    uint32_t lo = 0, hi = nd->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        const uint8_t *ck = NULL;
-        uint32_t ckl = 0;
-        int rc = node_key(b, nd, mid, &ck, &ckl);
-        if (rc) return rc;
-        if (key_cmp(ck, ckl, k, kl) > 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    *idx = lo;
+    *idx = eq && *eq ? hi : lo;
     return STRATA_OK;
 }
 
 /* descend walks from the root to the leaf that holds (or would hold) k, recording the path in
-** b->path. The leaf stays pinned (read-only) in *leaf; *idx and *eq as leaf_search. */
+** b->path. The leaf stays pinned (read-only) in *leaf; *idx and *eq as node_search. */
 static int descend(bt *b, const uint8_t *k, size_t kl, node *leaf, uint32_t *idx, int *eq) {
     pgno_t pg = b->root;
     int level = -1;
@@ -460,7 +446,7 @@ static int descend(bt *b, const uint8_t *k, size_t kl, node *leaf, uint32_t *idx
         b->path[d].pgno = pg;
         b->path[d].n = nd.n;
         if (nd.type == BT_PAGE_LEAF) {
-            rc = leaf_search(b, &nd, k, kl, idx, eq);
+            rc = node_search(b, &nd, k, kl, idx, eq);
             if (rc) {
                 node_release(b, &nd);
                 return rc;
@@ -471,7 +457,7 @@ static int descend(bt *b, const uint8_t *k, size_t kl, node *leaf, uint32_t *idx
             return STRATA_OK;
         }
         uint32_t i = 0;
-        rc = interior_search(b, &nd, k, kl, &i);
+        rc = node_search(b, &nd, k, kl, &i, NULL);
         if (rc == STRATA_OK) rc = node_child(b, &nd, i, &pg);
         level = nd.level - 1;
         node_release(b, &nd);

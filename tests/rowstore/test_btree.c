@@ -13,6 +13,7 @@
 
 #include "../../rowstore/btree_internal.h"
 #include "../../rowstore/kv.h"
+#include "helpers/tmpdir.h"
 
 /* ---- fixtures ----------------------------------------------------------------------------- */
 
@@ -46,11 +47,7 @@ static void tdb_reopen(tdb *d) {
 
 static void tdb_destroy(tdb *d) {
     kv_close(d->db);
-    char p[128];
-    unlink(d->path);
-    snprintf(p, sizeof p, "%s-wal", d->path);
-    unlink(p);
-    rmdir(d->dir);
+    tmpdir_remove(d->dir);
 }
 
 static kv_txn *begin(tdb *d, int write) {

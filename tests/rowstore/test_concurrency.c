@@ -11,7 +11,6 @@
 **     blocking); threads that take turns writing all get their commits in.
 */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "../../rowstore/kv.h"
+#include "helpers/tmpdir.h"
 #include "helpers/workload.h"
 
 /* --- a temporary directory per test ------------------------------------------------------------ */
@@ -40,19 +40,7 @@ static void make_dir(void) {
     snprintf(walpath, sizeof walpath, "%s/conc.db-wal", dir);
 }
 
-static void remove_dir(void) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return;
-    struct dirent *e;
-    char path[1200];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(concurrency, .init = make_dir, .fini = remove_dir);
 

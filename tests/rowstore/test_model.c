@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../rowstore/kv.h"
+#include "helpers/tmpdir.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MODEL_SANITIZED 1
@@ -483,11 +484,7 @@ static void model_run(uint64_t base_ops, uint32_t page_size, uint32_t nkeys, int
                 r->m.n, (unsigned long long)st.depth, (unsigned long long)st.leaf_pages, st.leaf_fill,
                 (unsigned long long)st.interior_pages, (unsigned long long)st.overflow_pages);
     cr_assert_eq(kv_close(r->db), STRATA_OK);
-    char p[128];
-    unlink(r->path);
-    snprintf(p, sizeof p, "%s-wal", r->path);
-    unlink(p);
-    rmdir(r->dir);
+    tmpdir_remove(r->dir);
     btree_buf_free(&r->got);
     free(r->vbuf);
     model_free(&r->m);

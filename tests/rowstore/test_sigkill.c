@@ -12,7 +12,6 @@
 ** commit and recovery protocol rather than fsync.
 */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "../../rowstore/kv.h"
+#include "helpers/tmpdir.h"
 #include "helpers/workload.h"
 
 #define ROUNDS 30
@@ -156,20 +156,6 @@ static uint64_t verify(const char *path, uint64_t reported, int round) {
     return present;
 }
 
-static void remove_dir(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 Test(sigkill, killed_writer_loses_no_commit, .timeout = 120) {
     const char *tmp = getenv("TMPDIR");
     char dir[512];
@@ -232,5 +218,5 @@ Test(sigkill, killed_writer_loses_no_commit, .timeout = 120) {
     /* the test means something only if the kills came while commits were being made */
     cr_assert_geq(rounds_with_commits, ROUNDS / 2, "only %d of %d rounds committed anything",
                   rounds_with_commits, ROUNDS);
-    remove_dir(dir);
+    tmpdir_remove(dir);
 }

@@ -13,17 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../vector/vector.h"
-
-static sql_type T(sql_type_id id) {
-    sql_type t = {.id = (uint8_t)id};
-    return t;
-}
-
-static void init_vec(vector *v, sql_type_id id) {
-    strata_err err = {0};
-    cr_assert_eq(vec_init(v, T(id), &err), STRATA_OK, "%s", err.msg);
-}
+#include "helpers/vec_test.h"
 
 /* set_int stores x as row r of an integer-typed vector of any width. */
 static void set_int(vector *v, uint32_t r, int64_t x) {

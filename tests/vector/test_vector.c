@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../vector/vector.h"
+#include "helpers/vec_test.h"
 
 /* ---- an aligned_alloc that fails on request ------------------------------------------------ */
 
@@ -28,16 +28,6 @@ void *aligned_alloc(size_t align, size_t n) {
 }
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static sql_type T(sql_type_id id) {
-    sql_type t = {.id = (uint8_t)id};
-    return t;
-}
-
-static void init_vec(vector *v, sql_type_id id) {
-    strata_err err = {0};
-    cr_assert_eq(vec_init(v, T(id), &err), STRATA_OK, "%s", err.msg);
-}
 
 /* A long test string of the given length whose bytes depend on seed. */
 static void make_bytes(char *buf, size_t len, unsigned seed) {
