@@ -32,7 +32,7 @@ WERROR ?= -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) -pthread
 
-LIB_DIRS := core vector rowstore planner
+LIB_DIRS := core vector rowstore colstore planner
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 

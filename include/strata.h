@@ -5,8 +5,32 @@
 ** on success, one of the codes below otherwise. The message that explains an error is kept on
 ** the object the call was made on and is read with the matching errmsg call.
 **
-** This version of the header defines the status codes shared by every layer. The SQL-level C API
-** (open/prepare/step/...) is added on top of the row store by the SQL engine.
+** Quick start:
+**
+**     strata_db *db;
+**     if (strata_open("app.db", &db) != STRATA_OK) { ... strata_errmsg(db) ... strata_close(db); }
+**     strata_exec(db, "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);"
+**                     "INSERT INTO t VALUES (1, 'one'), (2, 'two')", NULL, NULL);
+**     strata_stmt *s;
+**     strata_prepare(db, "SELECT v FROM t WHERE k = ?", &s, NULL);
+**     strata_bind_int64(s, 1, 2);
+**     while (strata_step(s) == STRATA_ROW) printf("%s\n", strata_column_text(s, 0));
+**     strata_finalize(s);
+**     strata_close(db);
+**
+** Errors. The status of the last failing call on a database handle, and its message, are read
+** with strata_errcode() and strata_errmsg(); a call that succeeds does not clear them. Messages
+** about SQL name the position: "line 1, column 15: column "nme" does not exist (did you mean
+** "name"?)", followed by the statement's line and a caret under the position.
+**
+** Threads. A strata_db handle and its statements are used by one thread at a time (the caller
+** serializes); several handles on one file in one process are refused with STRATA_BUSY, as a
+** second process is: one handle owns the file.
+**
+** Transactions. Every statement outside BEGIN ... COMMIT runs in its own transaction and is
+** durable when strata_step() returns STRATA_DONE (or strata_exec() returns). Inside BEGIN, an
+** error in a statement aborts the whole transaction as PostgreSQL does: later statements fail
+** with "current transaction is aborted" until ROLLBACK (or COMMIT, which then rolls back).
 */
 #ifndef STRATA_H
 #define STRATA_H
@@ -36,6 +60,135 @@ extern "C" {
 
 /* strata_errstr returns a static English description of a status code ("disk is full"). */
 const char *strata_errstr(int code);
+
+#include <stdint.h>
+
+typedef struct strata_db strata_db;       /* an open database */
+typedef struct strata_stmt strata_stmt;   /* a prepared statement */
+typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by column */
+
+/* Value types as the column_type calls and chunks report them. A NULL value is STRATA_TYPE_NULL
+** from strata_column_type() (the column's declared type from strata_column_decltype()). */
+#define STRATA_TYPE_NULL 0
+#define STRATA_TYPE_BOOLEAN 1   /* read as int64 0/1 */
+#define STRATA_TYPE_SMALLINT 2
+#define STRATA_TYPE_INTEGER 3
+#define STRATA_TYPE_BIGINT 4
+#define STRATA_TYPE_DOUBLE 5
+#define STRATA_TYPE_DECIMAL 6   /* read as text for the exact value, as double otherwise */
+#define STRATA_TYPE_VARCHAR 7
+#define STRATA_TYPE_BLOB 8
+#define STRATA_TYPE_DATE 9      /* int64: days since 1970-01-01; text YYYY-MM-DD */
+#define STRATA_TYPE_TIMESTAMP 10/* int64: microseconds since 1970-01-01 00:00:00 */
+#define STRATA_TYPE_INTERVAL 11 /* text only: "1 year 2 mons 3 days 04:05:06" */
+
+/* ---- opening and closing ---------------------------------------------------------------- */
+
+/* strata_open opens the database at path, creating it when it does not exist; ":memory:" opens
+** a private in-memory database. *out is always set, also on error (except STRATA_NOMEM before
+** anything was allocated, when it is NULL), so that strata_errmsg(*out) can say why; close it
+** with strata_close in every case. Errors: STRATA_NOTADB (not a strata file), STRATA_FORMAT (a
+** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT,
+** STRATA_IOERR. */
+int strata_open(const char *path, strata_db **out);
+/* strata_close finalizes every statement still open on db, rolls back an open transaction,
+** checkpoints and closes the file. NULL is a no-op. */
+int strata_close(strata_db *db);
+
+/* ---- running SQL ------------------------------------------------------------------------ */
+
+/* strata_exec runs every statement of sql in turn, stopping at the first error. For each
+** result row of each statement, cb (may be NULL) gets the values as NUL-terminated text (NULL
+** for SQL NULL) and the column names; a non-zero return from cb stops with STRATA_INTERRUPT. */
+int strata_exec(strata_db *db, const char *sql,
+                int (*cb)(void *arg, int ncol, char **values, char **names), void *arg);
+
+/* strata_prepare compiles the first statement of sql. *tail (may be NULL) is set to the text
+** after it, so that a script can be prepared statement by statement. When sql holds only white
+** space and comments, *out is NULL and the status STRATA_OK. Parameters are ? or $1, $2, ... */
+int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char **tail);
+/* Binding values to parameter i (1-based) before the first step or after a reset. Text and blobs
+** are copied; len -1 for text means NUL-terminated. A parameter never bound is NULL. Errors:
+** STRATA_MISUSE for an index out of range or a statement that is running (step it to the end or
+** reset it first). A parameter takes the type its use asks for (as PostgreSQL infers it); an
+** int64 bound where a DATE is expected is an error at step time, a text is parsed. */
+int strata_bind_null(strata_stmt *s, int i);
+int strata_bind_int64(strata_stmt *s, int i, int64_t v);
+int strata_bind_double(strata_stmt *s, int i, double v);
+int strata_bind_text(strata_stmt *s, int i, const char *v, int len);
+int strata_bind_blob(strata_stmt *s, int i, const void *v, int len);
+/* strata_bind_parameter_count is the number of parameters (the highest index used). */
+int strata_bind_parameter_count(strata_stmt *s);
+/* strata_clear_bindings sets every parameter back to NULL. */
+int strata_clear_bindings(strata_stmt *s);
+
+/* strata_step runs the statement to its next row: STRATA_ROW when a row is ready, STRATA_DONE
+** when the statement has finished (for INSERT/UPDATE/DELETE without RETURNING, at once), or an
+** error, after which the statement must be reset or finalized. */
+int strata_step(strata_stmt *s);
+/* strata_reset stops the statement (an unfinished autocommit read ends) so that it can run
+** again, with the same bindings. */
+int strata_reset(strata_stmt *s);
+/* strata_finalize frees the statement. NULL is a no-op. Returns STRATA_OK. */
+int strata_finalize(strata_stmt *s);
+
+/* ---- reading a row ---------------------------------------------------------------------- */
+
+/* The result's shape is known after prepare. Column indexes are 0-based; an index out of range
+** returns the zero value (0, NULL pointer) and records STRATA_MISUSE on the handle. The values
+** are those of the current row (after strata_step returned STRATA_ROW). */
+int strata_column_count(strata_stmt *s);
+const char *strata_column_name(strata_stmt *s, int i);
+/* strata_column_decltype: the column's SQL type as PostgreSQL names it ("integer",
+** "numeric(10,2)", "character varying"). */
+const char *strata_column_decltype(strata_stmt *s, int i);
+/* strata_column_type: STRATA_TYPE_... of this row's value; STRATA_TYPE_NULL for NULL. */
+int strata_column_type(strata_stmt *s, int i);
+int strata_column_is_null(strata_stmt *s, int i);
+/* strata_column_int64 and _double convert as SQL CAST does (DOUBLE 2.5 -> 2 by rounding half to
+** even, text '12' -> 12); a value that does not convert gives 0 and records STRATA_ERROR on the
+** handle. NULL gives 0. */
+int64_t strata_column_int64(strata_stmt *s, int i);
+double strata_column_double(strata_stmt *s, int i);
+/* strata_column_text renders any value as text as PostgreSQL prints it (true/false, 1.50 for
+** numeric(3,2), DATE as YYYY-MM-DD, blobs as \x...). NULL gives a NULL pointer. The text is
+** NUL-terminated UTF-8, valid until the next step, reset or finalize. */
+const char *strata_column_text(strata_stmt *s, int i);
+/* strata_column_blob gives the bytes of a BLOB or VARCHAR value (others as their text); valid as
+** column_text; strata_column_bytes their length. */
+const void *strata_column_blob(strata_stmt *s, int i);
+int strata_column_bytes(strata_stmt *s, int i);
+
+/* strata_changes: rows inserted, updated or deleted by the last INSERT/UPDATE/DELETE. */
+int64_t strata_changes(strata_db *db);
+
+/* ---- chunk-at-a-time results ------------------------------------------------------------ */
+
+/* strata_fetch_chunk returns the next up to 2048 rows of s as typed columns, in place of
+** stepping: STRATA_ROW with *out set, STRATA_DONE with *out NULL when there are no more rows, or
+** an error. The chunk is owned by the statement and valid until the next fetch, step, reset or
+** finalize. Do not mix with strata_step on one run of a statement (STRATA_MISUSE). */
+int strata_fetch_chunk(strata_stmt *s, strata_chunk **out);
+/* The chunk's row count and its columns. Column data by type (rows 0 .. count-1):
+**   BOOLEAN uint8_t; SMALLINT int16_t; INTEGER int32_t; BIGINT int64_t; DOUBLE double;
+**   DECIMAL int64_t scaled by 10^strata_chunk_scale(); DATE int32_t days; TIMESTAMP int64_t
+**   microseconds; VARCHAR and BLOB: use strata_chunk_text(); INTERVAL: strata_chunk_text().
+** strata_chunk_is_null says whether row r of column i is NULL (the data slot is then undefined). */
+int strata_chunk_count(const strata_chunk *c);
+int strata_chunk_column_type(const strata_chunk *c, int i);
+int strata_chunk_scale(const strata_chunk *c, int i);
+const void *strata_chunk_data(const strata_chunk *c, int i);
+int strata_chunk_is_null(const strata_chunk *c, int i, int r);
+/* strata_chunk_text: the bytes of a VARCHAR/BLOB value (not NUL-terminated) and their length;
+** other types render as text into a buffer owned by the chunk (valid until the next call). */
+const char *strata_chunk_text(strata_chunk *c, int i, int r, int *len);
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+/* strata_errcode: the status of the last failed call on db (STRATA_OK if none); strata_errmsg
+** its message ("not an error" if none). Statement calls record on their statement's handle. */
+int strata_errcode(strata_db *db);
+const char *strata_errmsg(strata_db *db);
 
 #ifdef __cplusplus
 }

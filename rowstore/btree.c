@@ -1179,7 +1179,7 @@ struct btree_cursor {
     node leaf;     /* the pinned leaf (leaf.pg NULL when none) */
     const uint8_t *key;
     size_t klen;
-    cellv cell;    /* the current cell, decoded (read transactions: it points into the leaf) */
+    cellv cell;    /* the current cell, decoded in the pinned leaf (read transactions only) */
     btree_buf kbuf, vbuf;
 };
 
@@ -1218,20 +1218,18 @@ static int cur_pin(btree_cursor *c) {
 
 /* cur_settle publishes the entry at the leaf position (leaf pinned, idx < n). */
 static int cur_settle(btree_cursor *c) {
-    cellv cv;
-    int rc = node_cell(&c->b, &c->leaf, c->b.path[c->b.depth - 1].idx, &cv);
+    cellv *cv = &c->cell;
+    int rc = node_cell(&c->b, &c->leaf, c->b.path[c->b.depth - 1].idx, cv);
     if (rc) goto fail;
-    if (c->write) {
-        if ((rc = buf_reserve(&c->kbuf, cv.klen + 1, c->b.err))) goto fail;
-        if (cv.klen) memcpy(c->kbuf.data, cv.key, cv.klen);
-        c->kbuf.len = cv.klen;
+    c->key = cv->key;
+    c->klen = cv->klen;
+    if (c->write) { /* copy the key: the leaf is not kept pinned */
+        if ((rc = buf_reserve(&c->kbuf, cv->klen + 1, c->b.err))) goto fail;
+        if (cv->klen) memcpy(c->kbuf.data, cv->key, cv->klen);
+        c->kbuf.len = cv->klen;
         c->key = c->kbuf.data;
         cur_unpin(c);
-    } else {
-        c->key = cv.key;
-        c->cell = cv;
     }
-    c->klen = cv.klen;
     c->valid = 1;
     return STRATA_OK;
 fail:
@@ -1270,6 +1268,34 @@ static int cur_edge(btree_cursor *c, int lv, int level, int dir) {
     }
 }
 
+/* Cursor prefetch: a scan otherwise waits on a cache miss for nearly every cell of a page that is
+** not in the CPU cache. cur_prefetch_cell asks for the first 128 bytes of cell i (a typical row);
+** stepping asks for the cell PREFETCH_AHEAD places on, and entering a leaf for the cells up to
+** there. */
+enum { PREFETCH_AHEAD = 16 };
+
+static inline void cur_prefetch_cell(const btree_cursor *c, uint32_t i) {
+    uint32_t off = get16(c->leaf.d + BT_HDR_SIZE + 2 * i);
+    if (off + 128 > c->b.usable) return;
+    __builtin_prefetch(c->leaf.d + off);
+    __builtin_prefetch(c->leaf.d + off + 64);
+    __builtin_prefetch(c->leaf.d + off + 127);
+}
+
+static inline void cur_prefetch_step(const btree_cursor *c, int dir) {
+    uint32_t i = c->b.path[c->b.depth - 1].idx;
+    if (dir > 0 ? i + PREFETCH_AHEAD < c->leaf.n : i >= PREFETCH_AHEAD)
+        cur_prefetch_cell(c, dir > 0 ? i + PREFETCH_AHEAD : i - PREFETCH_AHEAD);
+}
+
+static void cur_prefetch_leaf(const btree_cursor *c, int dir) {
+    uint32_t i = c->b.path[c->b.depth - 1].idx;
+    for (uint32_t k = 1; k < PREFETCH_AHEAD; k++) {
+        if (dir > 0 ? i + k >= c->leaf.n : i < k) break;
+        cur_prefetch_cell(c, dir > 0 ? i + k : i - k);
+    }
+}
+
 /* cur_step moves a positioned cursor one entry forward (dir > 0) or back. */
 static int cur_step(btree_cursor *c, int dir) {
     bt *b = &c->b;
@@ -1278,6 +1304,7 @@ static int cur_step(btree_cursor *c, int dir) {
     bt_level *lf = &b->path[b->depth - 1];
     if (dir > 0 ? lf->idx + 1 < c->leaf.n : lf->idx > 0) {
         lf->idx = dir > 0 ? lf->idx + 1 : lf->idx - 1;
+        cur_prefetch_step(c, dir);
         return cur_settle(c);
     }
     cur_unpin(c);
@@ -1295,6 +1322,7 @@ static int cur_step(btree_cursor *c, int dir) {
             if (rc) goto fail;
             b->path[lv + 1].pgno = pg;
             if ((rc = cur_edge(c, lv + 1, b->depth - 2 - lv, dir))) goto fail;
+            cur_prefetch_leaf(c, dir);
             return cur_settle(c);
         }
         node_release(b, &nd);

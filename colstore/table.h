@@ -1,0 +1,132 @@
+/*
+** table.h -- the table access layer: rows of a table in the row store, read and written a data
+** chunk at a time, and the order-preserving key encoding that indexes are built on.
+**
+** A table is one B+tree keyed by rowid (a signed 64-bit integer, encoded so that memcmp orders
+** it numerically). The value of an entry is the row's *record*: its column values in a compact
+** binary form (below). Rowids are stable for a row's life: indexes name rows by rowid, and the
+** column store (a later layer of this folder) keeps them when rows migrate.
+**
+** An index is a B+tree whose keys are key_encode() of the index's key values followed by the
+** rowid (so equal index keys stay distinct and ordered by rowid); its values are empty. A unique
+** index looks a key up by its prefix (every entry whose key starts with the encoded values).
+**
+** This layer knows columns only by their types: names, constraints, defaults and which indexes
+** exist belong to the catalog (planner/). It does not evaluate expressions.
+**
+** Record format (little-endian where it matters), for a table of n columns:
+**   varint n_stored            columns stored (<= n; a record written before ALTER TABLE ADD
+**                              COLUMN stores fewer: the reader fills the rest from defaults)
+**   ceil(n_stored / 8) bytes   NULL bitmap, bit i set when column i is NULL
+**   then each non-NULL column in order:
+**     BOOLEAN                  1 byte
+**     SMALLINT, INTEGER, BIGINT, DECIMAL, DATE, TIMESTAMP: zigzag varint of the int64
+**     DOUBLE                   8 bytes (IEEE bits)
+**     VARCHAR, BLOB            varint length, bytes
+**     INTERVAL                 zigzag varints of months, days, micros
+** A record that does not parse (a length past its end, a varint too long) is STRATA_CORRUPT
+** naming the table's root page and the rowid, never a crash.
+**
+** Errors: every function returns a STRATA_* status, with the message in pager_txn_err(txn) (or
+** err where one is passed). Writes need a write transaction; after a failed write the
+** transaction must be rolled back (as btree_put says).
+*/
+#ifndef STRATA_TABLE_H
+#define STRATA_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rowstore/btree.h"
+#include "../vector/vector.h"
+#include "value.h"
+
+/* What the access layer needs to know of a table. types[i] is column i's type. defaults (may be
+** NULL) gives, for each column, the value that records stored before the column existed read
+** as (NULL when defaults is NULL). The arrays belong to the caller and must outlive the calls. */
+typedef struct table_desc {
+    pgno_t root;
+    uint32_t ncols;
+    const sql_type *types;
+    const sql_value *defaults;
+} table_desc;
+
+/* ---- rowids ------------------------------------------------------------------------------- */
+
+#define ROWID_KEY_LEN 8
+/* rowid_encode writes the 8-byte key of rowid (big-endian with the sign bit flipped). */
+void rowid_encode(int64_t rowid, uint8_t out[ROWID_KEY_LEN]);
+int64_t rowid_decode(const uint8_t in[ROWID_KEY_LEN]);
+/* table_max_rowid sets *out to the largest rowid in the table, 0 when it is empty. */
+int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out);
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+/* table_insert stores rows sel[0..count) (sel NULL: 0..count-1) of chunk (whose columns are the
+** table's columns in order, with the table's types; lazy chunk->sel is applied on top) under
+** rowids[0..count), replacing nothing: a rowid already present is STRATA_CONSTRAINT. The caller
+** has checked types, NOT NULL and the other constraints. */
+int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                 const int64_t *rowids);
+/* table_update replaces the whole record of each rowid (which must exist: STRATA_NOTFOUND
+** otherwise) with row sel[k] of chunk. */
+int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                 const int64_t *rowids);
+/* table_delete removes rows by rowid; STRATA_NOTFOUND when one is absent. */
+int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count);
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+/* A scan reads the table in rowid order into chunks of the projected columns. */
+typedef struct table_scan table_scan;
+/* table_scan_open prepares a scan of columns cols[0..ncols) (table column indexes, any order,
+** repeats allowed; the caller's array must outlive the scan) over rowids in [lo, hi] (use
+** INT64_MIN / INT64_MAX for the whole table). */
+int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                    int64_t hi, table_scan **out);
+/* table_scan_next fills out (chunk_reset first; its column k has the type of table column
+** cols[k]) with up to VECTOR_SIZE next rows, and rowids[0..out->count) (rowids may be NULL) with
+** their rowids. out->count == 0 means the scan is over. Strings are copied into out's vectors. */
+int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids);
+void table_scan_close(table_scan *s);
+
+/* table_get reads the rows with the given rowids (projected as for a scan) into out, in the
+** order given, starting at row out->count: found[k] (may be NULL) says whether rowids[k] exists;
+** a missing row is skipped (not appended). count + out->count must be <= VECTOR_SIZE. */
+int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, const int64_t *rowids,
+              uint32_t count, data_chunk *out, uint8_t *found);
+
+/* ---- the key encoding --------------------------------------------------------------------- */
+
+/* key_encode appends the order-preserving encoding of v to buf (growing it; STRATA_NOMEM when it
+** cannot): memcmp order of encodings is value_compare order for values of one type, with NULL
+** sorting after every value (PostgreSQL's default). Integers of every width and DATE, TIMESTAMP
+** and DECIMAL encode their int64 alike (so SMALLINT 5 and BIGINT 5 give equal keys; DECIMALs
+** must share a scale, which the catalog guarantees by casting to the column type). DOUBLE -0 and
+** 0 encode alike, NaN after every number. Strings are escaped so that a key of several values
+** still orders value by value (a prefix sorts first). */
+int key_encode(btree_buf *buf, const sql_value *v, strata_err *err);
+/* key_encode_row appends the encodings of row r of each vector in cols[0..ncols). */
+int key_encode_row(btree_buf *buf, const vector *cols, uint32_t ncols, uint32_t r, strata_err *err);
+
+/* ---- indexes ------------------------------------------------------------------------------ */
+
+/* An index entry is key || rowid_encode(rowid). These put/delete one entry. */
+int index_insert(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
+int index_delete(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
+/* index_find_first sets *rowid to the smallest rowid whose entry starts with key (a prefix of
+** whole encoded values) and returns STRATA_OK, or STRATA_NOTFOUND. For unique checks. */
+int index_find_first(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t *rowid);
+
+/* A range scan of an index: the rowids of entries whose key is in [lo, hi] as byte strings,
+** where lo/hi are encoded value prefixes; lo NULL starts at the beginning, hi NULL runs to the end;
+** hi_inclusive says whether entries that start with hi are included (they are for <=, not for <);
+** lo_inclusive likewise for entries that start with lo. */
+typedef struct index_scan index_scan;
+int index_scan_open(pager_txn *t, pgno_t root, const uint8_t *lo, size_t lo_len, int lo_inclusive,
+                    const uint8_t *hi, size_t hi_len, int hi_inclusive, index_scan **out);
+/* index_scan_next writes up to max rowids, in key order; *n == 0 at the end. */
+int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n);
+void index_scan_close(index_scan *s);
+
+#endif

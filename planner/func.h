@@ -1,0 +1,59 @@
+/*
+** func.h -- the scalar SQL functions (lower, substring, round, ...) and LIKE, a vector at a time.
+**
+** The binder looks a function up by name, asks it to type a call (which argument types it takes,
+** inserting casts to them, and what it returns), and the executor calls it on whole vectors.
+** Aggregates (count, sum, ...) and the special forms (CASE, COALESCE, NULLIF, CAST, EXTRACT,
+** operators) are not here: the binder and expression evaluator handle them.
+**
+** Semantics are PostgreSQL's, as DuckDB follows; lengths and positions count characters of
+** UTF-8 text, not bytes. Strings the functions produce are copied into the output vector's heap.
+*/
+#ifndef STRATA_FUNC_H
+#define STRATA_FUNC_H
+
+#include <stdbool.h>
+
+#include "../vector/vector.h"
+#include "value.h"
+
+#define FUNC_MAX_ARGS 8
+
+/* func_bind_fn types a call with nargs arguments of types args[]: on success it writes the type
+** each argument must be cast to into want[] (the binder inserts the casts; want[i] == args[i]
+** for no cast) and the result type into *ret. A wrong number of arguments or types it does not
+** take give STRATA_ERROR with PostgreSQL's wording: "function lower(integer) does not exist".
+** An argument of type TYPE_NULL (a bare NULL) should be accepted and given a sensible type. */
+typedef int (*func_bind_fn)(const sql_type *args, int nargs, sql_type *want, sql_type *ret, strata_err *err);
+
+/* func_exec_fn computes rows 0..count-1: args[i] holds argument i, already of type want[i], of
+** any vector kind (read row r through vec_index/vec_is_null); out is a writable FLAT vector of
+** the result type (reset by the caller). A NULL argument gives NULL unless the function says
+** otherwise. Errors (a negative length, overflow in round) are STRATA_ERROR with a message. */
+typedef int (*func_exec_fn)(const vector *args, int nargs, uint32_t count, vector *out, strata_err *err);
+
+typedef struct func_def {
+    const char *name; /* lower case */
+    func_bind_fn bind;
+    func_exec_fn exec;
+} func_def;
+
+/* func_lookup finds a scalar function by its lower-case name; NULL when there is none. */
+const func_def *func_lookup(const char *name);
+/* func_suggest returns the known function name closest to name (for "did you mean"), or NULL. */
+const char *func_suggest(const char *name);
+
+/* like_match says whether text matches a LIKE pattern (% any run, _ one character, escape the
+** escape character, 0 for none; '\\' is the default escape as in PostgreSQL); ilike compares
+** case-insensitively (ASCII and the Latin-1 supplement's letters). Malformed patterns (the escape
+** character last) are STRATA_ERROR: "LIKE pattern must not end with escape character". */
+int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int escape, bool ilike, bool *out,
+               strata_err *err);
+
+/* like_exec computes [NOT] LIKE / ILIKE over vectors (text, pattern: VARCHAR vectors of any
+** kind; escape_char as like_match) into out, a BOOLEAN vector, NULL where either input is NULL.
+** A constant pattern is analyzed once (prefix, suffix, contains fast paths). */
+int like_exec(const vector *text, const vector *pattern, int escape_char, bool ilike, bool negated, uint32_t count,
+              vector *out, strata_err *err);
+
+#endif
