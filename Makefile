@@ -87,5 +87,14 @@ $(B)/bench/bench_rowstore: bench/bench_rowstore.c $(B)/libstrata.a
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
 
+# SQL logic tests (tests/sql/README.md); SLT_ARGS passes options such as --verbose or --file-db DIR.
+.PHONY: test-sql
+$(B)/tests/sql/slt_runner: tests/sql/slt_runner.c tests/sql/slt_md5.c tests/sql/slt_md5.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ tests/sql/slt_runner.c tests/sql/slt_md5.c $(B)/libstrata.a -lm $(LDFLAGS_ALL)
+
+test-sql: $(B)/tests/sql/slt_runner
+	$(B)/tests/sql/slt_runner $(SLT_ARGS) tests/sql
+
 clean:
 	rm -rf build
