@@ -32,7 +32,9 @@
 #include "slt_md5.h"
 #include "strata.h"
 
-#define ENGINE_NAME "strata"
+#ifndef ENGINE_NAME
+#define ENGINE_NAME "strata" /* the name skipif and onlyif match */
+#endif
 #define PRINT_ROWS_MAX 40 /* rows shown of an expected or actual result on a mismatch */
 
 /* ---------------------------------------------------------------- small helpers ---- */
