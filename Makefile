@@ -30,7 +30,7 @@ BUILD ?= build
 B := $(BUILD)/$(VARIANT)
 WERROR ?= -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
-LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) -pthread
+LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) -pthread -lm
 
 LIB_DIRS := core vector rowstore colstore planner
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))

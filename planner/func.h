@@ -28,8 +28,10 @@ typedef int (*func_bind_fn)(const sql_type *args, int nargs, sql_type *want, sql
 
 /* func_exec_fn computes rows 0..count-1: args[i] holds argument i, already of type want[i], of
 ** any vector kind (read row r through vec_index/vec_is_null); out is a writable FLAT vector of
-** the result type (reset by the caller). A NULL argument gives NULL unless the function says
-** otherwise. Errors (a negative length, overflow in round) are STRATA_ERROR with a message. */
+** the result type (reset by the caller), and stays FLAT. A NULL argument gives NULL unless the
+** function says otherwise (concat, greatest, least); a row that is NULL is not evaluated, so it
+** raises no error. Errors (a negative length, overflow in round) are STRATA_ERROR with a message;
+** then the rows of out are unspecified. */
 typedef int (*func_exec_fn)(const vector *args, int nargs, uint32_t count, vector *out, strata_err *err);
 
 typedef struct func_def {
@@ -38,15 +40,23 @@ typedef struct func_def {
     func_exec_fn exec;
 } func_def;
 
-/* func_lookup finds a scalar function by its lower-case name; NULL when there is none. */
+/* func_lookup finds a scalar function by its lower-case name; NULL when there is none. Aliases
+** (substr, char_length, ceiling, pow, ...) have entries of their own. POSITION(sub IN s), when
+** the parser learns it, must become position(s, sub): the string first, as PostgreSQL's grammar
+** does. func.c, func_string.c and func_math.c state each function's types and semantics. */
 const func_def *func_lookup(const char *name);
-/* func_suggest returns the known function name closest to name (for "did you mean"), or NULL. */
+/* func_suggest returns the known function name closest to name (for "did you mean"), or NULL when
+** none is within an edit distance of 1 (names of up to 3 characters), 2 (up to 8) or 3. */
 const char *func_suggest(const char *name);
 
 /* like_match says whether text matches a LIKE pattern (% any run, _ one character, escape the
 ** escape character, 0 for none; '\\' is the default escape as in PostgreSQL); ilike compares
-** case-insensitively (ASCII and the Latin-1 supplement's letters). Malformed patterns (the escape
-** character last) are STRATA_ERROR: "LIKE pattern must not end with escape character". */
+** case-insensitively (ASCII and the Latin-1 supplement's letters, also Latin Extended-A, basic
+** Greek and Cyrillic: the letters lower() and upper() map). escape is a Unicode code point (the
+** binder checks that ESCAPE is one character); it escapes itself and the wildcards, and before any
+** other character it just stands for that character. Malformed patterns (the escape character
+** last) are STRATA_ERROR: "LIKE pattern must not end with escape character", whatever the text
+** (PostgreSQL only notices when matching reaches the end of the pattern). */
 int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int escape, bool ilike, bool *out,
                strata_err *err);
 
