@@ -1,0 +1,941 @@
+/*
+** api.c -- the public C API of include/strata.h over the parser, binder, executor and pager.
+**
+** A statement is parsed and bound when prepared (so its columns are known at once) and bound
+** again when the catalog changed since (schema_version), as SQLite re-prepares. Running it opens
+** the plan's pipelines inside a transaction: the explicit one of BEGIN, or its own (autocommit),
+** which a read statement keeps until its last row and a write statement commits before
+** strata_step returns STRATA_DONE.
+**
+** Errors inside BEGIN ... COMMIT abort the transaction, as PostgreSQL does; see strata.h.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rowstore/pager.h"
+#include "bind.h"
+#include "exec.h"
+#include "parser.h"
+#include "strata.h"
+#include "vfs.h"
+
+struct strata_db {
+    vfs *mem_vfs; /* ":memory:": the private file system to destroy */
+    pager *p;
+    catalog cat;
+    uint64_t schema_version;
+    pager_txn *txn;   /* the explicit transaction (BEGIN), or NULL */
+    bool txn_aborted; /* an error happened inside it */
+    strata_err err;   /* the last error */
+    int64_t changes;
+    strata_stmt *stmts; /* open statements */
+};
+
+struct strata_chunk {
+    data_chunk *c;
+    char text[VALUE_TEXT_MAX];
+};
+
+struct strata_stmt {
+    strata_db *db;
+    strata_stmt *next, *prev;
+    char *sql;      /* this statement's text (a copy) */
+    size_t sqllen;
+    arena mem;      /* parse tree and plan */
+    arena run;      /* per-run memory */
+    sql_stmt *ast;
+    plan_op *plan;  /* NULL for statements without a plan (DDL, transaction control) */
+    uint64_t bound_version;
+    int nparams;
+    sql_value *params;
+    arena param_mem;
+    /* running */
+    exec_ctx x;
+    strata_err run_err;
+    pager_txn *own;  /* autocommit transaction */
+    bool running, done, fetching;
+    data_chunk out;
+    bool out_ready;
+    uint32_t row;    /* current row in out (after a step returned ROW) */
+    char **text;     /* per column: text of the current row */
+    size_t *text_cap;
+    strata_chunk chunk;
+    /* results of statements that answer without a plan (EXPLAIN, PRAGMA) */
+    uint32_t nlines, line;
+    char **lines;
+    uint32_t ncols_fixed;
+    const char **names_fixed;
+};
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+static int db_error(strata_db *db, const strata_err *e, int rc) {
+    if (!db) return rc;
+    db->err.code = rc;
+    snprintf(db->err.msg, sizeof db->err.msg, "%s", e && e->code ? e->msg : strata_errstr(rc));
+    return rc;
+}
+
+__attribute__((format(printf, 3, 4))) static int db_errorf(strata_db *db, int rc, const char *fmt, ...) {
+    if (!db) return rc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(db->err.msg, sizeof db->err.msg, fmt, ap);
+    va_end(ap);
+    db->err.code = rc;
+    return rc;
+}
+
+int strata_errcode(strata_db *db) { return db ? db->err.code : STRATA_MISUSE; }
+const char *strata_errmsg(strata_db *db) {
+    if (!db) return "out of memory";
+    return db->err.code ? db->err.msg : "not an error";
+}
+int64_t strata_changes(strata_db *db) { return db ? db->changes : 0; }
+
+/* ---- open and close ----------------------------------------------------------------------- */
+
+static int load_catalog(strata_db *db, strata_err *err) {
+    pager_txn *t;
+    int rc = pager_begin(db->p, 0, &t, err);
+    if (rc) return rc;
+    rc = catalog_load(&db->cat, t, err);
+    pager_rollback(t);
+    db->schema_version++;
+    return rc;
+}
+
+int strata_open(const char *path, strata_db **out) {
+    *out = NULL;
+    strata_db *db = calloc(1, sizeof *db);
+    if (!db) return STRATA_NOMEM;
+    *out = db;
+    if (!path) return db_errorf(db, STRATA_MISUSE, "strata_open: path is NULL");
+    vfs *v = vfs_posix();
+    if (!strcmp(path, ":memory:")) {
+        if (!(db->mem_vfs = vfs_mem_create())) return db_errorf(db, STRATA_NOMEM, "out of memory");
+        v = db->mem_vfs;
+        path = "memory.db";
+    }
+    pager_config cfg = {0};
+    strata_err err = {0};
+    int rc = pager_open(v, path, &cfg, &db->p, &err);
+    if (rc) return db_error(db, &err, rc);
+    arena_init(&db->cat.mem, 0);
+    if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+    return STRATA_OK;
+}
+
+int strata_close(strata_db *db) {
+    if (!db) return STRATA_OK;
+    while (db->stmts) strata_finalize(db->stmts);
+    if (db->txn) pager_rollback(db->txn);
+    int rc = STRATA_OK;
+    if (db->p) rc = pager_close(db->p);
+    catalog_free(&db->cat);
+    if (db->mem_vfs) vfs_destroy(db->mem_vfs);
+    free(db);
+    return rc;
+}
+
+/* ---- prepare ------------------------------------------------------------------------------ */
+
+static void stmt_release_run(strata_stmt *s);
+
+/* bind_stmt (re)parses and binds the statement's text against the current catalog. */
+static int bind_stmt(strata_stmt *s, strata_err *err) {
+    arena_reset(&s->mem);
+    s->plan = NULL;
+    s->ast = NULL;
+    sql_stmt *st;
+    const char *tail;
+    int rc = sql_parse(&s->mem, s->sql, &st, &tail, err);
+    if (rc) return rc;
+    s->ast = st;
+    bind_ctx b = {.cat = &s->db->cat, .mem = &s->mem, .sql = s->sql, .sqllen = s->sqllen, .err = err};
+    sql_stmt *target = st;
+    if (st && st->kind == ST_EXPLAIN) target = st->explain.stmt;
+    if (!target) return STRATA_OK;
+    switch (target->kind) {
+    case ST_SELECT: rc = bind_query(&b, target->select, &s->plan); break;
+    case ST_INSERT: rc = bind_insert(&b, target, &s->plan); break;
+    case ST_UPDATE: rc = bind_update(&b, target, &s->plan); break;
+    case ST_DELETE: rc = bind_delete(&b, target, &s->plan); break;
+    default: break;
+    }
+    if (rc) return rc;
+    if (b.nparams > s->nparams) {
+        sql_value *np = realloc(s->params, (size_t)b.nparams * sizeof *np);
+        if (!np) return err_set(err, STRATA_NOMEM, "out of memory");
+        for (int i = s->nparams; i < b.nparams; i++) np[i] = value_null(sql_type_make(TYPE_NULL));
+        s->params = np;
+        s->nparams = b.nparams;
+    }
+    s->bound_version = s->db->schema_version;
+    return STRATA_OK;
+}
+
+int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char **tail) {
+    if (!out) return db_errorf(db, STRATA_MISUSE, "strata_prepare: out is NULL");
+    *out = NULL;
+    if (!db || !sql) return db_errorf(db, STRATA_MISUSE, "strata_prepare: NULL argument");
+    /* find the statement's extent first: parse into a scratch arena */
+    arena scratch;
+    arena_init(&scratch, 0);
+    strata_err err = {0};
+    sql_stmt *st;
+    const char *t;
+    int rc = sql_parse(&scratch, sql, &st, &t, &err);
+    arena_free(&scratch);
+    if (rc) return db_error(db, &err, rc);
+    if (tail) *tail = t;
+    if (!st) return STRATA_OK;
+    strata_stmt *s = calloc(1, sizeof *s);
+    if (!s) return db_errorf(db, STRATA_NOMEM, "out of memory");
+    s->db = db;
+    s->sqllen = (size_t)(t - sql);
+    s->sql = malloc(s->sqllen + 1);
+    if (!s->sql) {
+        free(s);
+        return db_errorf(db, STRATA_NOMEM, "out of memory");
+    }
+    memcpy(s->sql, sql, s->sqllen);
+    s->sql[s->sqllen] = 0;
+    arena_init(&s->mem, 0);
+    arena_init(&s->run, 0);
+    arena_init(&s->param_mem, 0);
+    if ((rc = bind_stmt(s, &err))) {
+        arena_free(&s->mem);
+        arena_free(&s->run);
+        arena_free(&s->param_mem);
+        free(s->params);
+        free(s->sql);
+        free(s);
+        return db_error(db, &err, rc);
+    }
+    s->next = db->stmts;
+    if (db->stmts) db->stmts->prev = s;
+    db->stmts = s;
+    *out = s;
+    return STRATA_OK;
+}
+
+/* ---- binding ------------------------------------------------------------------------------ */
+
+static int bind_check(strata_stmt *s, int i) {
+    if (!s) return STRATA_MISUSE;
+    if (s->running) return db_errorf(s->db, STRATA_MISUSE, "cannot bind a running statement: reset it first");
+    if (i < 1 || i > s->nparams) return db_errorf(s->db, STRATA_MISUSE, "parameter index %d out of range (1..%d)", i, s->nparams);
+    return STRATA_OK;
+}
+
+int strata_bind_parameter_count(strata_stmt *s) { return s ? s->nparams : 0; }
+
+int strata_bind_null(strata_stmt *s, int i) {
+    int rc = bind_check(s, i);
+    if (rc) return rc;
+    s->params[i - 1] = value_null(sql_type_make(TYPE_NULL));
+    return STRATA_OK;
+}
+
+int strata_bind_int64(strata_stmt *s, int i, int64_t v) {
+    int rc = bind_check(s, i);
+    if (rc) return rc;
+    s->params[i - 1] = value_int(TYPE_BIGINT, v);
+    return STRATA_OK;
+}
+
+int strata_bind_double(strata_stmt *s, int i, double v) {
+    int rc = bind_check(s, i);
+    if (rc) return rc;
+    s->params[i - 1] = value_double(v);
+    return STRATA_OK;
+}
+
+static int bind_bytes(strata_stmt *s, int i, const void *v, int len, uint8_t type) {
+    int rc = bind_check(s, i);
+    if (rc) return rc;
+    if (!v) return strata_bind_null(s, i);
+    size_t n = len < 0 ? strlen(v) : (size_t)len;
+    char *copy = arena_alloc(&s->param_mem, n + 1);
+    if (!copy) return db_errorf(s->db, STRATA_NOMEM, "out of memory");
+    memcpy(copy, v, n);
+    copy[n] = 0;
+    s->params[i - 1] = type == TYPE_BLOB ? value_blob(copy, (uint32_t)n) : value_text(copy, (uint32_t)n);
+    return STRATA_OK;
+}
+
+int strata_bind_text(strata_stmt *s, int i, const char *v, int len) { return bind_bytes(s, i, v, len, TYPE_VARCHAR); }
+int strata_bind_blob(strata_stmt *s, int i, const void *v, int len) { return bind_bytes(s, i, v, len < 0 ? 0 : len, TYPE_BLOB); }
+
+int strata_clear_bindings(strata_stmt *s) {
+    if (!s) return STRATA_MISUSE;
+    if (s->running) return db_errorf(s->db, STRATA_MISUSE, "cannot bind a running statement: reset it first");
+    for (int i = 0; i < s->nparams; i++) s->params[i] = value_null(sql_type_make(TYPE_NULL));
+    arena_reset(&s->param_mem);
+    return STRATA_OK;
+}
+
+/* ---- transactions ------------------------------------------------------------------------- */
+
+/* statement_txn gives the transaction a statement runs in: the explicit one, or a new one. */
+static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
+    strata_db *db = s->db;
+    if (db->txn) {
+        if (db->txn_aborted)
+            return db_errorf(db, STRATA_ERROR, "current transaction is aborted, commands ignored until end of transaction block");
+        *t = db->txn;
+        return STRATA_OK;
+    }
+    strata_err err = {0};
+    int rc = pager_begin(db->p, write, &s->own, &err);
+    if (rc) return db_error(db, &err, rc);
+    *t = s->own;
+    return STRATA_OK;
+}
+
+/* end_own ends an autocommit transaction: commit (ok) or roll back. */
+static int end_own(strata_stmt *s, bool ok) {
+    strata_db *db = s->db;
+    if (!s->own) return STRATA_OK;
+    pager_txn *t = s->own;
+    s->own = NULL;
+    if (!ok || !pager_txn_is_write(t)) {
+        pager_rollback(t);
+        return STRATA_OK;
+    }
+    strata_err err = {0};
+    int rc = pager_commit(t, &err);
+    if (rc) {
+        db_error(db, &err, rc);
+        strata_err e2 = {0};
+        load_catalog(db, &e2);
+    }
+    return rc;
+}
+
+/* fail_statement records an error: the autocommit transaction rolls back (and the catalog is
+** reloaded, in case DDL changed it), an explicit one is marked aborted. */
+static int fail_statement(strata_stmt *s, const strata_err *err, int rc) {
+    strata_db *db = s->db;
+    db_error(db, err, rc);
+    stmt_release_run(s);
+    if (s->own) {
+        pager_rollback(s->own);
+        s->own = NULL;
+        strata_err e2 = {0};
+        load_catalog(db, &e2);
+    } else if (db->txn) {
+        db->txn_aborted = true;
+    }
+    s->running = false;
+    s->done = true;
+    return rc;
+}
+
+static int run_control(strata_stmt *s) {
+    strata_db *db = s->db;
+    strata_err err = {0};
+    int rc;
+    switch (s->ast->kind) {
+    case ST_BEGIN:
+        if (db->txn) return db_errorf(db, STRATA_ERROR, "there is already a transaction in progress");
+        if ((rc = pager_begin(db->p, 1, &db->txn, &err))) return db_error(db, &err, rc);
+        db->txn_aborted = false;
+        return STRATA_OK;
+    case ST_COMMIT:
+        if (!db->txn) return db_errorf(db, STRATA_ERROR, "there is no transaction in progress");
+        if (db->txn_aborted) {
+            pager_rollback(db->txn);
+            db->txn = NULL;
+            load_catalog(db, &err);
+            return db_errorf(db, STRATA_ERROR, "the transaction was aborted by an earlier error and has been rolled back");
+        }
+        rc = pager_commit(db->txn, &err);
+        db->txn = NULL;
+        if (rc) {
+            strata_err e2 = {0};
+            load_catalog(db, &e2);
+            return db_error(db, &err, rc);
+        }
+        return STRATA_OK;
+    case ST_ROLLBACK:
+        if (!db->txn) return db_errorf(db, STRATA_ERROR, "there is no transaction in progress");
+        pager_rollback(db->txn);
+        db->txn = NULL;
+        db->txn_aborted = false;
+        if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+        return STRATA_OK;
+    case ST_CHECKPOINT:
+        if (db->txn) return db_errorf(db, STRATA_ERROR, "CHECKPOINT cannot run inside a transaction block");
+        if ((rc = pager_checkpoint(db->p, &err))) return db_error(db, &err, rc);
+        return STRATA_OK;
+    default: return STRATA_OK;
+    }
+}
+
+static int run_ddl(strata_stmt *s) {
+    strata_db *db = s->db;
+    pager_txn *t;
+    int rc = statement_txn(s, true, &t);
+    if (rc) return rc;
+    strata_err err = {0};
+    const sql_stmt *st = s->ast;
+    switch (st->kind) {
+    case ST_CREATE_TABLE: rc = catalog_create_table(&db->cat, t, st, s->sql, s->sqllen, &err); break;
+    case ST_CREATE_VIEW: {
+        rc = catalog_create_view(&db->cat, t, st, s->sql, s->sqllen, &err);
+        if (!rc) { /* the view must bind now: refuse a broken one */
+            bind_ctx b = {.cat = &db->cat, .mem = &s->run, .sql = s->sql, .sqllen = s->sqllen, .err = &err};
+            plan_op *p;
+            rc = bind_query(&b, st->create_view.select, &p);
+        }
+        break;
+    }
+    case ST_CREATE_INDEX: {
+        rc = catalog_create_index(&db->cat, t, st, s->sql, s->sqllen, &err);
+        if (!rc) {
+            /* fill it from the table's rows: key expressions over a scan */
+            index_def *ix = NULL;
+            table_def *td = catalog_table(&db->cat, st->create_index.table);
+            if (td && td->nindexes) ix = td->indexes[td->nindexes - 1];
+            if (ix && (!st->create_index.name || !strcmp(ix->name, st->create_index.name))) {
+                /* an INSERT-like pass: scan rows, evaluate keys, insert entries */
+                bind_ctx b = {.cat = &db->cat, .mem = &s->run, .sql = s->sql, .sqllen = s->sqllen, .err = &err};
+                uint32_t n = td->ncols;
+                uint32_t *cols = arena_alloc(&s->run, (n + 1) * sizeof *cols);
+                expr **keys = arena_alloc(&s->run, ix->nkeys * sizeof *keys);
+                if (!cols || !keys) rc = err_set(&err, STRATA_NOMEM, "out of memory");
+                for (uint32_t i = 0; i < n && !rc; i++) cols[i] = i;
+                for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
+                    rc = bind_table_expr(&b, td, ix->keys[k], &keys[k]);
+                    if (!rc) rc = expr_prepare(keys[k], &err);
+                }
+                table_scan *sc = NULL;
+                data_chunk ch = {0};
+                int64_t *rowids = malloc(VECTOR_SIZE * sizeof *rowids);
+                btree_buf key = {0};
+                exec_ctx x = {.txn = t, .cat = &db->cat, .mem = &s->run, .err = &err, .sql = s->sql, .sqllen = s->sqllen};
+                if (!rc && !rowids) rc = err_set(&err, STRATA_NOMEM, "out of memory");
+                if (!rc) rc = chunk_init(&ch, td->types, n, &err);
+                if (!rc && (rc = table_scan_open(t, &td->desc, cols, n, INT64_MIN, INT64_MAX, &sc)))
+                    err_set(&err, rc, "%s", pager_txn_err(t)->msg);
+                while (!rc) {
+                    chunk_reset(&ch);
+                    if ((rc = table_scan_next(sc, &ch, rowids))) {
+                        err_set(&err, rc, "%s", pager_txn_err(t)->msg);
+                        break;
+                    }
+                    if (!ch.count) break;
+                    /* the scan's cursor must not see the index change: collect then insert */
+                    for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = expr_eval(&x, keys[k], &ch, ch.count);
+                    for (uint32_t r = 0; r < ch.count && !rc; r++) {
+                        key.len = 0;
+                        bool has_null = false;
+                        for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
+                            has_null |= vec_is_null(keys[k]->result, r);
+                            rc = key_encode_row(&key, keys[k]->result, 1, r, &err);
+                        }
+                        if (rc) break;
+                        if (ix->unique && !has_null) {
+                            int64_t other;
+                            int f = index_find_first(t, ix->root, key.data, key.len, &other);
+                            if (f == STRATA_OK) {
+                                rc = err_set(&err, STRATA_CONSTRAINT, "could not create unique index \"%s\": key is duplicated", ix->name);
+                                break;
+                            }
+                        }
+                        if ((rc = index_insert(t, ix->root, key.data, key.len, rowids[r])))
+                            err_set(&err, rc, "%s", pager_txn_err(t)->msg);
+                    }
+                }
+                if (sc) table_scan_close(sc);
+                chunk_free(&ch);
+                free(rowids);
+                btree_buf_free(&key);
+                for (uint32_t k = 0; k < ix->nkeys && keys; k++)
+                    if (keys[k]) expr_release(keys[k]);
+            }
+        }
+        break;
+    }
+    case ST_DROP: rc = catalog_drop(&db->cat, t, st, s->sql, s->sqllen, &err); break;
+    case ST_ALTER_TABLE:
+        rc = catalog_alter_table(&db->cat, t, st, s->sql, s->sqllen, &err);
+        if (!rc && st->alter.action == ALTER_ADD_COLUMN) {
+            /* rows already stored read the column's DEFAULT, evaluated once now */
+            table_def *td = catalog_table(&db->cat, st->alter.table);
+            column_def *col = &td->cols[td->ncols - 1];
+            if (col->default_expr) {
+                bind_ctx b = {.cat = &db->cat, .mem = &s->run, .sql = s->sql, .sqllen = s->sqllen, .err = &err};
+                exec_ctx x = {.txn = t, .cat = &db->cat, .mem = &s->run, .err = &err, .sql = s->sql, .sqllen = s->sqllen};
+                expr *e;
+                sql_value v;
+                rc = bind_table_expr(&b, NULL, col->default_expr, &e);
+                if (!rc) rc = bind_cast(&b, e, col->type, false, &e);
+                if (!rc) rc = expr_eval_const(&x, e, &v);
+                if (!rc) rc = catalog_set_added_default(&db->cat, t, td, &v, &err);
+                if (e && !rc) expr_release(e);
+            } else if (col->not_null) {
+                int64_t mx = 0;
+                if ((rc = table_max_rowid(t, &td->desc, &mx))) err_set(&err, rc, "%s", pager_txn_err(t)->msg);
+                else if (mx != 0) rc = err_set(&err, STRATA_CONSTRAINT, "column \"%s\" of relation \"%s\" contains null values", col->name, td->name);
+            }
+        }
+        break;
+    default: rc = err_set(&err, STRATA_ERROR, "statement not supported yet"); break;
+    }
+    db->schema_version++;
+    /* the definitions just made point into this statement's syntax tree: read them back from
+    ** the entries written, so that the catalog owns all it refers to */
+    if (!rc) rc = catalog_load(&db->cat, t, &err);
+    if (rc) return fail_statement(s, &err, rc);
+    return end_own(s, true);
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+static void stmt_release_run(strata_stmt *s) {
+    if (s->running && s->plan) exec_close(&s->x, s->plan);
+    if (s->out_ready) {
+        chunk_free(&s->out);
+        s->out_ready = false;
+    }
+    for (uint32_t i = 0; i < s->nlines; i++) free(s->lines[i]);
+    free(s->lines);
+    s->lines = NULL;
+    s->nlines = s->line = 0;
+    arena_reset(&s->run);
+}
+
+static bool plan_writes(const plan_op *p) {
+    return p->kind == PLAN_INSERT || p->kind == PLAN_UPDATE || p->kind == PLAN_DELETE;
+}
+
+/* explain_lines renders the plan as an indented tree, one operator per line. */
+static void explain_add(strata_stmt *s, const char *line) {
+    char **n = realloc(s->lines, (s->nlines + 1) * sizeof *n);
+    if (!n) return;
+    s->lines = n;
+    s->lines[s->nlines] = strdup(line);
+    if (s->lines[s->nlines]) s->nlines++;
+}
+
+static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
+    static const char *names[] = {[PLAN_SCAN] = "SCAN", [PLAN_INDEX_SCAN] = "INDEX_SCAN", [PLAN_VALUES] = "VALUES",
+                                  [PLAN_SERIES] = "SERIES", [PLAN_FILTER] = "FILTER", [PLAN_PROJECT] = "PROJECTION",
+                                  [PLAN_AGG] = "HASH_GROUP_BY", [PLAN_HASH_JOIN] = "HASH_JOIN", [PLAN_NL_JOIN] = "NESTED_LOOP_JOIN",
+                                  [PLAN_SORT] = "ORDER_BY", [PLAN_LIMIT] = "LIMIT", [PLAN_DISTINCT] = "DISTINCT",
+                                  [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
+                                  [PLAN_DELETE] = "DELETE", [PLAN_CTE_SCAN] = "CTE_SCAN", [PLAN_RECURSIVE] = "RECURSIVE_CTE",
+                                  [PLAN_EMPTY] = "EMPTY"};
+    static const char *jk[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"};
+    char line[512];
+    int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
+    switch (p->kind) {
+    case PLAN_SCAN: snprintf(line + n, sizeof line - (size_t)n, " %s (%u columns)", p->scan.table->name, p->scan.ncols); break;
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN:
+        snprintf(line + n, sizeof line - (size_t)n, " %s%s%s", jk[p->join.kind], p->join.nkeys ? " on equality keys" : "",
+                 p->join.pred ? " with condition" : "");
+        break;
+    case PLAN_AGG: snprintf(line + n, sizeof line - (size_t)n, " (%u keys, %u aggregates)", p->agg.nkeys, p->agg.naggs); break;
+    case PLAN_SORT:
+        if (p->sort.limit >= 0) snprintf(line + n, sizeof line - (size_t)n, " top %lld", (long long)p->sort.limit);
+        break;
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: snprintf(line + n, sizeof line - (size_t)n, " %s", p->dml.table->name); break;
+    default: break;
+    }
+    explain_add(s, line);
+    if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) {
+        explain_op(s, p->child[0], depth + 1);
+        explain_op(s, p->child[1], depth + 1);
+        return;
+    }
+    for (int i = 0; i < 2; i++)
+        if (p->child[i]) explain_op(s, p->child[i], depth + 1);
+}
+
+static const char *explain_names[] = {"plan"};
+
+static int start(strata_stmt *s) {
+    strata_db *db = s->db;
+    strata_err err = {0};
+    int rc;
+    if (s->bound_version != db->schema_version && (rc = bind_stmt(s, &err))) return db_error(db, &err, rc);
+    if (!s->ast) return STRATA_DONE;
+    switch (s->ast->kind) {
+    case ST_BEGIN:
+    case ST_COMMIT:
+    case ST_ROLLBACK:
+    case ST_CHECKPOINT: return (rc = run_control(s)) ? rc : STRATA_DONE;
+    case ST_CREATE_TABLE:
+    case ST_CREATE_INDEX:
+    case ST_CREATE_VIEW:
+    case ST_DROP:
+    case ST_ALTER_TABLE: return (rc = run_ddl(s)) ? rc : STRATA_DONE;
+    case ST_EXPLAIN:
+        if (s->ast->explain.analyze) return db_errorf(db, STRATA_ERROR, "EXPLAIN ANALYZE is not supported yet");
+        if (!s->plan) return db_errorf(db, STRATA_ERROR, "EXPLAIN needs a query, INSERT, UPDATE or DELETE");
+        explain_op(s, s->plan, 0);
+        s->ncols_fixed = 1;
+        s->names_fixed = explain_names;
+        s->running = true;
+        return STRATA_OK;
+    case ST_SELECT:
+    case ST_INSERT:
+    case ST_UPDATE:
+    case ST_DELETE: break;
+    default: return db_errorf(db, STRATA_ERROR, "statement not supported yet");
+    }
+    pager_txn *t;
+    if ((rc = statement_txn(s, plan_writes(s->plan), &t))) return rc;
+    if (plan_writes(s->plan) && !pager_txn_is_write(t))
+        return fail_statement(s, &(strata_err){STRATA_READONLY, "cannot write in a read-only transaction"}, STRATA_READONLY);
+    memset(&s->x, 0, sizeof s->x);
+    s->x = (exec_ctx){.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
+                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen};
+    err_clear(&s->run_err);
+    if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
+    s->out_ready = true;
+    s->running = true;
+    if ((rc = exec_open(&s->x, s->plan))) return fail_statement(s, &s->run_err, rc);
+    return STRATA_OK;
+}
+
+static int finish_ok(strata_stmt *s) {
+    strata_db *db = s->db;
+    if (s->plan && plan_writes(s->plan)) db->changes = s->x.changes;
+    stmt_release_run(s);
+    s->running = false;
+    s->done = true;
+    int rc = end_own(s, true);
+    return rc ? rc : STRATA_DONE;
+}
+
+/* advance moves to the next result row: STRATA_ROW or STRATA_DONE. */
+static int advance(strata_stmt *s) {
+    if (s->nlines) {
+        if (s->line < s->nlines) {
+            s->row = s->line++;
+            return STRATA_ROW;
+        }
+        return finish_ok(s);
+    }
+    if (s->out.count && s->row + 1 < s->out.count) {
+        s->row++;
+        return STRATA_ROW;
+    }
+    int rc = exec_next(&s->x, s->plan, &s->out);
+    if (rc) return fail_statement(s, &s->run_err, rc);
+    if (!s->out.count) return finish_ok(s);
+    if (s->out.sel) chunk_apply_sel(&s->out);
+    s->row = 0;
+    return STRATA_ROW;
+}
+
+int strata_step(strata_stmt *s) {
+    if (!s) return STRATA_MISUSE;
+    strata_db *db = s->db;
+    if (s->fetching) return db_errorf(db, STRATA_MISUSE, "strata_step after strata_fetch_chunk on the same run");
+    if (s->done) return db_errorf(db, STRATA_MISUSE, "statement has finished: reset it to run it again");
+    if (!s->running) {
+        int rc = start(s);
+        if (rc == STRATA_DONE) {
+            s->done = true;
+            return STRATA_DONE;
+        }
+        if (rc) {
+            s->done = true;
+            if (db->txn && !s->own && rc != STRATA_MISUSE && s->ast && s->ast->kind != ST_COMMIT &&
+                s->ast->kind != ST_ROLLBACK && s->ast->kind != ST_BEGIN)
+                db->txn_aborted = true;
+            return rc;
+        }
+        if (s->nlines) return advance(s);
+        /* writes run to completion at once; RETURNING rows are then read */
+        return advance(s);
+    }
+    return advance(s);
+}
+
+int strata_reset(strata_stmt *s) {
+    if (!s) return STRATA_MISUSE;
+    stmt_release_run(s);
+    if (s->own) {
+        pager_rollback(s->own); /* an unfinished statement: a read ends, an unfinished write is undone */
+        s->own = NULL;
+    }
+    s->running = s->done = s->fetching = false;
+    s->row = 0;
+    return STRATA_OK;
+}
+
+int strata_finalize(strata_stmt *s) {
+    if (!s) return STRATA_OK;
+    strata_reset(s);
+    strata_db *db = s->db;
+    if (s->prev) s->prev->next = s->next;
+    else db->stmts = s->next;
+    if (s->next) s->next->prev = s->prev;
+    if (s->text) {
+        uint32_t n = s->plan ? s->plan->ncols : s->ncols_fixed;
+        for (uint32_t i = 0; i < n; i++) free(s->text[i]);
+    }
+    free(s->text);
+    free(s->text_cap);
+    arena_free(&s->mem);
+    arena_free(&s->run);
+    arena_free(&s->param_mem);
+    free(s->params);
+    free(s->sql);
+    free(s);
+    return STRATA_OK;
+}
+
+/* ---- columns ------------------------------------------------------------------------------ */
+
+int strata_column_count(strata_stmt *s) {
+    if (!s) return 0;
+    if (s->ast && s->ast->kind == ST_EXPLAIN) return 1;
+    return s->plan ? (int)s->plan->ncols : 0;
+}
+
+static bool col_ok(strata_stmt *s, int i) {
+    if (!s) return false;
+    if (i < 0 || i >= strata_column_count(s)) {
+        db_errorf(s->db, STRATA_MISUSE, "column index %d out of range", i);
+        return false;
+    }
+    return true;
+}
+
+const char *strata_column_name(strata_stmt *s, int i) {
+    if (!col_ok(s, i)) return NULL;
+    if (s->ast->kind == ST_EXPLAIN) return "plan";
+    const char *n = s->plan->names[i];
+    return n ? n : "?column?";
+}
+
+const char *strata_column_decltype(strata_stmt *s, int i) {
+    if (!col_ok(s, i)) return NULL;
+    if (s->ast->kind == ST_EXPLAIN) return "character varying";
+    return sql_type_name(s->plan->types[i].id);
+}
+
+static bool have_row(strata_stmt *s) { return s->running && (s->nlines ? s->row < s->nlines : s->row < s->out.count); }
+
+static bool row_value(strata_stmt *s, int i, sql_value *v) {
+    if (!col_ok(s, i)) return false;
+    if (!have_row(s)) {
+        db_errorf(s->db, STRATA_MISUSE, "no current row: strata_step has not returned STRATA_ROW");
+        return false;
+    }
+    if (s->nlines) {
+        *v = value_text(s->lines[s->row], (uint32_t)strlen(s->lines[s->row]));
+        return true;
+    }
+    vec_get_value(&s->out.cols[i], s->row, v);
+    return true;
+}
+
+int strata_column_type(strata_stmt *s, int i) {
+    sql_value v;
+    if (!row_value(s, i, &v)) return STRATA_TYPE_NULL;
+    return v.is_null ? STRATA_TYPE_NULL : v.type.id;
+}
+
+int strata_column_is_null(strata_stmt *s, int i) {
+    sql_value v;
+    return row_value(s, i, &v) ? v.is_null : 1;
+}
+
+int64_t strata_column_int64(strata_stmt *s, int i) {
+    sql_value v, c;
+    if (!row_value(s, i, &v) || v.is_null) return 0;
+    strata_err err = {0};
+    if (value_cast(&v, sql_type_make(TYPE_BIGINT), true, &s->run, &c, &err)) {
+        db_error(s->db, &err, STRATA_ERROR);
+        return 0;
+    }
+    return c.v.i;
+}
+
+double strata_column_double(strata_stmt *s, int i) {
+    sql_value v, c;
+    if (!row_value(s, i, &v) || v.is_null) return 0;
+    strata_err err = {0};
+    if (value_cast(&v, sql_type_make(TYPE_DOUBLE), true, &s->run, &c, &err)) {
+        db_error(s->db, &err, STRATA_ERROR);
+        return 0;
+    }
+    return c.v.d;
+}
+
+/* column_text_len renders column i of the current row into the statement's buffer. */
+static const char *column_text_len(strata_stmt *s, int i, size_t *len) {
+    sql_value v;
+    if (!row_value(s, i, &v) || v.is_null) return NULL;
+    int n = strata_column_count(s);
+    if (!s->text) {
+        s->text = calloc((size_t)n, sizeof *s->text);
+        s->text_cap = calloc((size_t)n, sizeof *s->text_cap);
+        if (!s->text || !s->text_cap) {
+            db_errorf(s->db, STRATA_NOMEM, "out of memory");
+            return NULL;
+        }
+    }
+    size_t need;
+    if (v.type.id == TYPE_VARCHAR) need = v.v.s.len + 1;
+    else if (v.type.id == TYPE_BLOB) need = 2 * (size_t)v.v.s.len + 3;
+    else need = VALUE_TEXT_MAX;
+    if (need > s->text_cap[i]) {
+        char *nb = realloc(s->text[i], need);
+        if (!nb) {
+            db_errorf(s->db, STRATA_NOMEM, "out of memory");
+            return NULL;
+        }
+        s->text[i] = nb;
+        s->text_cap[i] = need;
+    }
+    size_t l;
+    if (v.type.id == TYPE_VARCHAR) {
+        memcpy(s->text[i], sstr_data(&v.v.s), v.v.s.len);
+        s->text[i][v.v.s.len] = 0;
+        l = v.v.s.len;
+    } else {
+        l = value_to_text(&v, s->text[i], s->text_cap[i]);
+    }
+    if (len) *len = l;
+    return s->text[i];
+}
+
+const char *strata_column_text(strata_stmt *s, int i) { return column_text_len(s, i, NULL); }
+
+const void *strata_column_blob(strata_stmt *s, int i) {
+    sql_value v;
+    if (!row_value(s, i, &v) || v.is_null) return NULL;
+    if (v.type.id == TYPE_BLOB || v.type.id == TYPE_VARCHAR) return sstr_data(&((sstr *)s->out.cols[i].data)[s->out.cols[i].sel[s->row]]);
+    return column_text_len(s, i, NULL);
+}
+
+int strata_column_bytes(strata_stmt *s, int i) {
+    sql_value v;
+    if (!row_value(s, i, &v) || v.is_null) return 0;
+    if (v.type.id == TYPE_BLOB || v.type.id == TYPE_VARCHAR) return (int)v.v.s.len;
+    size_t len = 0;
+    column_text_len(s, i, &len);
+    return (int)len;
+}
+
+/* ---- chunks ------------------------------------------------------------------------------- */
+
+int strata_fetch_chunk(strata_stmt *s, strata_chunk **out) {
+    if (!out) return STRATA_MISUSE;
+    *out = NULL;
+    if (!s) return STRATA_MISUSE;
+    strata_db *db = s->db;
+    if (s->done) return STRATA_DONE;
+    if (s->running && !s->fetching) return db_errorf(db, STRATA_MISUSE, "strata_fetch_chunk after strata_step on the same run");
+    if (!s->running) {
+        int rc = start(s);
+        if (rc == STRATA_DONE) {
+            s->done = true;
+            return STRATA_DONE;
+        }
+        if (rc) {
+            s->done = true;
+            return rc;
+        }
+        if (s->nlines) {
+            finish_ok(s);
+            return db_errorf(db, STRATA_MISUSE, "EXPLAIN output is read with strata_step");
+        }
+    }
+    s->fetching = true;
+    int rc = exec_next(&s->x, s->plan, &s->out);
+    if (rc) return fail_statement(s, &s->run_err, rc);
+    if (!s->out.count) return finish_ok(s);
+    if (s->out.sel) chunk_apply_sel(&s->out);
+    for (uint32_t c = 0; c < s->out.ncols; c++) vec_flatten(&s->out.cols[c], s->out.count);
+    s->chunk.c = &s->out;
+    *out = &s->chunk;
+    return STRATA_ROW;
+}
+
+int strata_chunk_count(const strata_chunk *c) { return c ? (int)c->c->count : 0; }
+
+static bool chunk_col_ok(const strata_chunk *c, int i) { return c && i >= 0 && (uint32_t)i < c->c->ncols; }
+
+int strata_chunk_column_type(const strata_chunk *c, int i) { return chunk_col_ok(c, i) ? c->c->cols[i].type.id : STRATA_TYPE_NULL; }
+int strata_chunk_scale(const strata_chunk *c, int i) { return chunk_col_ok(c, i) ? c->c->cols[i].type.scale : 0; }
+const void *strata_chunk_data(const strata_chunk *c, int i) { return chunk_col_ok(c, i) ? c->c->cols[i].data : NULL; }
+
+int strata_chunk_is_null(const strata_chunk *c, int i, int r) {
+    if (!chunk_col_ok(c, i) || r < 0 || (uint32_t)r >= c->c->count) return 1;
+    return vec_is_null(&c->c->cols[i], (uint32_t)r);
+}
+
+const char *strata_chunk_text(strata_chunk *c, int i, int r, int *len) {
+    if (len) *len = 0;
+    if (!chunk_col_ok(c, i) || r < 0 || (uint32_t)r >= c->c->count) return NULL;
+    sql_value v;
+    vec_get_value(&c->c->cols[i], (uint32_t)r, &v);
+    if (v.is_null) return NULL;
+    if (v.type.id == TYPE_VARCHAR || v.type.id == TYPE_BLOB) {
+        const sstr *st = &((const sstr *)c->c->cols[i].data)[c->c->cols[i].sel[r]];
+        if (len) *len = (int)st->len;
+        return sstr_data(st);
+    }
+    size_t n = value_to_text(&v, c->text, sizeof c->text);
+    if (len) *len = (int)(n < sizeof c->text ? n : sizeof c->text - 1);
+    return c->text;
+}
+
+/* ---- exec --------------------------------------------------------------------------------- */
+
+int strata_exec(strata_db *db, const char *sql, int (*cb)(void *arg, int ncol, char **values, char **names), void *arg) {
+    if (!db || !sql) return db_errorf(db, STRATA_MISUSE, "strata_exec: NULL argument");
+    const char *p = sql;
+    while (*p) {
+        strata_stmt *s;
+        const char *tail;
+        int rc = strata_prepare(db, p, &s, &tail);
+        if (rc) return rc;
+        if (!s) break;
+        int n = strata_column_count(s);
+        char **vals = NULL, **names = NULL;
+        if (cb && n) {
+            vals = calloc((size_t)n, sizeof *vals);
+            names = calloc((size_t)n, sizeof *names);
+            if (!vals || !names) {
+                free(vals);
+                free(names);
+                strata_finalize(s);
+                return db_errorf(db, STRATA_NOMEM, "out of memory");
+            }
+        }
+        while ((rc = strata_step(s)) == STRATA_ROW) {
+            if (!cb) continue;
+            for (int i = 0; i < n; i++) {
+                vals[i] = (char *)strata_column_text(s, i);
+                names[i] = (char *)strata_column_name(s, i);
+            }
+            if (cb(arg, n, vals, names)) {
+                rc = STRATA_INTERRUPT;
+                db_errorf(db, rc, "callback requested stop");
+                break;
+            }
+        }
+        free(vals);
+        free(names);
+        strata_finalize(s);
+        if (rc != STRATA_DONE) return rc;
+        p = tail;
+    }
+    return STRATA_OK;
+}

@@ -1,0 +1,1708 @@
+/*
+** bind.c -- names, types and plans (see bind.h).
+**
+** Scopes. A FROM clause produces a scope: the list of columns its plan outputs, each with the
+** name of the table (or alias) it came from. Expressions bind against a scope; a column reference
+** becomes EXPR_COL with the column's position in the plan's output chunk.
+**
+** Aggregation. When a query groups or aggregates, the select list, HAVING and ORDER BY bind in
+** "aggregate mode": an aggregate call binds its argument against the FROM scope and becomes a
+** reference to the aggregate's output column; a subexpression equal to a GROUP BY key becomes a
+** reference to that key's column; any other column reference is PostgreSQL's "must appear in the
+** GROUP BY clause" error.
+*/
+#include "bind.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser.h"
+
+/* ---- scopes ------------------------------------------------------------------------------- */
+
+typedef struct scope_col {
+    const char *table; /* the table or alias name; NULL for a derived column without one */
+    const char *name;
+    sql_type type;
+} scope_col;
+
+typedef struct scope {
+    uint32_t n, cap;
+    scope_col *cols;
+} scope;
+
+typedef struct agg_state {
+    scope *pre; /* the FROM scope the aggregate's input has */
+    uint32_t nkeys;
+    expr **keys;
+    uint32_t naggs, cap;
+    agg_expr *aggs;
+} agg_state;
+
+typedef struct ectx {
+    bind_ctx *b;
+    scope *sc;
+    agg_state *agg;    /* non-NULL: aggregate mode */
+    const char *where; /* a clause that refuses aggregates ("WHERE"); NULL when allowed */
+} ectx;
+
+__attribute__((format(printf, 3, 4))) static int bind_error(bind_ctx *b, size_t off, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sql_error_at(b->err, STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", msg);
+}
+
+static int nomem(bind_ctx *b) { return err_set(b->err, STRATA_NOMEM, "out of memory (binder)"); }
+
+static void *alloc0(bind_ctx *b, size_t n) {
+    void *p = arena_alloc(b->mem, n ? n : 1);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
+
+static int scope_add(bind_ctx *b, scope *s, const char *table, const char *name, sql_type type) {
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 16;
+        scope_col *a = arena_alloc(b->mem, nc * sizeof *a);
+        if (!a) return nomem(b);
+        if (s->n) memcpy(a, s->cols, s->n * sizeof *a);
+        s->cols = a;
+        s->cap = nc;
+    }
+    s->cols[s->n++] = (scope_col){table, name, type};
+    return STRATA_OK;
+}
+
+/* ---- expression constructors -------------------------------------------------------------- */
+
+static expr *mk(bind_ctx *b, expr_kind kind, sql_type type, size_t off, int nargs) {
+    expr *e = alloc0(b, sizeof *e);
+    if (!e) return NULL;
+    e->kind = kind;
+    e->type = type;
+    e->off = off;
+    e->nargs = nargs;
+    if (nargs && !(e->args = alloc0(b, (size_t)nargs * sizeof *e->args))) return NULL;
+    return e;
+}
+
+static expr *mk_col(bind_ctx *b, uint32_t col, sql_type type, size_t off) {
+    expr *e = mk(b, EXPR_COL, type, off, 0);
+    if (e) e->col = col;
+    return e;
+}
+
+static expr *mk_const(bind_ctx *b, sql_value v, size_t off) {
+    expr *e = mk(b, EXPR_CONST, v.type, off, 0);
+    if (e) e->value = v;
+    return e;
+}
+
+static expr *mk2(bind_ctx *b, expr_kind kind, sql_type type, size_t off, expr *x, expr *y) {
+    expr *e = mk(b, kind, type, off, y ? 2 : 1);
+    if (!e) return NULL;
+    e->args[0] = x;
+    if (y) e->args[1] = y;
+    return e;
+}
+
+static bool expr_equal(const expr *a, const expr *c) {
+    if (a->kind != c->kind || a->nargs != c->nargs || !sql_type_equal(a->type, c->type) || a->negated != c->negated)
+        return false;
+    switch (a->kind) {
+    case EXPR_COL:
+        if (a->col != c->col) return false;
+        break;
+    case EXPR_CONST:
+        if (a->value.is_null != c->value.is_null || (!a->value.is_null && value_compare(&a->value, &c->value)))
+            return false;
+        break;
+    case EXPR_PARAM:
+        if (a->param != c->param) return false;
+        break;
+    case EXPR_ARITH:
+        if (a->aop != c->aop) return false;
+        break;
+    case EXPR_CMP:
+        if (a->cmp != c->cmp) return false;
+        break;
+    case EXPR_FUNC:
+        if (a->fn != c->fn) return false;
+        break;
+    case EXPR_EXTRACT:
+        if (a->field != c->field) return false;
+        break;
+    case EXPR_SUBQUERY: return false;
+    default: break;
+    }
+    for (int i = 0; i < a->nargs; i++)
+        if (!expr_equal(a->args[i], c->args[i])) return false;
+    return true;
+}
+
+/* col_range gives the smallest and largest column an expression reads (*lo > *hi: none). */
+static void col_range(const expr *e, uint32_t *lo, uint32_t *hi) {
+    if (e->kind == EXPR_COL) {
+        if (e->col < *lo) *lo = e->col;
+        if (e->col > *hi || *hi == UINT32_MAX) *hi = e->col;
+    }
+    if (e->kind == EXPR_SUBQUERY && e->sub.correlated)
+        for (uint32_t i = 0; i < e->sub.nouter; i++) {
+            if (e->sub.outer[i] < *lo) *lo = e->sub.outer[i];
+            if (e->sub.outer[i] > *hi || *hi == UINT32_MAX) *hi = e->sub.outer[i];
+        }
+    for (int i = 0; i < e->nargs; i++) col_range(e->args[i], lo, hi);
+}
+
+/* shift_cols adds delta to every column reference (pushing an expression to a join input). */
+static void shift_cols(expr *e, int64_t delta) {
+    if (e->kind == EXPR_COL) e->col = (uint32_t)((int64_t)e->col + delta);
+    if (e->kind == EXPR_SUBQUERY && e->sub.correlated)
+        for (uint32_t i = 0; i < e->sub.nouter; i++) e->sub.outer[i] = (uint32_t)((int64_t)e->sub.outer[i] + delta);
+    for (int i = 0; i < e->nargs; i++) shift_cols(e->args[i], delta);
+}
+
+/* ---- casts -------------------------------------------------------------------------------- */
+
+int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) {
+    if (sql_type_equal(e->type, t) && !e->untyped) {
+        *out = e;
+        return STRATA_OK;
+    }
+    if (e->kind == EXPR_PARAM && e->untyped) { /* a parameter takes the type its use asks for */
+        e->type = t;
+        e->untyped = false;
+        if (e->param <= b->cap_params) b->param_types[e->param - 1] = t;
+        *out = e;
+        return STRATA_OK;
+    }
+    if (e->kind == EXPR_CONST) { /* fold: a bad literal is an error now, at its position */
+        sql_value v;
+        strata_err tmp = {0};
+        if (value_cast(&e->value, t, explicit_cast || e->untyped, b->mem, &v, &tmp))
+            return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, "error", "%s",
+                                tmp.msg);
+        expr *c = mk_const(b, v, e->off);
+        if (!c) return nomem(b);
+        *out = c;
+        return STRATA_OK;
+    }
+    expr *c = mk2(b, EXPR_CAST, t, e->off, e, NULL);
+    if (!c) return nomem(b);
+    c->explicit_cast = explicit_cast;
+    *out = c;
+    return STRATA_OK;
+}
+
+static int type_error(bind_ctx *b, size_t off, strata_err *tmp) {
+    return sql_error_at(b->err, tmp->code ? tmp->code : STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", tmp->msg);
+}
+
+/* common_type of two expressions as value_common_type sees them (untyped literals adapt). */
+static int common_type(bind_ctx *b, const expr *x, const expr *y, size_t off, sql_type *out) {
+    strata_err tmp = {0};
+    if (x->untyped && x->kind == EXPR_PARAM) {
+        *out = y->untyped && y->kind == EXPR_PARAM ? sql_type_make(TYPE_VARCHAR) : y->type;
+        if (out->id == TYPE_NULL) *out = sql_type_make(TYPE_VARCHAR);
+        return STRATA_OK;
+    }
+    if (y->untyped && y->kind == EXPR_PARAM) {
+        *out = x->type.id == TYPE_NULL ? sql_type_make(TYPE_VARCHAR) : x->type;
+        return STRATA_OK;
+    }
+    int flags = (x->untyped ? VALUE_LITERAL_A : 0) | (y->untyped ? VALUE_LITERAL_B : 0);
+    if (value_common_type(x->type, y->type, flags, out, &tmp)) return type_error(b, off, &tmp);
+    return STRATA_OK;
+}
+
+static int require_bool(bind_ctx *b, expr **e, const char *what) {
+    if ((*e)->type.id == TYPE_BOOLEAN && !(*e)->untyped) return STRATA_OK;
+    if ((*e)->type.id == TYPE_NULL || (*e)->untyped) return bind_cast(b, *e, sql_type_make(TYPE_BOOLEAN), false, e);
+    return bind_error(b, (*e)->off, "argument of %s must be type boolean, not type %s", what,
+                      sql_type_name((*e)->type.id));
+}
+
+/* ---- expressions -------------------------------------------------------------------------- */
+
+static int bind_expr(ectx *c, const sql_expr *a, expr **out);
+
+static bool is_aggregate_name(const char *n) {
+    return !strcmp(n, "count") || !strcmp(n, "sum") || !strcmp(n, "avg") || !strcmp(n, "min") || !strcmp(n, "max");
+}
+
+static bool has_aggregate(const sql_expr *a) {
+    if (!a) return false;
+    switch (a->kind) {
+    case EX_FUNC:
+        if (is_aggregate_name(a->func.name)) return true;
+        for (int i = 0; i < a->func.args.n; i++)
+            if (has_aggregate(a->func.args.items[i])) return true;
+        return false;
+    case EX_UNARY:
+    case EX_IS_NULL: return has_aggregate(a->unary.arg);
+    case EX_BINARY:
+    case EX_IS_DISTINCT: return has_aggregate(a->binary.left) || has_aggregate(a->binary.right);
+    case EX_BETWEEN: return has_aggregate(a->between.arg) || has_aggregate(a->between.low) || has_aggregate(a->between.high);
+    case EX_IN:
+        if (has_aggregate(a->in.arg)) return true;
+        for (int i = 0; i < a->in.list.n; i++)
+            if (has_aggregate(a->in.list.items[i])) return true;
+        return false;
+    case EX_LIKE: return has_aggregate(a->like.arg) || has_aggregate(a->like.pattern);
+    case EX_CASE:
+        if (has_aggregate(a->caseof.operand) || has_aggregate(a->caseof.otherwise)) return true;
+        for (int i = 0; i < a->caseof.whens.n; i++) {
+            sql_when *w = a->caseof.whens.items[i];
+            if (has_aggregate(w->when) || has_aggregate(w->then)) return true;
+        }
+        return false;
+    case EX_CAST: return has_aggregate(a->cast.arg);
+    case EX_EXTRACT: return has_aggregate(a->extract.arg);
+    default: return false;
+    }
+}
+
+static int resolve_column(ectx *c, const sql_expr *a, expr **out) {
+    bind_ctx *b = c->b;
+    scope *s = c->sc;
+    int found = -1;
+    for (uint32_t i = 0; s && i < s->n; i++) {
+        const scope_col *sc = &s->cols[i];
+        if (strcmp(sc->name, a->col.column)) continue;
+        if (a->col.table && (!sc->table || strcmp(sc->table, a->col.table))) continue;
+        if (found >= 0) return bind_error(b, a->off, "column reference \"%s\" is ambiguous", a->col.column);
+        found = (int)i;
+    }
+    if (found >= 0) {
+        *out = mk_col(b, (uint32_t)found, s->cols[found].type, a->off);
+        return *out ? STRATA_OK : nomem(b);
+    }
+    /* not found: suggest the closest name */
+    const char *best = NULL;
+    int bd = 3;
+    bool table_known = !a->col.table;
+    for (uint32_t i = 0; s && i < s->n; i++) {
+        if (a->col.table && s->cols[i].table && !strcmp(s->cols[i].table, a->col.table)) table_known = true;
+        if (!s->cols[i].name[0]) continue;
+        int d = name_distance(a->col.column, s->cols[i].name);
+        if (d < bd) bd = d, best = s->cols[i].name;
+    }
+    if (!table_known) return bind_error(b, a->off, "missing FROM-clause entry for table \"%s\"", a->col.table);
+    if (best)
+        return bind_error(b, a->off, "column \"%s\" does not exist (did you mean \"%s\"?)", a->col.column, best);
+    return bind_error(b, a->off, "column \"%s\" does not exist", a->col.column);
+}
+
+static int bind_literal_num(bind_ctx *b, const sql_expr *a, expr **out) {
+    const char *t = a->text.ptr;
+    strata_err tmp = {0};
+    sql_value v;
+    if (strpbrk(t, "eE")) {
+        double d;
+        if (dbl_parse(t, strlen(t), &d, &tmp)) return type_error(b, a->off, &tmp);
+        v = value_double(d);
+    } else {
+        const char *p = t + (*t == '-' || *t == '+');
+        int digits = 0, scale = 0;
+        bool dot = false;
+        while (*p == '0' && p[1] && p[1] != '.') p++;
+        for (; *p; p++) {
+            if (*p == '.') dot = true;
+            else digits++, scale += dot;
+        }
+        if (digits > 18 || digits < 1) {
+            double d;
+            if (dbl_parse(t, strlen(t), &d, &tmp)) return type_error(b, a->off, &tmp);
+            v = value_double(d);
+        } else {
+            int64_t x;
+            uint8_t prec = (uint8_t)(digits < scale + 1 ? scale + 1 : digits);
+            if (prec > 18) prec = 18;
+            if (dec_parse(t, strlen(t), prec, (uint8_t)scale, &x, &tmp)) return type_error(b, a->off, &tmp);
+            v = value_decimal(x, prec, (uint8_t)scale);
+        }
+    }
+    *out = mk_const(b, v, a->off);
+    return *out ? STRATA_OK : nomem(b);
+}
+
+static int bind_typed_literal(bind_ctx *b, const sql_expr *a, expr **out) {
+    strata_err tmp = {0};
+    sql_value v;
+    const char *s = a->typed.text;
+    if (!strcmp(a->typed.type, "date")) {
+        int32_t d;
+        if (date_parse(s, strlen(s), &d, &tmp)) return type_error(b, a->off, &tmp);
+        v = value_date(d);
+    } else if (!strcmp(a->typed.type, "timestamp")) {
+        int64_t ts;
+        if (ts_parse(s, strlen(s), &ts, &tmp)) return type_error(b, a->off, &tmp);
+        v = value_timestamp(ts);
+    } else {
+        sql_interval iv;
+        if (interval_parse(s, strlen(s), a->typed.unit, &iv, &tmp)) return type_error(b, a->off, &tmp);
+        v = value_interval(iv);
+    }
+    *out = mk_const(b, v, a->off);
+    return *out ? STRATA_OK : nomem(b);
+}
+
+static const value_op arith_of[] = {[OP_ADD] = VALUE_ADD, [OP_SUB] = VALUE_SUB, [OP_MUL] = VALUE_MUL,
+                                    [OP_DIV] = VALUE_DIV, [OP_MOD] = VALUE_MOD};
+static const cmp_op cmp_of[] = {[OP_EQ] = CMP_EQ, [OP_NE] = CMP_NE, [OP_LT] = CMP_LT,
+                                [OP_LE] = CMP_LE, [OP_GT] = CMP_GT, [OP_GE] = CMP_GE};
+
+/* make_cmp builds x op y with both sides cast to their common type. */
+static int make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr **out) {
+    sql_type ct;
+    int rc = common_type(b, x, y, off, &ct);
+    if (rc) return rc;
+    if (ct.id == TYPE_NULL) ct = sql_type_make(TYPE_VARCHAR);
+    if ((rc = bind_cast(b, x, ct, false, &x)) || (rc = bind_cast(b, y, ct, false, &y))) return rc;
+    expr *e = mk2(b, EXPR_CMP, sql_type_make(TYPE_BOOLEAN), off, x, y);
+    if (!e) return nomem(b);
+    e->cmp = op;
+    *out = e;
+    return STRATA_OK;
+}
+
+static int make_arith(bind_ctx *b, value_op op, expr *x, expr *y, size_t off, expr **out) {
+    strata_err tmp = {0};
+    sql_type rt;
+    int rc;
+    /* untyped parameters take the other side's type (numbers) */
+    if (x->untyped && x->kind == EXPR_PARAM && !y->untyped && (rc = bind_cast(b, x, y->type, false, &x))) return rc;
+    if (y->untyped && y->kind == EXPR_PARAM && !x->untyped && (rc = bind_cast(b, y, x->type, false, &y))) return rc;
+    int flags = (x->untyped ? VALUE_LITERAL_A : 0) | (y->untyped ? VALUE_LITERAL_B : 0);
+    if (value_arith_type(op, x->type, y->type, flags, &rt, &tmp)) return type_error(b, off, &tmp);
+    /* literals take their operand's type; numbers meet in the result type where it is DOUBLE */
+    if (x->untyped && (rc = bind_cast(b, x, y->untyped ? rt : (sql_type_is_numeric(rt.id) ? rt : y->type.id == TYPE_INTERVAL ? y->type : rt), false, &x))) return rc;
+    if (y->untyped && (rc = bind_cast(b, y, sql_type_is_numeric(rt.id) ? rt : (y->type.id == TYPE_VARCHAR && x->type.id != TYPE_VARCHAR && (x->type.id == TYPE_DATE || x->type.id == TYPE_TIMESTAMP) ? sql_type_make(sql_type_is_integer(rt.id) ? TYPE_INTEGER : TYPE_INTERVAL) : rt), false, &y))) return rc;
+    if (rt.id == TYPE_DOUBLE) {
+        if ((rc = bind_cast(b, x, rt, false, &x)) || (rc = bind_cast(b, y, rt, false, &y))) return rc;
+    }
+    expr *e = mk2(b, EXPR_ARITH, rt, off, x, y);
+    if (!e) return nomem(b);
+    e->aop = op;
+    *out = e;
+    return STRATA_OK;
+}
+
+/* fold_common casts every expression of list to their common type. */
+static int fold_common(bind_ctx *b, expr **list, int n, size_t off, sql_type *out) {
+    sql_type t = sql_type_make(TYPE_NULL);
+    bool all_untyped = true;
+    for (int i = 0; i < n; i++) {
+        if (list[i]->untyped) continue;
+        if (all_untyped) {
+            t = list[i]->type;
+            all_untyped = false;
+            continue;
+        }
+        strata_err tmp = {0};
+        if (value_common_type(t, list[i]->type, 0, &t, &tmp)) return type_error(b, list[i]->off ? list[i]->off : off, &tmp);
+    }
+    if (all_untyped || t.id == TYPE_NULL) t = all_untyped && n && list[0]->type.id != TYPE_NULL ? sql_type_make(TYPE_VARCHAR) : t;
+    if (t.id == TYPE_NULL) t = sql_type_make(TYPE_VARCHAR);
+    for (int i = 0; i < n; i++) {
+        int rc = bind_cast(b, list[i], t, false, &list[i]);
+        if (rc) return rc;
+    }
+    *out = t;
+    return STRATA_OK;
+}
+
+static int bind_aggregate(ectx *c, const sql_expr *a, expr **out) {
+    bind_ctx *b = c->b;
+    if (!c->agg) {
+        if (c->where) return bind_error(b, a->off, "aggregate functions are not allowed in %s", c->where);
+        return bind_error(b, a->off, "aggregate function calls cannot be nested");
+    }
+    agg_expr ag = {0};
+    const char *n = a->func.name;
+    ag.distinct = a->func.distinct;
+    if (a->func.star) {
+        ag.fn = AGG_COUNT_STAR;
+        ag.type = sql_type_make(TYPE_BIGINT);
+    } else {
+        if (a->func.args.n != 1) return bind_error(b, a->off, "function %s takes exactly one argument", n);
+        ectx inner = {b, c->agg->pre, NULL, NULL};
+        int rc = bind_expr(&inner, a->func.args.items[0], &ag.arg);
+        if (rc) return rc;
+        strata_err tmp = {0};
+        if (ag.arg->untyped && (rc = bind_cast(b, ag.arg, sql_type_make(TYPE_VARCHAR), false, &ag.arg))) return rc;
+        if (!strcmp(n, "count")) {
+            ag.fn = AGG_COUNT;
+            ag.type = sql_type_make(TYPE_BIGINT);
+        } else if (!strcmp(n, "sum")) {
+            ag.fn = AGG_SUM;
+            if (value_sum_type(ag.arg->type, &ag.type, &tmp)) return type_error(b, a->off, &tmp);
+        } else if (!strcmp(n, "avg")) {
+            ag.fn = AGG_AVG;
+            if (value_avg_type(ag.arg->type, &ag.type, &tmp)) return type_error(b, a->off, &tmp);
+        } else {
+            ag.fn = !strcmp(n, "min") ? AGG_MIN : AGG_MAX;
+            ag.type = ag.arg->type;
+            if (ag.type.id == TYPE_NULL) ag.type = sql_type_make(TYPE_VARCHAR);
+        }
+    }
+    agg_state *s = c->agg;
+    uint32_t idx = s->naggs;
+    for (uint32_t i = 0; i < s->naggs; i++)
+        if (s->aggs[i].fn == ag.fn && s->aggs[i].distinct == ag.distinct &&
+            ((!s->aggs[i].arg && !ag.arg) || (s->aggs[i].arg && ag.arg && expr_equal(s->aggs[i].arg, ag.arg))))
+            idx = i;
+    if (idx == s->naggs) {
+        if (s->naggs == s->cap) {
+            uint32_t nc = s->cap ? s->cap * 2 : 8;
+            agg_expr *na = arena_alloc(b->mem, nc * sizeof *na);
+            if (!na) return nomem(b);
+            if (s->naggs) memcpy(na, s->aggs, s->naggs * sizeof *na);
+            s->aggs = na;
+            s->cap = nc;
+        }
+        s->aggs[s->naggs++] = ag;
+    }
+    *out = mk_col(b, s->nkeys + idx, s->aggs[idx].type, a->off);
+    return *out ? STRATA_OK : nomem(b);
+}
+
+static int bind_func(ectx *c, const sql_expr *a, expr **out) {
+    bind_ctx *b = c->b;
+    const char *n = a->func.name;
+    int nargs = a->func.args.n;
+    if (is_aggregate_name(n)) return bind_aggregate(c, a, out);
+    if (a->func.star || a->func.distinct) return bind_error(b, a->off, "%s(*) or DISTINCT is only for aggregates", n);
+    expr *args[FUNC_MAX_ARGS + 24];
+    if (nargs > (int)(sizeof args / sizeof args[0])) return bind_error(b, a->off, "too many arguments to %s", n);
+    for (int i = 0; i < nargs; i++) {
+        int rc = bind_expr(c, a->func.args.items[i], &args[i]);
+        if (rc) return rc;
+    }
+    if (!strcmp(n, "coalesce")) {
+        if (nargs < 1) return bind_error(b, a->off, "coalesce needs at least one argument");
+        sql_type t;
+        int rc = fold_common(b, args, nargs, a->off, &t);
+        if (rc) return rc;
+        expr *e = mk(b, EXPR_COALESCE, t, a->off, nargs);
+        if (!e) return nomem(b);
+        memcpy(e->args, args, (size_t)nargs * sizeof *args);
+        *out = e;
+        return STRATA_OK;
+    }
+    if (!strcmp(n, "nullif")) {
+        if (nargs != 2) return bind_error(b, a->off, "function nullif takes two arguments");
+        sql_type t;
+        int rc = fold_common(b, args, 2, a->off, &t);
+        expr *eq;
+        if (rc || (rc = make_cmp(b, CMP_EQ, args[0], args[1], a->off, &eq))) return rc;
+        expr *e = mk(b, EXPR_CASE, t, a->off, 3);
+        expr *nul = mk_const(b, value_null(t), a->off);
+        if (!e || !nul) return nomem(b);
+        e->args[0] = eq, e->args[1] = nul, e->args[2] = args[0];
+        *out = e;
+        return STRATA_OK;
+    }
+    const func_def *fd = func_lookup(n);
+    if (!fd) {
+        const char *s = func_suggest(n);
+        if (s) return bind_error(b, a->off, "function %s does not exist (did you mean %s?)", n, s);
+        return bind_error(b, a->off, "function %s does not exist", n);
+    }
+    if (nargs > FUNC_MAX_ARGS) return bind_error(b, a->off, "too many arguments to %s", n);
+    sql_type at[FUNC_MAX_ARGS], want[FUNC_MAX_ARGS], rt;
+    for (int i = 0; i < nargs; i++) at[i] = args[i]->untyped && args[i]->kind == EXPR_PARAM ? sql_type_make(TYPE_NULL) : args[i]->type;
+    strata_err tmp = {0};
+    if (fd->bind(at, nargs, want, &rt, &tmp)) return type_error(b, a->off, &tmp);
+    expr *e = mk(b, EXPR_FUNC, rt, a->off, nargs);
+    if (!e) return nomem(b);
+    e->fn = fd;
+    for (int i = 0; i < nargs; i++) {
+        int rc = bind_cast(b, args[i], want[i], false, &e->args[i]);
+        if (rc) return rc;
+    }
+    *out = e;
+    return STRATA_OK;
+}
+
+static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out);
+
+static int bind_expr(ectx *c, const sql_expr *a, expr **out) {
+    bind_ctx *b = c->b;
+    if (++b->depth > SQL_MAX_DEPTH) {
+        b->depth--;
+        return bind_error(b, a->off, "expression nested too deeply");
+    }
+    int rc;
+    if (c->agg && !(a->kind == EX_FUNC && is_aggregate_name(a->func.name)) && !has_aggregate(a) &&
+        a->kind != EX_SUBQUERY && a->kind != EX_EXISTS) {
+        /* aggregate mode: a GROUP BY key, a constant, or an error for a bare column */
+        ectx pre = {b, c->agg->pre, NULL, "GROUP BY"};
+        expr *plain;
+        rc = bind_expr_plain(&pre, a, &plain);
+        if (rc == STRATA_OK) {
+            for (uint32_t k = 0; k < c->agg->nkeys; k++)
+                if (expr_equal(plain, c->agg->keys[k])) {
+                    b->depth--;
+                    *out = mk_col(b, k, plain->type, a->off);
+                    return *out ? STRATA_OK : nomem(b);
+                }
+            uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
+            col_range(plain, &lo, &hi);
+            if (lo == UINT32_MAX) {
+                b->depth--;
+                *out = plain;
+                return STRATA_OK;
+            }
+            if (a->kind == EX_COL) {
+                b->depth--;
+                return bind_error(b, a->off,
+                                  "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function",
+                                  a->col.column);
+            }
+        } else {
+            b->depth--;
+            return rc;
+        }
+    }
+    rc = bind_expr_plain(c, a, out);
+    b->depth--;
+    return rc;
+}
+
+static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
+    bind_ctx *b = c->b;
+    int rc;
+    expr *x, *y;
+    sql_type tbool = sql_type_make(TYPE_BOOLEAN);
+    switch (a->kind) {
+    case EX_NULL:
+        *out = mk_const(b, value_null(sql_type_make(TYPE_NULL)), a->off);
+        if (*out) (*out)->untyped = true;
+        break;
+    case EX_BOOL: *out = mk_const(b, value_bool(a->boolean), a->off); break;
+    case EX_INT:
+        *out = mk_const(b, a->integer >= INT32_MIN && a->integer <= INT32_MAX ? value_int(TYPE_INTEGER, a->integer)
+                                                                               : value_int(TYPE_BIGINT, a->integer),
+                        a->off);
+        break;
+    case EX_NUM: return bind_literal_num(b, a, out);
+    case EX_STR:
+        *out = mk_const(b, value_text(a->text.ptr, (uint32_t)a->text.len), a->off);
+        if (*out) (*out)->untyped = true;
+        break;
+    case EX_BLOB: *out = mk_const(b, value_blob(a->text.ptr, (uint32_t)a->text.len), a->off); break;
+    case EX_TYPED: return bind_typed_literal(b, a, out);
+    case EX_PARAM: {
+        if (a->param > 65535) return bind_error(b, a->off, "parameter number too large");
+        if (a->param > b->cap_params) {
+            int nc = a->param + 16;
+            sql_type *na = alloc0(b, (size_t)nc * sizeof *na);
+            if (!na) return nomem(b);
+            if (b->cap_params) memcpy(na, b->param_types, (size_t)b->cap_params * sizeof *na);
+            b->param_types = na;
+            b->cap_params = nc;
+        }
+        if (a->param > b->nparams) b->nparams = a->param;
+        expr *e = mk(b, EXPR_PARAM, sql_type_make(TYPE_VARCHAR), a->off, 0);
+        if (!e) return nomem(b);
+        e->param = a->param;
+        e->untyped = true;
+        *out = e;
+        return STRATA_OK;
+    }
+    case EX_DEFAULT: return bind_error(b, a->off, "DEFAULT is not allowed in this context");
+    case EX_COL: return resolve_column(c, a, out);
+    case EX_STAR: return bind_error(b, a->off, "\"*\" is not allowed here");
+    case EX_UNARY:
+        if ((rc = bind_expr(c, a->unary.arg, &x))) return rc;
+        if (a->unary.op == OP_NOT) {
+            if ((rc = require_bool(b, &x, "NOT"))) return rc;
+            *out = mk2(b, EXPR_NOT, tbool, a->off, x, NULL);
+        } else if (a->unary.op == OP_PLUS) {
+            *out = x;
+        } else {
+            if (x->untyped && (rc = bind_cast(b, x, sql_type_make(TYPE_DOUBLE), false, &x))) return rc;
+            if (!sql_type_is_numeric(x->type.id) && x->type.id != TYPE_INTERVAL)
+                return bind_error(b, a->off, "operator does not exist: - %s", sql_type_name(x->type.id));
+            *out = mk2(b, EXPR_NEG, x->type, a->off, x, NULL);
+        }
+        break;
+    case EX_BINARY: {
+        if ((rc = bind_expr(c, a->binary.left, &x)) || (rc = bind_expr(c, a->binary.right, &y))) return rc;
+        sql_op op = a->binary.op;
+        if (op == OP_AND || op == OP_OR) {
+            const char *w = op == OP_AND ? "AND" : "OR";
+            if ((rc = require_bool(b, &x, w)) || (rc = require_bool(b, &y, w))) return rc;
+            *out = mk2(b, op == OP_AND ? EXPR_AND : EXPR_OR, tbool, a->off, x, y);
+        } else if (op == OP_CONCAT) {
+            sql_type tv = sql_type_make(TYPE_VARCHAR);
+            if ((rc = bind_cast(b, x, tv, true, &x)) || (rc = bind_cast(b, y, tv, true, &y))) return rc;
+            *out = mk2(b, EXPR_CONCAT, tv, a->off, x, y);
+        } else if (op >= OP_EQ && op <= OP_GE) {
+            return make_cmp(b, cmp_of[op], x, y, a->off, out);
+        } else {
+            return make_arith(b, arith_of[op], x, y, a->off, out);
+        }
+        break;
+    }
+    case EX_IS_NULL:
+        if ((rc = bind_expr(c, a->unary.arg, &x))) return rc;
+        *out = mk2(b, EXPR_IS_NULL, tbool, a->off, x, NULL);
+        if (*out) (*out)->negated = a->negated;
+        break;
+    case EX_IS_DISTINCT: {
+        if ((rc = bind_expr(c, a->binary.left, &x)) || (rc = bind_expr(c, a->binary.right, &y))) return rc;
+        sql_type ct;
+        if ((rc = common_type(b, x, y, a->off, &ct))) return rc;
+        if (ct.id == TYPE_NULL) ct = sql_type_make(TYPE_VARCHAR);
+        if ((rc = bind_cast(b, x, ct, false, &x)) || (rc = bind_cast(b, y, ct, false, &y))) return rc;
+        *out = mk2(b, EXPR_IS_DISTINCT, tbool, a->off, x, y);
+        if (*out) (*out)->negated = a->negated;
+        break;
+    }
+    case EX_BETWEEN: {
+        expr *lo, *hi, *x2, *c1, *c2;
+        if ((rc = bind_expr(c, a->between.arg, &x)) || (rc = bind_expr(c, a->between.low, &lo)) ||
+            (rc = bind_expr(c, a->between.high, &hi)) || (rc = bind_expr(c, a->between.arg, &x2)))
+            return rc;
+        if ((rc = make_cmp(b, CMP_GE, x, lo, a->off, &c1)) || (rc = make_cmp(b, CMP_LE, x2, hi, a->off, &c2))) return rc;
+        expr *both = mk2(b, EXPR_AND, tbool, a->off, c1, c2);
+        if (!both) return nomem(b);
+        *out = a->negated ? mk2(b, EXPR_NOT, tbool, a->off, both, NULL) : both;
+        break;
+    }
+    case EX_IN: {
+        if (a->in.select) return bind_error(b, a->off, "IN (subquery) is not supported yet");
+        int n = a->in.list.n + 1;
+        expr **list = alloc0(b, (size_t)n * sizeof *list);
+        if (!list) return nomem(b);
+        if ((rc = bind_expr(c, a->in.arg, &list[0]))) return rc;
+        for (int i = 1; i < n; i++)
+            if ((rc = bind_expr(c, a->in.list.items[i - 1], &list[i]))) return rc;
+        sql_type t;
+        if ((rc = fold_common(b, list, n, a->off, &t))) return rc;
+        expr *e = mk(b, EXPR_IN_LIST, tbool, a->off, 0);
+        if (!e) return nomem(b);
+        e->nargs = n;
+        e->args = list;
+        e->negated = a->negated;
+        *out = e;
+        break;
+    }
+    case EX_LIKE: {
+        sql_type tv = sql_type_make(TYPE_VARCHAR);
+        if ((rc = bind_expr(c, a->like.arg, &x)) || (rc = bind_expr(c, a->like.pattern, &y))) return rc;
+        if ((x->type.id != TYPE_VARCHAR && !x->untyped && x->type.id != TYPE_NULL) ||
+            (y->type.id != TYPE_VARCHAR && !y->untyped && y->type.id != TYPE_NULL))
+            return bind_error(b, a->off, "operator does not exist: %s %s %s", sql_type_name(x->type.id),
+                              a->like.ilike ? "~~*" : "~~", sql_type_name(y->type.id));
+        if ((rc = bind_cast(b, x, tv, false, &x)) || (rc = bind_cast(b, y, tv, false, &y))) return rc;
+        int esc = '\\';
+        if (a->like.escape) {
+            if (a->like.escape->kind != EX_STR || a->like.escape->text.len > 1)
+                return bind_error(b, a->like.escape->off, "invalid escape string");
+            esc = a->like.escape->text.len ? (unsigned char)a->like.escape->text.ptr[0] : 0;
+        }
+        expr *e = mk2(b, EXPR_LIKE, tbool, a->off, x, y);
+        if (!e) return nomem(b);
+        e->like.escape = esc;
+        e->like.ilike = a->like.ilike;
+        e->negated = a->negated;
+        *out = e;
+        break;
+    }
+    case EX_CASE: {
+        int nw = a->caseof.whens.n;
+        expr **thens = alloc0(b, (size_t)(nw + 1) * sizeof *thens);
+        expr *e = mk(b, EXPR_CASE, tbool, a->off, 2 * nw + 1);
+        if (!thens || !e) return nomem(b);
+        for (int i = 0; i < nw; i++) {
+            sql_when *w = a->caseof.whens.items[i];
+            expr *cond;
+            if (a->caseof.operand) {
+                expr *op, *v;
+                if ((rc = bind_expr(c, a->caseof.operand, &op)) || (rc = bind_expr(c, w->when, &v)) ||
+                    (rc = make_cmp(b, CMP_EQ, op, v, w->when->off, &cond)))
+                    return rc;
+            } else {
+                if ((rc = bind_expr(c, w->when, &cond)) || (rc = require_bool(b, &cond, "CASE/WHEN"))) return rc;
+            }
+            e->args[2 * i] = cond;
+            if ((rc = bind_expr(c, w->then, &thens[i]))) return rc;
+        }
+        if (a->caseof.otherwise) {
+            if ((rc = bind_expr(c, a->caseof.otherwise, &thens[nw]))) return rc;
+        } else {
+            thens[nw] = mk_const(b, value_null(sql_type_make(TYPE_NULL)), a->off);
+            if (!thens[nw]) return nomem(b);
+            thens[nw]->untyped = true;
+        }
+        sql_type t;
+        if ((rc = fold_common(b, thens, nw + 1, a->off, &t))) return rc;
+        for (int i = 0; i < nw; i++) e->args[2 * i + 1] = thens[i];
+        e->args[2 * nw] = thens[nw];
+        e->type = t;
+        *out = e;
+        break;
+    }
+    case EX_CAST: {
+        sql_type t;
+        if ((rc = bind_expr(c, a->cast.arg, &x))) return rc;
+        if ((rc = catalog_resolve_type(&a->cast.type, b->sql, b->sqllen, &t, b->err))) return rc;
+        if (x->kind == EXPR_CONST && x->untyped) x->untyped = false; /* '...'::T parses as T */
+        return bind_cast(b, x, t, true, out);
+    }
+    case EX_FUNC: return bind_func(c, a, out);
+    case EX_EXTRACT: {
+        if ((rc = bind_expr(c, a->extract.arg, &x))) return rc;
+        strata_err tmp = {0};
+        dt_field f;
+        sql_type t;
+        if (x->untyped && (rc = bind_cast(b, x, sql_type_make(TYPE_TIMESTAMP), false, &x))) return rc;
+        if (dt_field_parse(a->extract.field, strlen(a->extract.field), x->type.id, &f, &tmp) ||
+            dt_extract_type(f, x->type.id, &t, &tmp))
+            return type_error(b, a->off, &tmp);
+        expr *e = mk2(b, EXPR_EXTRACT, t, a->off, x, NULL);
+        if (!e) return nomem(b);
+        e->field = f;
+        *out = e;
+        break;
+    }
+    case EX_EXISTS:
+    case EX_SUBQUERY: return bind_error(b, a->off, "subqueries in expressions are not supported yet");
+    }
+    return *out ? STRATA_OK : nomem(b);
+}
+
+/* ---- plans -------------------------------------------------------------------------------- */
+
+static plan_op *new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) {
+    plan_op *p = alloc0(b, sizeof *p);
+    if (!p) return NULL;
+    p->kind = kind;
+    p->ncols = ncols;
+    p->types = alloc0(b, (ncols + 1) * sizeof *p->types);
+    p->names = alloc0(b, (ncols + 1) * sizeof *p->names);
+    return p->types && p->names ? p : NULL;
+}
+
+static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *out_scope);
+
+/* A FROM item bound: its plan and scope. */
+static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc);
+
+static int scan_table(bind_ctx *b, table_def *td, const char *alias, bool with_rowid, plan_op **out, scope *sc) {
+    uint32_t n = td->ncols;
+    plan_op *p = new_op(b, PLAN_SCAN, n + with_rowid);
+    if (!p) return nomem(b);
+    p->scan.table = td;
+    p->scan.ncols = n;
+    p->scan.cols = alloc0(b, n * sizeof *p->scan.cols);
+    if (!p->scan.cols) return nomem(b);
+    p->scan.with_rowid = with_rowid;
+    p->scan.lo = INT64_MIN;
+    p->scan.hi = INT64_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        p->scan.cols[i] = i;
+        p->types[i] = td->cols[i].type;
+        p->names[i] = td->cols[i].name;
+        if (sc && scope_add(b, sc, alias, td->cols[i].name, td->cols[i].type)) return nomem(b);
+    }
+    if (with_rowid) p->types[n] = sql_type_make(TYPE_BIGINT), p->names[n] = "rowid";
+    *out = p;
+    return STRATA_OK;
+}
+
+/* add_filter puts pred (over p's output) on top of p, merging with a filter already there. */
+static int add_filter(bind_ctx *b, plan_op **p, expr *pred) {
+    if ((*p)->kind == PLAN_FILTER) {
+        expr *both = mk2(b, EXPR_AND, sql_type_make(TYPE_BOOLEAN), pred->off, (*p)->filter.pred, pred);
+        if (!both) return nomem(b);
+        (*p)->filter.pred = both;
+        return STRATA_OK;
+    }
+    plan_op *f = new_op(b, PLAN_FILTER, (*p)->ncols);
+    if (!f) return nomem(b);
+    memcpy(f->types, (*p)->types, (*p)->ncols * sizeof *f->types);
+    memcpy(f->names, (*p)->names, (*p)->ncols * sizeof *f->names);
+    f->child[0] = *p;
+    f->filter.pred = pred;
+    *p = f;
+    return STRATA_OK;
+}
+
+static int add_join_key(bind_ctx *b, plan_op *j, expr *l, expr *r) {
+    uint32_t n = j->join.nkeys;
+    expr **lk = alloc0(b, (n + 1) * sizeof *lk), **rk = alloc0(b, (n + 1) * sizeof *rk);
+    if (!lk || !rk) return nomem(b);
+    if (n) memcpy(lk, j->join.lkeys, n * sizeof *lk), memcpy(rk, j->join.rkeys, n * sizeof *rk);
+    lk[n] = l, rk[n] = r;
+    j->join.lkeys = lk, j->join.rkeys = rk;
+    j->join.nkeys = n + 1;
+    j->kind = PLAN_HASH_JOIN;
+    return STRATA_OK;
+}
+
+static int add_residual(bind_ctx *b, plan_op *j, expr *pred) {
+    if (!j->join.pred) {
+        j->join.pred = pred;
+        return STRATA_OK;
+    }
+    expr *both = mk2(b, EXPR_AND, sql_type_make(TYPE_BOOLEAN), pred->off, j->join.pred, pred);
+    if (!both) return nomem(b);
+    j->join.pred = both;
+    return STRATA_OK;
+}
+
+/* place pushes conjunct e (over p's output columns) as far down as it may go. from_on says e
+** comes from the ON clause of p itself (for outer joins, where it may not filter the preserved
+** side). */
+static int place(bind_ctx *b, plan_op **p, expr *e, bool from_on) {
+    uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
+    col_range(e, &lo, &hi);
+    plan_op *j = *p;
+    if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo != UINT32_MAX) {
+        uint32_t nl = j->child[0]->ncols;
+        join_kind k = j->join.kind;
+        bool left_ok = k == JK_INNER || (k == JK_LEFT && !from_on) || (k == JK_RIGHT && from_on);
+        bool right_ok = k == JK_INNER || (k == JK_RIGHT && !from_on) || (k == JK_LEFT && from_on);
+        if (hi < nl && left_ok) return place(b, &j->child[0], e, false);
+        if (lo >= nl && right_ok) {
+            shift_cols(e, -(int64_t)nl);
+            return place(b, &j->child[1], e, false);
+        }
+        if (k == JK_INNER || from_on) {
+            /* an equality between the two sides is a hash key */
+            if (e->kind == EXPR_CMP && e->cmp == CMP_EQ) {
+                uint32_t l0 = UINT32_MAX, h0 = UINT32_MAX, l1 = UINT32_MAX, h1 = UINT32_MAX;
+                col_range(e->args[0], &l0, &h0);
+                col_range(e->args[1], &l1, &h1);
+                expr *lk = NULL, *rk = NULL;
+                if (l0 != UINT32_MAX && l1 != UINT32_MAX && h0 < nl && l1 >= nl) lk = e->args[0], rk = e->args[1];
+                else if (l0 != UINT32_MAX && l1 != UINT32_MAX && h1 < nl && l0 >= nl) lk = e->args[1], rk = e->args[0];
+                if (lk) {
+                    shift_cols(rk, -(int64_t)nl);
+                    return add_join_key(b, j, lk, rk);
+                }
+            }
+            if (k == JK_INNER || from_on) return add_residual(b, j, e);
+        }
+    }
+    if (j->kind == PLAN_FILTER && j->child[0]->kind != PLAN_SCAN && lo != UINT32_MAX)
+        return place(b, &j->child[0], e, false) == STRATA_OK ? STRATA_OK : STRATA_ERROR;
+    return add_filter(b, p, e);
+}
+
+/* conjuncts flattens an AND tree. */
+static int conjuncts(bind_ctx *b, expr *e, expr ***list, int *n, int *cap) {
+    if (e->kind == EXPR_AND) {
+        for (int i = 0; i < e->nargs; i++) {
+            int rc = conjuncts(b, e->args[i], list, n, cap);
+            if (rc) return rc;
+        }
+        return STRATA_OK;
+    }
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        expr **nl = alloc0(b, (size_t)nc * sizeof *nl);
+        if (!nl) return nomem(b);
+        if (*n) memcpy(nl, *list, (size_t)*n * sizeof *nl);
+        *list = nl;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = e;
+    return STRATA_OK;
+}
+
+static int place_all(bind_ctx *b, plan_op **p, expr *pred, bool from_on) {
+    expr **list = NULL;
+    int n = 0, cap = 0;
+    int rc = conjuncts(b, pred, &list, &n, &cap);
+    for (int i = 0; i < n && !rc; i++) rc = place(b, p, list[i], from_on);
+    return rc;
+}
+
+static int bind_subquery_from(bind_ctx *b, const sql_select *q, const char *alias, const sql_list *colnames,
+                              size_t off, plan_op **out, scope *sc) {
+    plan_op *p;
+    int rc = bind_query(b, q, &p);
+    if (rc) return rc;
+    if (colnames && colnames->n > (int)p->ncols)
+        return bind_error(b, off, "table \"%s\" has %u columns available but %d columns specified", alias ? alias : "?",
+                          p->ncols, colnames->n);
+    for (uint32_t i = 0; i < p->ncols; i++) {
+        const char *nm = colnames && (int)i < colnames->n ? colnames->items[i] : p->names[i];
+        if (scope_add(b, sc, alias, nm ? nm : "?column?", p->types[i])) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
+static int bind_series(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
+    const sql_expr *fe = f->func;
+    const char *n = fe->func.name;
+    bool gs = !strcmp(n, "generate_series");
+    if (!gs && strcmp(n, "range")) return bind_error(b, f->off, "table function %s does not exist", n);
+    int na = fe->func.args.n;
+    if (na < 1 || na > 3 || (gs && na < 2))
+        return bind_error(b, f->off, "function %s takes %s arguments", n, gs ? "2 or 3" : "1 to 3");
+    expr *args[3];
+    ectx c = {b, NULL, NULL, "FROM"};
+    for (int i = 0; i < na; i++) {
+        int rc = bind_expr(&c, fe->func.args.items[i], &args[i]);
+        if (rc) return rc;
+        if ((rc = bind_cast(b, args[i], sql_type_make(TYPE_BIGINT), false, &args[i]))) return rc;
+    }
+    plan_op *p = new_op(b, PLAN_SERIES, 1);
+    if (!p) return nomem(b);
+    p->types[0] = sql_type_make(TYPE_BIGINT);
+    const char *cname = f->alias_columns.n ? f->alias_columns.items[0] : (gs ? "generate_series" : "range");
+    p->names[0] = cname;
+    if (na == 1) {
+        p->series.start = mk_const(b, value_int(TYPE_BIGINT, 0), f->off);
+        p->series.stop = args[0];
+    } else {
+        p->series.start = args[0];
+        p->series.stop = args[1];
+    }
+    p->series.step = na == 3 ? args[2] : mk_const(b, value_int(TYPE_BIGINT, 1), f->off);
+    p->series.inclusive = gs;
+    if (!p->series.start || !p->series.step) return nomem(b);
+    if (scope_add(b, sc, f->alias ? f->alias : n, cname, p->types[0])) return nomem(b);
+    *out = p;
+    return STRATA_OK;
+}
+
+static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
+    int rc;
+    switch (f->kind) {
+    case FROM_TABLE: {
+        table_def *td = catalog_table(b->cat, f->table);
+        if (td) {
+            if (f->alias_columns.n) return bind_error(b, f->off, "column aliases on tables are not supported yet");
+            return scan_table(b, td, f->alias ? f->alias : td->name, false, out, sc);
+        }
+        view_def *v = catalog_view(b->cat, f->table);
+        if (v) {
+            if (++b->depth > 64) return bind_error(b, f->off, "views nested too deeply");
+            sql_list names = {(int)v->ncolnames, (int)v->ncolnames, (void **)v->colnames};
+            rc = bind_subquery_from(b, v->query, f->alias ? f->alias : v->name, f->alias_columns.n ? &f->alias_columns : &names,
+                                    f->off, out, sc);
+            b->depth--;
+            return rc;
+        }
+        const char *s = catalog_suggest(b->cat, f->table);
+        if (s) return bind_error(b, f->off, "relation \"%s\" does not exist (did you mean \"%s\"?)", f->table, s);
+        return bind_error(b, f->off, "relation \"%s\" does not exist", f->table);
+    }
+    case FROM_SUBQUERY:
+        return bind_subquery_from(b, f->subquery, f->alias, &f->alias_columns, f->off, out, sc);
+    case FROM_FUNC: return bind_series(b, f, out, sc);
+    case FROM_JOIN: break;
+    }
+    plan_op *l, *r;
+    scope ls = {0}, rs = {0};
+    if ((rc = bind_from(b, f->join.left, &l, &ls)) || (rc = bind_from(b, f->join.right, &r, &rs))) return rc;
+    static const join_kind kinds[] = {[JOIN_INNER] = JK_INNER, [JOIN_LEFT] = JK_LEFT, [JOIN_RIGHT] = JK_RIGHT,
+                                      [JOIN_FULL] = JK_FULL, [JOIN_CROSS] = JK_INNER};
+    plan_op *j = new_op(b, PLAN_NL_JOIN, l->ncols + r->ncols);
+    if (!j) return nomem(b);
+    j->child[0] = l;
+    j->child[1] = r;
+    j->join.kind = kinds[f->join.type];
+    for (uint32_t i = 0; i < l->ncols; i++) j->types[i] = l->types[i], j->names[i] = l->names[i];
+    for (uint32_t i = 0; i < r->ncols; i++) j->types[l->ncols + i] = r->types[i], j->names[l->ncols + i] = r->names[i];
+    scope all = {0};
+    for (uint32_t i = 0; i < ls.n; i++)
+        if (scope_add(b, &all, ls.cols[i].table, ls.cols[i].name, ls.cols[i].type)) return nomem(b);
+    for (uint32_t i = 0; i < rs.n; i++)
+        if (scope_add(b, &all, rs.cols[i].table, rs.cols[i].name, rs.cols[i].type)) return nomem(b);
+    *out = j;
+    /* USING / NATURAL: equalities on the named columns */
+    sql_list using = f->join.using;
+    const char *natural[256];
+    if (f->join.natural) {
+        int n = 0;
+        for (uint32_t i = 0; i < ls.n && n < 256; i++)
+            for (uint32_t k = 0; k < rs.n; k++)
+                if (!strcmp(ls.cols[i].name, rs.cols[k].name)) {
+                    natural[n++] = ls.cols[i].name;
+                    break;
+                }
+        using.n = n;
+        using.items = (void **)natural;
+    }
+    for (int u = 0; u < using.n; u++) {
+        const char *name = using.items[u];
+        int li = -1, ri = -1;
+        for (uint32_t i = 0; i < ls.n; i++)
+            if (!strcmp(ls.cols[i].name, name)) li = (int)i;
+        for (uint32_t i = 0; i < rs.n; i++)
+            if (!strcmp(rs.cols[i].name, name)) ri = (int)i;
+        if (li < 0 || ri < 0)
+            return bind_error(b, f->off, "column \"%s\" specified in USING clause does not exist in %s table", name,
+                              li < 0 ? "left" : "right");
+        expr *x = mk_col(b, (uint32_t)li, ls.cols[li].type, f->off), *y = mk_col(b, l->ncols + (uint32_t)ri, rs.cols[ri].type, f->off), *eq;
+        if (!x || !y) return nomem(b);
+        if ((rc = make_cmp(b, CMP_EQ, x, y, f->off, &eq)) || (rc = place(b, out, eq, true))) return rc;
+        /* the right side's copy is hidden from unqualified references (the left one answers) */
+        all.cols[l->ncols + (uint32_t)ri].name = "";
+        if (j->join.kind == JK_RIGHT) all.cols[(uint32_t)li].name = "", all.cols[l->ncols + (uint32_t)ri].name = name;
+    }
+    if (f->join.on) {
+        ectx c = {b, &all, NULL, "JOIN conditions"};
+        expr *on;
+        if ((rc = bind_expr(&c, f->join.on, &on)) || (rc = require_bool(b, &on, "JOIN/ON"))) return rc;
+        if ((rc = place_all(b, out, on, true))) return rc;
+    }
+    *sc = all;
+    return STRATA_OK;
+}
+
+/* ---- SELECT ------------------------------------------------------------------------------- */
+
+static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out) {
+    plan_op *p = new_op(b, PLAN_PROJECT, n);
+    if (!p) return nomem(b);
+    p->child[0] = child;
+    p->project.exprs = exprs;
+    for (uint32_t i = 0; i < n; i++) {
+        p->types[i] = exprs[i]->type;
+        p->names[i] = names ? names[i] : NULL;
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
+/* default_name is the column name PostgreSQL gives an unnamed select item. */
+static const char *default_name(const sql_expr *a) {
+    switch (a->kind) {
+    case EX_COL: return a->col.column;
+    case EX_FUNC: return a->func.name;
+    case EX_CAST: return a->cast.arg->kind == EX_COL ? a->cast.arg->col.column : a->cast.type.name;
+    case EX_EXTRACT: return "extract";
+    case EX_CASE: return "case";
+    default: return "?column?";
+    }
+}
+
+/* untyped_to_text gives a still-untyped expression (a bare 'literal' or NULL) its final type. */
+static int settle(bind_ctx *b, expr **e) {
+    if (!(*e)->untyped && (*e)->type.id != TYPE_NULL) return STRATA_OK;
+    return bind_cast(b, *e, sql_type_make((*e)->type.id == TYPE_NULL && (*e)->kind == EXPR_CONST && !(*e)->untyped ? TYPE_VARCHAR : TYPE_VARCHAR), false, e);
+}
+
+static int eval_limit_expr(bind_ctx *b, const sql_expr *a, expr **out, const char *what) {
+    ectx c = {b, NULL, NULL, what};
+    int rc = bind_expr(&c, a, out);
+    if (rc) return rc;
+    return bind_cast(b, *out, sql_type_make(TYPE_BIGINT), false, out);
+}
+
+/* finish_query adds ORDER BY, LIMIT and OFFSET (written on q) over plan p, whose output columns
+** are the query's; order-by keys beyond the output are bound in `extra` and appended by the
+** caller through hidden columns (bind_select_core handles those). */
+static int add_limit(bind_ctx *b, const sql_select *q, plan_op **p) {
+    if (!q->limit && !q->offset) return STRATA_OK;
+    plan_op *l = new_op(b, PLAN_LIMIT, (*p)->ncols);
+    if (!l) return nomem(b);
+    memcpy(l->types, (*p)->types, (*p)->ncols * sizeof *l->types);
+    memcpy(l->names, (*p)->names, (*p)->ncols * sizeof *l->names);
+    l->child[0] = *p;
+    int rc;
+    if (q->limit && (rc = eval_limit_expr(b, q->limit, &l->limit.limit, "LIMIT"))) return rc;
+    if (q->offset && (rc = eval_limit_expr(b, q->offset, &l->limit.offset, "OFFSET"))) return rc;
+    *p = l;
+    return STRATA_OK;
+}
+
+/* order_key_output returns the output column an ORDER BY item names by position or alias, or -1. */
+static int order_key_output(bind_ctx *b, const sql_order *o, plan_op *p, int *col) {
+    *col = -1;
+    if (o->expr->kind == EX_INT) {
+        int64_t k = o->expr->integer;
+        if (k < 1 || k > (int64_t)p->ncols) return bind_error(b, o->expr->off, "ORDER BY position %lld is not in select list", (long long)k);
+        *col = (int)(k - 1);
+        return STRATA_OK;
+    }
+    if (o->expr->kind == EX_COL && !o->expr->col.table) {
+        for (uint32_t i = 0; i < p->ncols; i++)
+            if (p->names[i] && !strcmp(p->names[i], o->expr->col.column)) {
+                if (*col >= 0) return bind_error(b, o->expr->off, "ORDER BY \"%s\" is ambiguous", o->expr->col.column);
+                *col = (int)i;
+            }
+    }
+    return STRATA_OK;
+}
+
+static int make_sort(bind_ctx *b, plan_op **p, sort_key *keys, uint32_t nkeys) {
+    plan_op *s = new_op(b, PLAN_SORT, (*p)->ncols);
+    if (!s) return nomem(b);
+    memcpy(s->types, (*p)->types, (*p)->ncols * sizeof *s->types);
+    memcpy(s->names, (*p)->names, (*p)->ncols * sizeof *s->names);
+    s->child[0] = *p;
+    s->sort.keys = keys;
+    s->sort.nkeys = nkeys;
+    s->sort.limit = -1;
+    *p = s;
+    return STRATA_OK;
+}
+
+static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *unused) {
+    (void)unused;
+    int rc;
+    plan_op *p;
+    scope sc = {0};
+    if (q->from) {
+        if ((rc = bind_from(b, q->from, &p, &sc))) return rc;
+    } else {
+        p = new_op(b, PLAN_EMPTY, 0);
+        if (!p) return nomem(b);
+        p->empty.one_row = true;
+    }
+    if (q->where) {
+        ectx c = {b, &sc, NULL, "WHERE"};
+        expr *w;
+        if ((rc = bind_expr(&c, q->where, &w)) || (rc = require_bool(b, &w, "WHERE"))) return rc;
+        if ((rc = place_all(b, &p, w, false))) return rc;
+    }
+    /* aggregation? */
+    bool aggregating = q->group_by.n > 0 || q->having;
+    for (int i = 0; i < q->targets.n && !aggregating; i++)
+        aggregating = has_aggregate(((sql_target *)q->targets.items[i])->expr);
+    for (int i = 0; i < q->order_by.n && !aggregating; i++)
+        aggregating = has_aggregate(((sql_order *)q->order_by.items[i])->expr);
+    agg_state ag = {0};
+    ag.pre = &sc;
+    if (aggregating) {
+        ag.nkeys = (uint32_t)q->group_by.n;
+        ag.keys = alloc0(b, (ag.nkeys + 1) * sizeof *ag.keys);
+        if (!ag.keys) return nomem(b);
+        for (uint32_t k = 0; k < ag.nkeys; k++) {
+            const sql_expr *ge = q->group_by.items[k];
+            ectx c = {b, &sc, NULL, "GROUP BY"};
+            /* GROUP BY 1 names a select item; GROUP BY alias too, when no column has the name */
+            if (ge->kind == EX_INT) {
+                if (ge->integer < 1 || ge->integer > q->targets.n)
+                    return bind_error(b, ge->off, "GROUP BY position %lld is not in select list", (long long)ge->integer);
+                ge = ((sql_target *)q->targets.items[ge->integer - 1])->expr;
+            }
+            rc = bind_expr(&c, ge, &ag.keys[k]);
+            if (rc && ge->kind == EX_COL && !ge->col.table) {
+                for (int t = 0; t < q->targets.n; t++) {
+                    sql_target *tg = q->targets.items[t];
+                    if (tg->alias && !strcmp(tg->alias, ge->col.column)) {
+                        err_clear(b->err);
+                        rc = bind_expr(&c, tg->expr, &ag.keys[k]);
+                        break;
+                    }
+                }
+            }
+            if (rc) return rc;
+            if ((rc = settle(b, &ag.keys[k]))) return rc;
+        }
+    }
+    ectx sel = {b, &sc, aggregating ? &ag : NULL, NULL};
+    /* the select list */
+    uint32_t cap = 16, n = 0;
+    expr **exprs = alloc0(b, cap * sizeof *exprs);
+    const char **names = alloc0(b, cap * sizeof *names);
+    if (!exprs || !names) return nomem(b);
+    for (int i = 0; i < q->targets.n; i++) {
+        sql_target *tg = q->targets.items[i];
+        if (tg->expr->kind == EX_STAR) {
+            if (aggregating) return bind_error(b, tg->expr->off, "SELECT * with GROUP BY is not supported");
+            bool any = false;
+            for (uint32_t k = 0; k < sc.n; k++) {
+                if (tg->expr->col.table && (!sc.cols[k].table || strcmp(sc.cols[k].table, tg->expr->col.table))) continue;
+                if (!sc.cols[k].name[0]) continue; /* a USING column's hidden copy */
+                if (n + 1 >= cap) {
+                    expr **ne = alloc0(b, cap * 2 * sizeof *ne);
+                    const char **nn = alloc0(b, cap * 2 * sizeof *nn);
+                    if (!ne || !nn) return nomem(b);
+                    memcpy(ne, exprs, n * sizeof *ne), memcpy(nn, names, n * sizeof *nn);
+                    exprs = ne, names = nn, cap *= 2;
+                }
+                exprs[n] = mk_col(b, k, sc.cols[k].type, tg->expr->off);
+                if (!exprs[n]) return nomem(b);
+                names[n++] = sc.cols[k].name;
+                any = true;
+            }
+            if (!any && tg->expr->col.table)
+                return bind_error(b, tg->expr->off, "missing FROM-clause entry for table \"%s\"", tg->expr->col.table);
+            continue;
+        }
+        if (n + 1 >= cap) {
+            expr **ne = alloc0(b, cap * 2 * sizeof *ne);
+            const char **nn = alloc0(b, cap * 2 * sizeof *nn);
+            if (!ne || !nn) return nomem(b);
+            memcpy(ne, exprs, n * sizeof *ne), memcpy(nn, names, n * sizeof *nn);
+            exprs = ne, names = nn, cap *= 2;
+        }
+        if ((rc = bind_expr(&sel, tg->expr, &exprs[n]))) return rc;
+        if ((rc = settle(b, &exprs[n]))) return rc;
+        names[n++] = tg->alias ? tg->alias : default_name(tg->expr);
+    }
+    expr *having = NULL;
+    if (q->having) {
+        if ((rc = bind_expr(&sel, q->having, &having)) || (rc = require_bool(b, &having, "HAVING"))) return rc;
+    }
+    /* ORDER BY: output columns by position/alias, else expressions appended as hidden columns */
+    uint32_t nvisible = n, nkeys = (uint32_t)q->order_by.n;
+    sort_key *keys = alloc0(b, (nkeys + 1) * sizeof *keys);
+    int *keycol = alloc0(b, (nkeys + 1) * sizeof *keycol);
+    if (!keys || !keycol) return nomem(b);
+    plan_op fake = {.ncols = n, .names = names};
+    for (uint32_t k = 0; k < nkeys; k++) {
+        const sql_order *o = q->order_by.items[k];
+        if ((rc = order_key_output(b, o, &fake, &keycol[k]))) return rc;
+        if (keycol[k] >= 0) continue;
+        if (q->distinct) return bind_error(b, o->expr->off, "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+        expr *e;
+        if ((rc = bind_expr(&sel, o->expr, &e)) || (rc = settle(b, &e))) return rc;
+        int found = -1;
+        for (uint32_t i = 0; i < n && found < 0; i++)
+            if (expr_equal(exprs[i], e)) found = (int)i;
+        if (found < 0) {
+            if (n + 1 >= cap) {
+                expr **ne = alloc0(b, cap * 2 * sizeof *ne);
+                const char **nn = alloc0(b, cap * 2 * sizeof *nn);
+                if (!ne || !nn) return nomem(b);
+                memcpy(ne, exprs, n * sizeof *ne), memcpy(nn, names, n * sizeof *nn);
+                exprs = ne, names = nn, cap *= 2;
+            }
+            exprs[n] = e;
+            names[n] = NULL;
+            found = (int)n++;
+        }
+        keycol[k] = found;
+    }
+    if (aggregating) {
+        plan_op *a = new_op(b, PLAN_AGG, ag.nkeys + ag.naggs);
+        if (!a) return nomem(b);
+        a->child[0] = p;
+        a->agg.nkeys = ag.nkeys;
+        a->agg.keys = ag.keys;
+        a->agg.naggs = ag.naggs;
+        a->agg.aggs = ag.aggs;
+        for (uint32_t k = 0; k < ag.nkeys; k++) a->types[k] = ag.keys[k]->type;
+        for (uint32_t k = 0; k < ag.naggs; k++) a->types[ag.nkeys + k] = ag.aggs[k].type;
+        p = a;
+        if (having && (rc = add_filter(b, &p, having))) return rc;
+    }
+    if ((rc = project(b, p, exprs, names, n, &p))) return rc;
+    if (q->distinct) {
+        plan_op *d = new_op(b, PLAN_DISTINCT, p->ncols);
+        if (!d) return nomem(b);
+        memcpy(d->types, p->types, p->ncols * sizeof *d->types);
+        memcpy(d->names, p->names, p->ncols * sizeof *d->names);
+        d->child[0] = p;
+        p = d;
+    }
+    if (nkeys) {
+        for (uint32_t k = 0; k < nkeys; k++) {
+            const sql_order *o = q->order_by.items[k];
+            keys[k].e = mk_col(b, (uint32_t)keycol[k], p->types[keycol[k]], o->expr->off);
+            if (!keys[k].e) return nomem(b);
+            keys[k].desc = o->desc;
+            keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
+        }
+        if ((rc = make_sort(b, &p, keys, nkeys))) return rc;
+    }
+    if ((rc = add_limit(b, q, &p))) return rc;
+    if (n > nvisible) { /* drop the hidden ORDER BY columns */
+        expr **vis = alloc0(b, nvisible * sizeof *vis);
+        if (!vis) return nomem(b);
+        for (uint32_t i = 0; i < nvisible; i++)
+            if (!(vis[i] = mk_col(b, i, p->types[i], 0))) return nomem(b);
+        if ((rc = project(b, p, vis, names, nvisible, &p))) return rc;
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
+static int bind_values(bind_ctx *b, const sql_select *q, plan_op **out) {
+    uint32_t nrows = (uint32_t)q->rows.n;
+    uint32_t ncols = (uint32_t)((sql_list *)q->rows.items[0])->n;
+    plan_op *p = new_op(b, PLAN_VALUES, ncols);
+    if (!p) return nomem(b);
+    p->values.nrows = nrows;
+    p->values.cells = alloc0(b, (size_t)nrows * ncols * sizeof *p->values.cells);
+    expr **col = alloc0(b, nrows * sizeof *col);
+    if (!p->values.cells || !col) return nomem(b);
+    ectx c = {b, NULL, NULL, "VALUES"};
+    for (uint32_t r = 0; r < nrows; r++) {
+        sql_list *row = q->rows.items[r];
+        if ((uint32_t)row->n != ncols)
+            return bind_error(b, row->n ? ((sql_expr *)row->items[0])->off : q->off, "VALUES lists must all be the same length");
+        for (uint32_t k = 0; k < ncols; k++) {
+            int rc = bind_expr(&c, row->items[k], &p->values.cells[r * ncols + k]);
+            if (rc) return rc;
+        }
+    }
+    for (uint32_t k = 0; k < ncols; k++) {
+        for (uint32_t r = 0; r < nrows; r++) col[r] = p->values.cells[r * ncols + k];
+        sql_type t;
+        int rc = fold_common(b, col, (int)nrows, q->off, &t);
+        if (rc) return rc;
+        for (uint32_t r = 0; r < nrows; r++) p->values.cells[r * ncols + k] = col[r];
+        p->types[k] = t;
+        char nm[24];
+        snprintf(nm, sizeof nm, "column%u", k + 1);
+        p->names[k] = arena_strdup(b->mem, nm);
+        if (!p->names[k]) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
+/* cast_columns projects p so that its columns have the given types. */
+static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types) {
+    bool same = true;
+    for (uint32_t i = 0; i < (*p)->ncols; i++) same &= sql_type_equal((*p)->types[i], types[i]);
+    if (same) return STRATA_OK;
+    expr **ex = alloc0(b, (*p)->ncols * sizeof *ex);
+    if (!ex) return nomem(b);
+    for (uint32_t i = 0; i < (*p)->ncols; i++) {
+        expr *c = mk_col(b, i, (*p)->types[i], 0);
+        if (!c) return nomem(b);
+        int rc = bind_cast(b, c, types[i], false, &ex[i]);
+        if (rc) return rc;
+    }
+    return project(b, *p, ex, (*p)->names, (*p)->ncols, p);
+}
+
+int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
+    int rc;
+    if (++b->depth > SQL_MAX_DEPTH) {
+        b->depth--;
+        return bind_error(b, q->off, "query nested too deeply");
+    }
+    if (q->with.n) {
+        b->depth--;
+        return bind_error(b, q->off, "WITH is not supported yet");
+    }
+    plan_op *p;
+    switch (q->kind) {
+    case SEL_CORE: rc = bind_select_core(b, q, &p, NULL); break;
+    case SEL_VALUES:
+        rc = bind_values(b, q, &p);
+        if (!rc && q->order_by.n) {
+            sort_key *keys = alloc0(b, (size_t)q->order_by.n * sizeof *keys);
+            if (!keys) return nomem(b);
+            for (int k = 0; k < q->order_by.n && !rc; k++) {
+                const sql_order *o = q->order_by.items[k];
+                int col;
+                if ((rc = order_key_output(b, o, p, &col))) break;
+                if (col < 0) {
+                    rc = bind_error(b, o->expr->off, "ORDER BY on VALUES must name an output column");
+                    break;
+                }
+                keys[k].e = mk_col(b, (uint32_t)col, p->types[col], o->expr->off);
+                keys[k].desc = o->desc;
+                keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
+            }
+            if (!rc) rc = make_sort(b, &p, keys, (uint32_t)q->order_by.n);
+        }
+        if (!rc) rc = add_limit(b, q, &p);
+        break;
+    default: {
+        plan_op *l, *r;
+        if ((rc = bind_query(b, q->left, &l)) || (rc = bind_query(b, q->right, &r))) break;
+        if (l->ncols != r->ncols) {
+            rc = bind_error(b, q->off, "each %s query must have the same number of columns",
+                            q->kind == SEL_UNION ? "UNION" : q->kind == SEL_EXCEPT ? "EXCEPT" : "INTERSECT");
+            break;
+        }
+        sql_type *t = alloc0(b, l->ncols * sizeof *t);
+        if (!t) return nomem(b);
+        for (uint32_t i = 0; i < l->ncols && !rc; i++) {
+            strata_err tmp = {0};
+            if (value_common_type(l->types[i], r->types[i], 0, &t[i], &tmp)) rc = type_error(b, q->off, &tmp);
+            if (t[i].id == TYPE_NULL) t[i] = sql_type_make(TYPE_VARCHAR);
+        }
+        if (rc || (rc = cast_columns(b, &l, t)) || (rc = cast_columns(b, &r, t))) break;
+        p = new_op(b, PLAN_SETOP, l->ncols);
+        if (!p) return nomem(b);
+        memcpy(p->types, t, l->ncols * sizeof *t);
+        memcpy(p->names, l->names, l->ncols * sizeof *p->names);
+        p->child[0] = l;
+        p->child[1] = r;
+        p->setop.kind = q->kind == SEL_UNION ? SETOP_UNION : q->kind == SEL_EXCEPT ? SETOP_EXCEPT : SETOP_INTERSECT;
+        p->setop.all = q->all;
+        if (q->order_by.n) {
+            sort_key *keys = alloc0(b, (size_t)q->order_by.n * sizeof *keys);
+            if (!keys) return nomem(b);
+            for (int k = 0; k < q->order_by.n && !rc; k++) {
+                const sql_order *o = q->order_by.items[k];
+                int col;
+                if ((rc = order_key_output(b, o, p, &col))) break;
+                if (col < 0) {
+                    rc = bind_error(b, o->expr->off, "ORDER BY on a UNION/INTERSECT/EXCEPT result must be on one of the result columns");
+                    break;
+                }
+                keys[k].e = mk_col(b, (uint32_t)col, p->types[col], o->expr->off);
+                keys[k].desc = o->desc;
+                keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
+            }
+            if (!rc) rc = make_sort(b, &p, keys, (uint32_t)q->order_by.n);
+        }
+        if (!rc) rc = add_limit(b, q, &p);
+        break;
+    }
+    }
+    b->depth--;
+    if (rc) return rc;
+    /* a top-N sort: LIMIT directly over SORT */
+    if (p->kind == PLAN_LIMIT && p->child[0]->kind == PLAN_SORT && p->limit.limit && p->limit.limit->kind == EXPR_CONST &&
+        !p->limit.limit->value.is_null && (!p->limit.offset || (p->limit.offset->kind == EXPR_CONST && !p->limit.offset->value.is_null))) {
+        int64_t lim = p->limit.limit->value.v.i, off = p->limit.offset ? p->limit.offset->value.v.i : 0;
+        if (lim >= 0 && off >= 0 && lim <= INT64_MAX - off) p->child[0]->sort.limit = lim + off;
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
+/* ---- DML ---------------------------------------------------------------------------------- */
+
+int bind_table_expr(bind_ctx *b, table_def *td, const sql_expr *e, expr **out) {
+    scope sc = {0};
+    for (uint32_t i = 0; td && i < td->ncols; i++)
+        if (scope_add(b, &sc, td->name, td->cols[i].name, td->cols[i].type)) return nomem(b);
+    ectx c = {b, &sc, NULL, "this context"};
+    return bind_expr(&c, e, out);
+}
+
+/* column_default binds column i's DEFAULT (NULL when none), cast to its type. */
+static int column_default(bind_ctx *b, table_def *td, uint32_t i, size_t off, expr **out) {
+    column_def *col = &td->cols[i];
+    int rc;
+    if (col->default_expr) {
+        if ((rc = bind_table_expr(b, NULL, col->default_expr, out))) return rc;
+    } else {
+        *out = mk_const(b, value_null(col->type), off);
+        if (!*out) return nomem(b);
+    }
+    return bind_cast(b, *out, col->type, false, out);
+}
+
+static table_def *dml_table(bind_ctx *b, const char *name, size_t off, int *rc) {
+    table_def *td = catalog_table(b->cat, name);
+    if (td) return td;
+    if (catalog_view(b->cat, name)) {
+        *rc = bind_error(b, off, "cannot change view \"%s\"", name);
+        return NULL;
+    }
+    const char *s = catalog_suggest(b->cat, name);
+    *rc = s ? bind_error(b, off, "relation \"%s\" does not exist (did you mean \"%s\"?)", name, s)
+            : bind_error(b, off, "relation \"%s\" does not exist", name);
+    return NULL;
+}
+
+static int bind_returning(bind_ctx *b, table_def *td, const sql_list *ret, plan_op *p) {
+    if (!ret->n) return STRATA_OK;
+    scope sc = {0};
+    for (uint32_t i = 0; i < td->ncols; i++)
+        if (scope_add(b, &sc, td->name, td->cols[i].name, td->cols[i].type)) return nomem(b);
+    ectx c = {b, &sc, NULL, "RETURNING"};
+    uint32_t n = 0, cap = (uint32_t)ret->n + td->ncols;
+    expr **ex = alloc0(b, cap * sizeof *ex);
+    const char **names = alloc0(b, cap * sizeof *names);
+    sql_type *types = alloc0(b, cap * sizeof *types);
+    if (!ex || !names || !types) return nomem(b);
+    for (int i = 0; i < ret->n; i++) {
+        sql_target *tg = ret->items[i];
+        if (tg->expr->kind == EX_STAR) {
+            for (uint32_t k = 0; k < td->ncols; k++) {
+                if (n >= cap) return bind_error(b, tg->expr->off, "too many RETURNING columns");
+                ex[n] = mk_col(b, k, td->cols[k].type, tg->expr->off);
+                if (!ex[n]) return nomem(b);
+                names[n] = td->cols[k].name;
+                types[n++] = td->cols[k].type;
+            }
+            continue;
+        }
+        if (n >= cap) return bind_error(b, tg->expr->off, "too many RETURNING columns");
+        int rc = bind_expr(&c, tg->expr, &ex[n]);
+        if (rc || (rc = settle(b, &ex[n]))) return rc;
+        names[n] = tg->alias ? tg->alias : default_name(tg->expr);
+        types[n] = ex[n]->type;
+        n++;
+    }
+    p->ncols = n;
+    p->types = types;
+    p->names = names;
+    p->dml.nreturning = n;
+    p->dml.returning = ex;
+    return STRATA_OK;
+}
+
+int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
+    int rc = STRATA_OK;
+    table_def *td = dml_table(b, st->insert.table, st->off, &rc);
+    if (!td) return rc;
+    uint32_t n = td->ncols;
+    /* which source column feeds each table column (-1: its default) */
+    int32_t *from = alloc0(b, n * sizeof *from);
+    if (!from) return nomem(b);
+    for (uint32_t i = 0; i < n; i++) from[i] = st->insert.columns.n ? -1 : (int32_t)i;
+    uint32_t nsrc = st->insert.columns.n ? (uint32_t)st->insert.columns.n : n;
+    for (int k = 0; k < st->insert.columns.n; k++) {
+        const char *cn = st->insert.columns.items[k];
+        int ci = -1;
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(td->cols[i].name, cn)) ci = (int)i;
+        if (ci < 0) return bind_error(b, st->off, "column \"%s\" of relation \"%s\" does not exist", cn, td->name);
+        if (from[ci] >= 0) return bind_error(b, st->off, "column \"%s\" specified more than once", cn);
+        from[ci] = k;
+    }
+    plan_op *src;
+    if (!st->insert.source) {
+        src = new_op(b, PLAN_EMPTY, 0);
+        if (!src) return nomem(b);
+        src->empty.one_row = true;
+        nsrc = 0;
+        for (uint32_t i = 0; i < n; i++) from[i] = -1;
+    } else if (st->insert.source->kind == SEL_VALUES && !st->insert.source->order_by.n && !st->insert.source->limit) {
+        /* VALUES rows bind straight against the target columns: DEFAULT allowed, each cell cast */
+        const sql_select *q = st->insert.source;
+        uint32_t nrows = (uint32_t)q->rows.n;
+        src = new_op(b, PLAN_VALUES, n);
+        if (!src) return nomem(b);
+        src->values.nrows = nrows;
+        src->values.cells = alloc0(b, (size_t)nrows * n * sizeof *src->values.cells);
+        if (!src->values.cells) return nomem(b);
+        ectx c = {b, NULL, NULL, "VALUES"};
+        for (uint32_t r = 0; r < nrows; r++) {
+            sql_list *row = q->rows.items[r];
+            if ((uint32_t)row->n != nsrc)
+                return bind_error(b, row->n ? ((sql_expr *)row->items[0])->off : q->off,
+                                  "INSERT has %s expressions than target columns", (uint32_t)row->n > nsrc ? "more" : "fewer");
+            for (uint32_t i = 0; i < n; i++) {
+                expr **cell = &src->values.cells[r * n + i];
+                const sql_expr *a = from[i] >= 0 ? row->items[from[i]] : NULL;
+                if (!a || a->kind == EX_DEFAULT) {
+                    rc = column_default(b, td, i, a ? a->off : q->off, cell);
+                } else {
+                    rc = bind_expr(&c, a, cell);
+                    if (!rc) rc = bind_cast(b, *cell, td->cols[i].type, false, cell);
+                }
+                if (rc) return rc;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) src->types[i] = td->cols[i].type, src->names[i] = td->cols[i].name;
+    } else {
+        if ((rc = bind_query(b, st->insert.source, &src))) return rc;
+        if (src->ncols != nsrc)
+            return bind_error(b, st->off, "INSERT has %s expressions than target columns", src->ncols > nsrc ? "more" : "fewer");
+        expr **ex = alloc0(b, n * sizeof *ex);
+        if (!ex) return nomem(b);
+        for (uint32_t i = 0; i < n; i++) {
+            if (from[i] >= 0) {
+                expr *cref = mk_col(b, (uint32_t)from[i], src->types[from[i]], st->off);
+                if (!cref) return nomem(b);
+                if ((rc = bind_cast(b, cref, td->cols[i].type, false, &ex[i]))) return rc;
+            } else if ((rc = column_default(b, td, i, st->off, &ex[i]))) {
+                return rc;
+            }
+        }
+        if ((rc = project(b, src, ex, NULL, n, &src))) return rc;
+    }
+    if (!st->insert.source) {
+        expr **ex = alloc0(b, n * sizeof *ex);
+        if (!ex) return nomem(b);
+        for (uint32_t i = 0; i < n; i++)
+            if ((rc = column_default(b, td, i, st->off, &ex[i]))) return rc;
+        if ((rc = project(b, src, ex, NULL, n, &src))) return rc;
+    }
+    plan_op *p = new_op(b, PLAN_INSERT, 0);
+    if (!p) return nomem(b);
+    p->child[0] = src;
+    p->dml.table = td;
+    if (st->insert.on_conflict) {
+        if (st->insert.on_conflict->do_update) return bind_error(b, st->insert.on_conflict->off, "ON CONFLICT DO UPDATE is not supported yet");
+        p->dml.on_conflict_nothing = true;
+    }
+    if ((rc = bind_returning(b, td, &st->insert.returning, p))) return rc;
+    *out = p;
+    return STRATA_OK;
+}
+
+/* dml_source scans td with its rowid as the last column, filtered by where. */
+static int dml_source(bind_ctx *b, table_def *td, const char *alias, const sql_expr *where, plan_op **out, scope *sc) {
+    int rc = scan_table(b, td, alias ? alias : td->name, true, out, sc);
+    if (rc) return rc;
+    if (where) {
+        ectx c = {b, sc, NULL, "WHERE"};
+        expr *w;
+        if ((rc = bind_expr(&c, where, &w)) || (rc = require_bool(b, &w, "WHERE")) || (rc = add_filter(b, out, w)))
+            return rc;
+    }
+    return STRATA_OK;
+}
+
+int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out) {
+    int rc = STRATA_OK;
+    table_def *td = dml_table(b, st->update.table, st->off, &rc);
+    if (!td) return rc;
+    if (st->update.from) return bind_error(b, st->update.from->off, "UPDATE ... FROM is not supported yet");
+    scope sc = {0};
+    plan_op *src;
+    if ((rc = dml_source(b, td, st->update.alias, st->update.where, &src, &sc))) return rc;
+    uint32_t n = td->ncols;
+    expr **ex = alloc0(b, (n + 1) * sizeof *ex);
+    if (!ex) return nomem(b);
+    if (!(ex[0] = mk_col(b, n, sql_type_make(TYPE_BIGINT), st->off))) return nomem(b);
+    for (uint32_t i = 0; i < n; i++)
+        if (!(ex[i + 1] = mk_col(b, i, td->cols[i].type, st->off))) return nomem(b);
+    ectx c = {b, &sc, NULL, "UPDATE"};
+    for (int k = 0; k < st->update.set.n; k++) {
+        sql_assign *as = st->update.set.items[k];
+        int ci = -1;
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(td->cols[i].name, as->column)) ci = (int)i;
+        if (ci < 0) return bind_error(b, as->off, "column \"%s\" of relation \"%s\" does not exist", as->column, td->name);
+        expr *v;
+        if (as->value->kind == EX_DEFAULT) rc = column_default(b, td, (uint32_t)ci, as->off, &v);
+        else if (!(rc = bind_expr(&c, as->value, &v))) rc = bind_cast(b, v, td->cols[ci].type, false, &v);
+        if (rc) return rc;
+        ex[ci + 1] = v;
+    }
+    if ((rc = project(b, src, ex, NULL, n + 1, &src))) return rc;
+    plan_op *p = new_op(b, PLAN_UPDATE, 0);
+    if (!p) return nomem(b);
+    p->child[0] = src;
+    p->dml.table = td;
+    if ((rc = bind_returning(b, td, &st->update.returning, p))) return rc;
+    *out = p;
+    return STRATA_OK;
+}
+
+int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out) {
+    int rc = STRATA_OK;
+    table_def *td = dml_table(b, st->delete_.table, st->off, &rc);
+    if (!td) return rc;
+    scope sc = {0};
+    plan_op *src;
+    if ((rc = dml_source(b, td, st->delete_.alias, st->delete_.where, &src, &sc))) return rc;
+    uint32_t n = td->ncols;
+    expr **ex = alloc0(b, (n + 1) * sizeof *ex);
+    if (!ex) return nomem(b);
+    if (!(ex[0] = mk_col(b, n, sql_type_make(TYPE_BIGINT), st->off))) return nomem(b);
+    for (uint32_t i = 0; i < n; i++)
+        if (!(ex[i + 1] = mk_col(b, i, td->cols[i].type, st->off))) return nomem(b);
+    if ((rc = project(b, src, ex, NULL, n + 1, &src))) return rc;
+    plan_op *p = new_op(b, PLAN_DELETE, 0);
+    if (!p) return nomem(b);
+    p->child[0] = src;
+    p->dml.table = td;
+    if ((rc = bind_returning(b, td, &st->delete_.returning, p))) return rc;
+    *out = p;
+    return STRATA_OK;
+}

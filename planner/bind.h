@@ -1,0 +1,41 @@
+/*
+** bind.h -- from a syntax tree to a plan: names resolved against the catalog, types checked and
+** implicit casts made explicit (PostgreSQL's rules, core/value.h), errors positioned with a
+** caret and, for unknown names, a suggestion.
+**
+** Plans come out ready to run, with the few rewrites that keep them sound without an optimizer:
+** conjuncts of WHERE and ON are pushed to the lowest join input that has their columns, equality
+** conjuncts between the two inputs of a join become hash-join keys (so comma joins linked in
+** WHERE never run as cross products), and ORDER BY ... LIMIT becomes a top-N sort.
+*/
+#ifndef STRATA_BIND_H
+#define STRATA_BIND_H
+
+#include "catalog.h"
+#include "plan.h"
+
+typedef struct bind_ctx {
+    catalog *cat;
+    arena *mem;       /* the plan's arena */
+    const char *sql;  /* the statement text (positions count from here) */
+    size_t sqllen;
+    strata_err *err;
+    int nparams;      /* the highest parameter number seen */
+    sql_type *param_types; /* inferred types of parameters, by number (grown as needed) */
+    int cap_params;
+    int depth;
+} bind_ctx;
+
+/* bind_query binds a SELECT / VALUES / set operation into a plan whose output has names. */
+int bind_query(bind_ctx *b, const sql_select *q, plan_op **out);
+/* bind_insert / bind_update / bind_delete bind DML into a plan whose root is the DML operator. */
+int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out);
+int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out);
+int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out);
+/* bind_table_expr binds an expression over the columns of one table (CHECK, DEFAULT, index keys;
+** td NULL: no columns at all). */
+int bind_table_expr(bind_ctx *b, table_def *td, const sql_expr *e, expr **out);
+/* bind_cast wraps e in a cast to type t unless it has that type already. */
+int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out);
+
+#endif

@@ -1,0 +1,1990 @@
+/*
+** exec.c -- running plans as push-based pipelines of data chunks (see exec.h).
+**
+** Pipelines. pipelines_build cuts the operator tree at its breakers: a pipeline is a source,
+** a chain of streaming operators and a sink. A breaker (aggregate, sort, distinct, set operation,
+** the build side of a join, a DML operator) is the sink of the pipelines below it and the source
+** of the one above. The last pipeline has no sink: exec_next hands its chunks to the caller.
+**
+** Streaming operators may produce more output than fits one chunk (a join's fan-out): they say
+** so with `more`, and the executor calls them again with the same input before fetching new
+** input. At the end of its input a streaming operator may flush rows it held back (an outer
+** join's unmatched build rows).
+**
+** Collections (rows kept by a breaker) are lists of full data chunks whose values and strings are
+** copied (chunk_append), so nothing kept refers to a page or another operator's vectors.
+*/
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "parser.h"
+
+/* ---- collections of rows ------------------------------------------------------------------ */
+
+typedef struct collection {
+    uint32_t ncols;
+    sql_type *types;
+    uint32_t nchunks, cap;
+    data_chunk **chunks;
+    uint64_t rows;
+} collection;
+
+static int coll_init(collection *c, const sql_type *types, uint32_t ncols, strata_err *err) {
+    memset(c, 0, sizeof *c);
+    c->ncols = ncols;
+    c->types = malloc((ncols + 1) * sizeof *c->types);
+    if (!c->types) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+    if (ncols) memcpy(c->types, types, ncols * sizeof *types);
+    return STRATA_OK;
+}
+
+static void coll_free(collection *c) {
+    for (uint32_t i = 0; i < c->nchunks; i++) {
+        chunk_free(c->chunks[i]);
+        free(c->chunks[i]);
+    }
+    free(c->chunks);
+    free(c->types);
+    memset(c, 0, sizeof *c);
+}
+
+static int coll_new_chunk(collection *c, strata_err *err) {
+    if (c->nchunks == c->cap) {
+        uint32_t nc = c->cap ? c->cap * 2 : 8;
+        data_chunk **n = realloc(c->chunks, nc * sizeof *n);
+        if (!n) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+        c->chunks = n;
+        c->cap = nc;
+    }
+    data_chunk *ch = malloc(sizeof *ch);
+    if (!ch) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+    int rc = chunk_init(ch, c->types, c->ncols, err);
+    if (rc) {
+        free(ch);
+        return rc;
+    }
+    c->chunks[c->nchunks++] = ch;
+    return STRATA_OK;
+}
+
+/* coll_append copies rows sel[0..n) of src (sel NULL: all) to the end of c. */
+static int coll_append(collection *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err) {
+    uint32_t done = 0;
+    while (done < n) {
+        if ((!c->nchunks || c->chunks[c->nchunks - 1]->count == VECTOR_SIZE) && coll_new_chunk(c, err))
+            return STRATA_NOMEM;
+        data_chunk *dst = c->chunks[c->nchunks - 1];
+        uint32_t got;
+        if (c->ncols == 0) {
+            got = VECTOR_SIZE - dst->count < n - done ? VECTOR_SIZE - dst->count : n - done;
+            dst->count += got;
+        } else {
+            int rc = chunk_append(dst, src, sel ? sel + done : sel_identity() + done, n - done, &got, err);
+            if (rc) return rc;
+        }
+        done += got;
+        c->rows += got;
+    }
+    return STRATA_OK;
+}
+
+/* A row of a collection: chunk index and row within it. */
+typedef struct row_ref {
+    uint32_t chunk, row;
+} row_ref;
+
+/* ---- the group table: distinct keys, each with a group number ----------------------------- */
+
+typedef struct group_table {
+    collection keys;   /* one row per group */
+    uint64_t *hashes;  /* by group */
+    uint32_t *slots;   /* open addressing: group + 1, 0 empty */
+    uint32_t mask, ngroups, cap_groups;
+} group_table;
+
+static int gt_init(group_table *g, const sql_type *types, uint32_t ncols, strata_err *err) {
+    memset(g, 0, sizeof *g);
+    int rc = coll_init(&g->keys, types, ncols, err);
+    if (rc) return rc;
+    g->mask = 1023;
+    g->slots = calloc(g->mask + 1, sizeof *g->slots);
+    if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    return STRATA_OK;
+}
+
+static void gt_free(group_table *g) {
+    coll_free(&g->keys);
+    free(g->hashes);
+    free(g->slots);
+    memset(g, 0, sizeof *g);
+}
+
+static const data_chunk *gt_chunk(const group_table *g, uint32_t gid) { return g->keys.chunks[gid / VECTOR_SIZE]; }
+
+/* rows_equal compares row r of the vectors cols[0..n) with group gid's keys (NULL = NULL). */
+static bool gt_row_equal(const group_table *g, uint32_t gid, vector *const *cols, uint32_t r) {
+    const data_chunk *ch = gt_chunk(g, gid);
+    uint32_t gr = gid % VECTOR_SIZE;
+    for (uint32_t k = 0; k < g->keys.ncols; k++) {
+        sql_value a, b;
+        vec_get_value(cols[k], r, &a);
+        vec_get_value(&ch->cols[k], gr, &b);
+        if (a.is_null != b.is_null) return false;
+        if (!a.is_null && value_compare(&a, &b) != 0) return false;
+    }
+    return true;
+}
+
+static int gt_grow(group_table *g, strata_err *err) {
+    uint32_t nmask = g->mask * 2 + 1;
+    uint32_t *ns = calloc(nmask + 1, sizeof *ns);
+    if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    for (uint32_t gid = 0; gid < g->ngroups; gid++) {
+        uint32_t s = (uint32_t)g->hashes[gid] & nmask;
+        while (ns[s]) s = (s + 1) & nmask;
+        ns[s] = gid + 1;
+    }
+    free(g->slots);
+    g->slots = ns;
+    g->mask = nmask;
+    return STRATA_OK;
+}
+
+/* gt_find_or_add looks up the count rows of cols (the key vectors) and writes their group
+** numbers to gids; is_new[r] (may be NULL) says whether row r made a new group. */
+static int gt_find_or_add(group_table *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
+                          uint64_t *hashes, strata_err *err) {
+    uint32_t n = g->keys.ncols;
+    if (n) {
+        vec_hash(cols[0], NULL, count, hashes);
+        for (uint32_t k = 1; k < n; k++) vec_hash_combine(cols[k], NULL, count, hashes);
+    } else {
+        memset(hashes, 0, count * sizeof *hashes);
+    }
+    data_chunk one = {.ncols = n, .count = 0, .cols = NULL};
+    vector tmp[n ? n : 1];
+    for (uint32_t r = 0; r < count; r++) {
+        uint64_t h = hashes[r];
+        uint32_t s = (uint32_t)h & g->mask, gid = UINT32_MAX;
+        for (; g->slots[s]; s = (s + 1) & g->mask) {
+            uint32_t cand = g->slots[s] - 1;
+            if (g->hashes[cand] == h && gt_row_equal(g, cand, cols, r)) {
+                gid = cand;
+                break;
+            }
+        }
+        if (is_new) is_new[r] = gid == UINT32_MAX;
+        if (gid == UINT32_MAX) {
+            if (g->ngroups == g->cap_groups) {
+                uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
+                uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
+                if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+                g->hashes = nh;
+                g->cap_groups = nc;
+            }
+            /* append the key row: a one-row view of the key vectors */
+            for (uint32_t k = 0; k < n; k++) {
+                tmp[k] = *cols[k];
+            }
+            one.cols = tmp;
+            one.count = count;
+            one.sel = NULL;
+            sel_t rr = r;
+            int rc = coll_append(&g->keys, &one, &rr, 1, err);
+            if (rc) return rc;
+            gid = g->ngroups++;
+            g->hashes[gid] = h;
+            g->slots[s] = gid + 1;
+            if (g->ngroups * 2 > g->mask && (rc = gt_grow(g, err))) return rc;
+        }
+        gids[r] = gid;
+    }
+    return STRATA_OK;
+}
+
+/* ---- operator states ---------------------------------------------------------------------- */
+
+typedef struct agg_slot {
+    int64_t count;
+    int128 isum;
+    double dsum;
+    sql_value best; /* MIN/MAX */
+    bool has;
+} agg_slot;
+
+typedef struct agg_state {
+    group_table groups;
+    agg_slot *slots; /* ngroups * naggs */
+    uint32_t cap_slots;
+    group_table *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
+    arena strings;         /* MIN/MAX strings */
+    uint32_t *gids;
+    uint8_t *is_new;
+    uint64_t *hashes;
+    uint32_t emitted;      /* source: groups output so far */
+    bool done;
+} agg_state;
+
+typedef struct scan_state {
+    table_scan *scan;
+    data_chunk raw;
+    int64_t *rowids;
+} scan_state;
+
+typedef struct join_state {
+    collection build;    /* build rows */
+    collection bkeys;    /* their key values */
+    uint64_t *bhash;     /* by build row (global index) */
+    uint32_t *bnext;     /* chain: next build row + 1 */
+    uint32_t *buckets;   /* first build row + 1 */
+    uint32_t mask;
+    uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
+    uint64_t nbuild;
+    /* probing one input chunk */
+    uint64_t *phash;
+    uint32_t pos_row;    /* next probe row */
+    uint32_t pos_next;   /* next build row + 1 in the current chain (0: start the row's chain) */
+    bool in_chain;
+    uint8_t *pmatched;   /* probe rows matched in this chunk */
+    int phase;           /* 0 pairs, 1 unmatched probe rows, 2 done with this chunk */
+    uint32_t flush_pos;  /* RIGHT/FULL: next build row to consider at the end */
+    data_chunk pairs;    /* candidate pairs, left then right columns */
+    sel_t *prow;         /* probe row of each pair */
+    uint32_t *brow;      /* build row of each pair */
+    sel_t *sel;
+} join_state;
+
+typedef struct sort_state {
+    collection rows;
+    row_ref *order;
+    uint64_t n, emitted;
+    bool sorted;
+} sort_state;
+
+typedef struct setop_state {
+    group_table groups;  /* distinct rows with counts per side (UNION ALL: unused) */
+    collection all;      /* UNION ALL rows */
+    uint64_t *counts;    /* 2 per group */
+    uint32_t cap;
+    uint32_t *gids;
+    uint64_t *hashes;
+    uint32_t emit_group;
+    uint64_t emit_copy;
+} setop_state;
+
+typedef struct limit_state {
+    int64_t skip, left; /* left < 0: no limit */
+    bool ready;
+} limit_state;
+
+typedef struct dml_state {
+    collection returned; /* RETURNING rows */
+    uint32_t emit_chunk;
+    bool done;
+    expr **checks;       /* bound CHECK constraints */
+    expr ***index_keys;  /* per index: bound key expressions */
+    data_chunk old;      /* UPDATE/DELETE: rows as they were */
+    data_chunk row;      /* the table columns of the input (the part after the rowid) */
+    int64_t *rowids;
+    btree_buf key;
+} dml_state;
+
+typedef struct series_state {
+    int64_t next, stop, step;
+    bool done;
+} series_state;
+
+typedef struct values_state {
+    uint32_t next_row;
+} values_state;
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static int nomem(exec_ctx *x) { return err_set(x->err, STRATA_NOMEM, "out of memory (executor)"); }
+
+/* eval_scalar evaluates an expression without columns, cheaply for constants and parameters. */
+static int eval_scalar(exec_ctx *x, expr *e, sql_value *out) {
+    if (e->kind == EXPR_CONST) {
+        *out = e->value;
+        return STRATA_OK;
+    }
+    return expr_eval_const(x, e, out);
+}
+
+static int table_error(exec_ctx *x, int rc) {
+    if (x->err->code) return x->err->code;
+    return err_set(x->err, rc, "%s", pager_txn_err(x->txn)->msg);
+}
+
+/* ---- sources ------------------------------------------------------------------------------ */
+
+static int scan_open(exec_ctx *x, plan_op *p) {
+    scan_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    sql_type *types = malloc((p->scan.ncols + 1) * sizeof *types);
+    s->rowids = malloc(VECTOR_SIZE * sizeof *s->rowids);
+    if (!types || !s->rowids) {
+        free(types);
+        return nomem(x);
+    }
+    for (uint32_t i = 0; i < p->scan.ncols; i++) types[i] = p->scan.table->cols[p->scan.cols[i]].type;
+    int rc = chunk_init(&s->raw, types, p->scan.ncols, x->err);
+    free(types);
+    if (rc) return rc;
+    rc = table_scan_open(x->txn, &p->scan.table->desc, p->scan.cols, p->scan.ncols, p->scan.lo, p->scan.hi, &s->scan);
+    return rc ? table_error(x, rc) : STRATA_OK;
+}
+
+static void scan_close(plan_op *p) {
+    scan_state *s = p->state;
+    if (!s) return;
+    if (s->scan) table_scan_close(s->scan);
+    chunk_free(&s->raw);
+    free(s->rowids);
+    free(s);
+}
+
+static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    scan_state *s = p->state;
+    chunk_reset(&s->raw);
+    int rc = table_scan_next(s->scan, &s->raw, s->rowids);
+    if (rc) return table_error(x, rc);
+    uint32_t n = s->raw.count;
+    for (uint32_t i = 0; i < p->scan.ncols; i++) vec_reference(&out->cols[i], &s->raw.cols[i]);
+    if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));
+    out->count = n;
+    return STRATA_OK;
+}
+
+static int values_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    values_state *s = p->state;
+    uint32_t n = 0;
+    while (s->next_row < p->values.nrows && n < VECTOR_SIZE) {
+        for (uint32_t k = 0; k < p->ncols; k++) {
+            expr *e = p->values.cells[s->next_row * p->ncols + k];
+            sql_value v;
+            int rc = eval_scalar(x, e, &v);
+            if (rc) return rc;
+            if ((rc = vec_set_value(&out->cols[k], n, &v, x->err))) return rc;
+        }
+        n++;
+        s->next_row++;
+    }
+    out->count = n;
+    return STRATA_OK;
+}
+
+static int series_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    series_state *s = p->state;
+    if (!s->done && s->step == 0 && s->stop == 0 && s->next == 0) {
+        sql_value a, b, c;
+        int rc;
+        if ((rc = eval_scalar(x, p->series.start, &a)) || (rc = eval_scalar(x, p->series.stop, &b)) ||
+            (rc = eval_scalar(x, p->series.step, &c)))
+            return rc;
+        if (a.is_null || b.is_null || c.is_null) {
+            s->done = true;
+        } else {
+            if (c.v.i == 0) return expr_error(x, p->series.step, STRATA_ERROR, "step size cannot equal zero");
+            s->next = a.v.i, s->stop = b.v.i, s->step = c.v.i;
+            if (!p->series.inclusive) { /* range: stop excluded */
+                if (s->step > 0) {
+                    if (s->stop == INT64_MIN) s->done = true;
+                    else s->stop--;
+                } else {
+                    if (s->stop == INT64_MAX) s->done = true;
+                    else s->stop++;
+                }
+            }
+        }
+        if (!s->done && s->step == 0) s->done = true;
+    }
+    int64_t *d = out->cols[0].data;
+    uint32_t n = 0;
+    while (!s->done && n < VECTOR_SIZE) {
+        if (s->step > 0 ? s->next > s->stop : s->next < s->stop) {
+            s->done = true;
+            break;
+        }
+        d[n++] = s->next;
+        if (__builtin_add_overflow(s->next, s->step, &s->next)) s->done = true;
+    }
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* ---- aggregate ---------------------------------------------------------------------------- */
+
+static int agg_open(exec_ctx *x, plan_op *p) {
+    agg_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    arena_init(&s->strings, 0);
+    s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
+    s->is_new = malloc(VECTOR_SIZE);
+    s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
+    if (!s->gids || !s->is_new || !s->hashes) return nomem(x);
+    sql_type kt[p->agg.nkeys + 1];
+    for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
+    int rc = gt_init(&s->groups, kt, p->agg.nkeys, x->err);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < p->agg.nkeys; k++)
+        if ((rc = expr_prepare(p->agg.keys[k], x->err))) return rc;
+    for (uint32_t a = 0; a < p->agg.naggs; a++) {
+        agg_expr *ag = &p->agg.aggs[a];
+        if (ag->arg && (rc = expr_prepare(ag->arg, x->err))) return rc;
+        if (ag->distinct) {
+            if (!s->distinct && !(s->distinct = calloc(p->agg.naggs, sizeof *s->distinct))) return nomem(x);
+            sql_type dt[2] = {sql_type_make(TYPE_INTEGER), ag->arg ? ag->arg->type : sql_type_make(TYPE_INTEGER)};
+            if ((rc = gt_init(&s->distinct[a], dt, 2, x->err))) return rc;
+        }
+    }
+    return STRATA_OK;
+}
+
+static void agg_close(plan_op *p) {
+    agg_state *s = p->state;
+    if (!s) return;
+    gt_free(&s->groups);
+    if (s->distinct) {
+        for (uint32_t a = 0; a < p->agg.naggs; a++) gt_free(&s->distinct[a]);
+        free(s->distinct);
+    }
+    arena_free(&s->strings);
+    free(s->slots);
+    free(s->gids);
+    free(s->is_new);
+    free(s->hashes);
+    free(s);
+}
+
+static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
+    if (s->groups.ngroups <= s->cap_slots) return STRATA_OK;
+    uint32_t nc = s->cap_slots ? s->cap_slots : 256;
+    while (nc < s->groups.ngroups) nc *= 2;
+    agg_slot *n = realloc(s->slots, (size_t)nc * naggs * sizeof *n);
+    if (!n) return nomem(x);
+    memset(n + (size_t)s->cap_slots * naggs, 0, (size_t)(nc - s->cap_slots) * naggs * sizeof *n);
+    s->slots = n;
+    s->cap_slots = nc;
+    return STRATA_OK;
+}
+
+static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const uint32_t *gids, uint32_t count) {
+    agg_expr *ag = &p->agg.aggs[a];
+    uint32_t na = p->agg.naggs;
+    vector *v = ag->arg ? ag->arg->result : NULL;
+    uint8_t *fresh = NULL;
+    if (ag->distinct && v) {
+        /* only the first (group, value) pair counts */
+        vector g;
+        sql_type it = sql_type_make(TYPE_INTEGER);
+        int rc = vec_init(&g, it, x->err);
+        if (rc) return rc;
+        for (uint32_t r = 0; r < count; r++) ((int32_t *)g.data)[r] = (int32_t)gids[r];
+        vector *cols[2] = {&g, v};
+        uint32_t *dg = malloc(count * sizeof *dg);
+        fresh = malloc(count);
+        uint64_t *h = malloc(count * sizeof *h);
+        rc = dg && fresh && h ? gt_find_or_add(&s->distinct[a], cols, count, dg, fresh, h, x->err) : nomem(x);
+        free(dg);
+        free(h);
+        vec_free(&g);
+        if (rc) {
+            free(fresh);
+            return rc;
+        }
+    }
+    strata_err tmp = {0};
+    for (uint32_t r = 0; r < count; r++) {
+        if (fresh && !fresh[r]) continue;
+        agg_slot *sl = &s->slots[(size_t)gids[r] * na + a];
+        if (ag->fn == AGG_COUNT_STAR) {
+            sl->count++;
+            continue;
+        }
+        if (vec_is_null(v, r)) continue;
+        uint32_t i = v->sel[r];
+        switch (ag->fn) {
+        case AGG_COUNT: sl->count++; break;
+        case AGG_SUM:
+        case AGG_AVG:
+            sl->count++;
+            switch ((vec_phys)v->phys) {
+            case PHYS_I16: sl->isum += ((const int16_t *)v->data)[i]; break;
+            case PHYS_I32: sl->isum += ((const int32_t *)v->data)[i]; break;
+            case PHYS_I64: sl->isum += ((const int64_t *)v->data)[i]; break;
+            case PHYS_F64: sl->dsum += ((const double *)v->data)[i]; break;
+            default: break;
+            }
+            break;
+        default: {
+            sql_value val;
+            vec_get_value(v, r, &val);
+            int c = sl->has ? value_compare(&val, &sl->best) : 0;
+            if (!sl->has || (ag->fn == AGG_MIN ? c < 0 : c > 0)) {
+                if (val.type.id == TYPE_VARCHAR || val.type.id == TYPE_BLOB) {
+                    sstr cp;
+                    if (sstr_copy(&s->strings, sstr_data(&val.v.s), val.v.s.len, &cp, &tmp)) {
+                        free(fresh);
+                        return nomem(x);
+                    }
+                    val.v.s = cp;
+                }
+                sl->best = val;
+                sl->has = true;
+            }
+            break;
+        }
+        }
+    }
+    free(fresh);
+    return STRATA_OK;
+}
+
+static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    agg_state *s = p->state;
+    uint32_t count = in->count;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    vector *keys[p->agg.nkeys + 1];
+    for (uint32_t k = 0; k < p->agg.nkeys; k++) {
+        if ((rc = expr_eval(x, p->agg.keys[k], in, count))) return rc;
+        keys[k] = p->agg.keys[k]->result;
+    }
+    if (p->agg.nkeys) {
+        if ((rc = gt_find_or_add(&s->groups, keys, count, s->gids, NULL, s->hashes, x->err))) return rc;
+    } else {
+        if (s->groups.ngroups == 0) {
+            s->groups.ngroups = 1;
+        }
+        memset(s->gids, 0, count * sizeof *s->gids);
+    }
+    if ((rc = agg_ensure_slots(x, s, p->agg.naggs))) return rc;
+    for (uint32_t a = 0; a < p->agg.naggs; a++) {
+        if (p->agg.aggs[a].arg && (rc = expr_eval(x, p->agg.aggs[a].arg, in, count))) return rc;
+        if ((rc = agg_update(x, p, s, a, s->gids, count))) return rc;
+    }
+    return STRATA_OK;
+}
+
+static int agg_finalize(exec_ctx *x, plan_op *p) {
+    agg_state *s = p->state;
+    if (p->agg.nkeys == 0 && s->groups.ngroups == 0) { /* no input: one row of empty aggregates */
+        s->groups.ngroups = 1;
+        return agg_ensure_slots(x, s, p->agg.naggs);
+    }
+    return STRATA_OK;
+}
+
+static int agg_result(exec_ctx *x, const agg_expr *ag, const agg_slot *sl, sql_value *out) {
+    strata_err tmp = {0};
+    *out = value_null(ag->type);
+    switch (ag->fn) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: *out = value_int(TYPE_BIGINT, sl->count); return STRATA_OK;
+    case AGG_SUM:
+        if (!sl->count) return STRATA_OK;
+        if (ag->type.id == TYPE_DOUBLE) {
+            *out = value_double(sl->dsum);
+        } else if (ag->type.id == TYPE_DECIMAL) {
+            int64_t v;
+            if (sum_to_dec(sl->isum, ag->type.precision, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+            *out = value_decimal(v, ag->type.precision, ag->type.scale);
+        } else {
+            int64_t v;
+            if (sum_to_bigint(sl->isum, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+            *out = value_int(TYPE_BIGINT, v);
+        }
+        return STRATA_OK;
+    case AGG_AVG:
+        if (!sl->count) return STRATA_OK;
+        if (ag->type.id == TYPE_DECIMAL) {
+            int64_t v;
+            if (dec_avg(sl->isum, sl->count, ag->arg->type.scale, ag->type, &v, &tmp))
+                return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+            *out = value_decimal(v, ag->type.precision, ag->type.scale);
+        } else if (ag->arg->type.id == TYPE_DOUBLE) {
+            *out = value_double(sl->dsum / (double)sl->count);
+        } else {
+            *out = value_double(avg_to_double(sl->isum, sl->count, 0));
+        }
+        return STRATA_OK;
+    default:
+        if (sl->has) *out = sl->best;
+        return STRATA_OK;
+    }
+}
+
+static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    agg_state *s = p->state;
+    uint32_t n = 0;
+    uint32_t nk = p->agg.nkeys;
+    if (s->emitted < s->groups.ngroups) {
+        uint32_t first = s->emitted;
+        n = s->groups.ngroups - first;
+        if (n > VECTOR_SIZE - first % VECTOR_SIZE) n = VECTOR_SIZE - first % VECTOR_SIZE;
+        if (nk) {
+            const data_chunk *kc = gt_chunk(&s->groups, first);
+            for (uint32_t k = 0; k < nk; k++) {
+                int rc = vec_copy(&out->cols[k], 0, &kc->cols[k], sel_identity() + first % VECTOR_SIZE, n, x->err);
+                if (rc) return rc;
+            }
+        }
+        for (uint32_t a = 0; a < p->agg.naggs; a++)
+            for (uint32_t r = 0; r < n; r++) {
+                sql_value v;
+                int rc = agg_result(x, &p->agg.aggs[a], &s->slots[(size_t)(first + r) * p->agg.naggs + a], &v);
+                if (rc || (rc = vec_set_value(&out->cols[nk + a], r, &v, x->err))) return rc;
+            }
+        s->emitted += n;
+    }
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* ---- filter, project, limit --------------------------------------------------------------- */
+
+static int filter_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out) {
+    sel_t sel[VECTOR_SIZE];
+    uint32_t n;
+    int rc = expr_select(x, p->filter.pred, in, in->count, sel, &n);
+    if (rc) return rc;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &in->cols[c], sel, n);
+    out->count = n;
+    return STRATA_OK;
+}
+
+static int project_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out) {
+    if (in->sel) chunk_apply_sel(in);
+    for (uint32_t c = 0; c < p->ncols; c++) {
+        int rc = expr_eval(x, p->project.exprs[c], in, in->count);
+        if (rc) return rc;
+        vec_reference(&out->cols[c], p->project.exprs[c]->result);
+    }
+    out->count = in->count;
+    return STRATA_OK;
+}
+
+static int limit_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *finished) {
+    limit_state *s = p->state;
+    if (!s->ready) {
+        sql_value v;
+        int rc;
+        s->left = -1;
+        if (p->limit.limit) {
+            if ((rc = eval_scalar(x, p->limit.limit, &v))) return rc;
+            if (!v.is_null) {
+                if (v.v.i < 0) return expr_error(x, p->limit.limit, STRATA_ERROR, "LIMIT must not be negative");
+                s->left = v.v.i;
+            }
+        }
+        if (p->limit.offset) {
+            if ((rc = eval_scalar(x, p->limit.offset, &v))) return rc;
+            if (!v.is_null) {
+                if (v.v.i < 0) return expr_error(x, p->limit.offset, STRATA_ERROR, "OFFSET must not be negative");
+                s->skip = v.v.i;
+            }
+        }
+        s->ready = true;
+    }
+    uint32_t start = 0, n = in->count;
+    if (s->skip > 0) {
+        uint32_t k = (int64_t)n < s->skip ? n : (uint32_t)s->skip;
+        s->skip -= k;
+        start = k;
+    }
+    uint32_t take = n - start;
+    if (s->left >= 0 && (int64_t)take > s->left) take = (uint32_t)s->left;
+    if (s->left >= 0) {
+        s->left -= take;
+        if (s->left == 0) *finished = true;
+    }
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &in->cols[c], sel_identity() + start, take);
+    out->count = take;
+    return STRATA_OK;
+}
+
+/* ---- sort --------------------------------------------------------------------------------- */
+
+typedef struct sort_cmp_ctx {
+    const plan_op *p;
+    const collection *rows;
+} sort_cmp_ctx;
+
+static __thread const sort_cmp_ctx *sort_ctx;
+
+static int sort_compare(const void *a, const void *b) {
+    const row_ref *x = a, *y = b;
+    const plan_op *p = sort_ctx->p;
+    for (uint32_t k = 0; k < p->sort.nkeys; k++) {
+        const sort_key *sk = &p->sort.keys[k];
+        uint32_t col = sk->e->col;
+        sql_value u, v;
+        vec_get_value(&sort_ctx->rows->chunks[x->chunk]->cols[col], x->row, &u);
+        vec_get_value(&sort_ctx->rows->chunks[y->chunk]->cols[col], y->row, &v);
+        int c;
+        if (u.is_null || v.is_null) {
+            if (u.is_null && v.is_null) continue;
+            c = u.is_null ? 1 : -1; /* NULL is the largest ... */
+            if (sk->nulls_first) c = -c;
+            return c;             /* ... placed by NULLS FIRST/LAST regardless of DESC */
+        }
+        c = value_compare(&u, &v);
+        if (c) return sk->desc ? -c : c;
+    }
+    /* stable: input order */
+    if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int sort_finalize(exec_ctx *x, plan_op *p) {
+    sort_state *s = p->state;
+    s->n = s->rows.rows;
+    s->order = malloc((s->n + 1) * sizeof *s->order);
+    if (!s->order) return nomem(x);
+    uint64_t i = 0;
+    for (uint32_t c = 0; c < s->rows.nchunks; c++)
+        for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){c, r};
+    sort_cmp_ctx ctx = {p, &s->rows};
+    sort_ctx = &ctx;
+    qsort(s->order, s->n, sizeof *s->order, sort_compare);
+    sort_ctx = NULL;
+    if (p->sort.limit >= 0 && (uint64_t)p->sort.limit < s->n) s->n = (uint64_t)p->sort.limit;
+    return STRATA_OK;
+}
+
+/* emit_refs copies the rows refs[0..n) of a collection into out. */
+static int emit_refs(exec_ctx *x, const collection *rows, const row_ref *refs, uint32_t n, data_chunk *out) {
+    for (uint32_t c = 0; c < rows->ncols; c++)
+        for (uint32_t r = 0; r < n; r++) {
+            sel_t sr = refs[r].row;
+            int rc = vec_copy(&out->cols[c], r, &rows->chunks[refs[r].chunk]->cols[c], &sr, 1, x->err);
+            if (rc) return rc;
+        }
+    out->count = n;
+    return STRATA_OK;
+}
+
+static int sort_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    sort_state *s = p->state;
+    uint64_t n = s->n - s->emitted;
+    if (n > VECTOR_SIZE) n = VECTOR_SIZE;
+    int rc = emit_refs(x, &s->rows, s->order + s->emitted, (uint32_t)n, out);
+    s->emitted += n;
+    return rc;
+}
+
+/* ---- distinct and set operations ---------------------------------------------------------- */
+
+static int setop_open(exec_ctx *x, plan_op *p) {
+    setop_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
+    s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
+    if (!s->gids || !s->hashes) return nomem(x);
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return coll_init(&s->all, p->types, p->ncols, x->err);
+    return gt_init(&s->groups, p->types, p->ncols, x->err);
+}
+
+static void setop_close(plan_op *p) {
+    setop_state *s = p->state;
+    if (!s) return;
+    gt_free(&s->groups);
+    coll_free(&s->all);
+    free(s->counts);
+    free(s->gids);
+    free(s->hashes);
+    free(s);
+}
+
+static int setop_sink(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
+    setop_state *s = p->state;
+    if (in->sel) chunk_apply_sel(in);
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return coll_append(&s->all, in, NULL, in->count, x->err);
+    vector *cols[p->ncols + 1];
+    for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &in->cols[c];
+    int rc = gt_find_or_add(&s->groups, cols, in->count, s->gids, NULL, s->hashes, x->err);
+    if (rc) return rc;
+    if (s->groups.ngroups > s->cap) {
+        uint32_t nc = s->cap ? s->cap : 1024;
+        while (nc < s->groups.ngroups) nc *= 2;
+        uint64_t *n = realloc(s->counts, 2 * (size_t)nc * sizeof *n);
+        if (!n) return nomem(x);
+        memset(n + 2 * (size_t)s->cap, 0, 2 * (size_t)(nc - s->cap) * sizeof *n);
+        s->counts = n;
+        s->cap = nc;
+    }
+    for (uint32_t r = 0; r < in->count; r++) s->counts[2 * (size_t)s->gids[r] + side]++;
+    return STRATA_OK;
+}
+
+/* copies of group g the set operation outputs */
+static uint64_t setop_copies(const plan_op *p, const uint64_t *cnt) {
+    if (p->kind == PLAN_DISTINCT) return 1;
+    bool all = p->setop.all;
+    switch (p->setop.kind) {
+    case SETOP_UNION: return 1;
+    case SETOP_INTERSECT: return cnt[0] && cnt[1] ? (all ? (cnt[0] < cnt[1] ? cnt[0] : cnt[1]) : 1) : 0;
+    default: return cnt[0] > cnt[1] ? (all ? cnt[0] - cnt[1] : (cnt[1] ? 0 : 1)) : 0;
+    }
+}
+
+static int setop_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    setop_state *s = p->state;
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) {
+        out->count = 0;
+        if (s->emit_group >= s->all.nchunks) return STRATA_OK;
+        data_chunk *ch = s->all.chunks[s->emit_group++];
+        for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+        out->count = ch->count;
+        return STRATA_OK;
+    }
+    row_ref refs[VECTOR_SIZE];
+    uint32_t n = 0;
+    while (n < VECTOR_SIZE && s->emit_group < s->groups.ngroups) {
+        uint32_t g = s->emit_group;
+        uint64_t copies = s->counts ? setop_copies(p, s->counts + 2 * (size_t)g) : 1;
+        if (s->emit_copy < copies) {
+            refs[n++] = (row_ref){g / VECTOR_SIZE, g % VECTOR_SIZE};
+            s->emit_copy++;
+        } else {
+            s->emit_group++;
+            s->emit_copy = 0;
+        }
+    }
+    return emit_refs(x, &s->groups.keys, refs, n, out);
+}
+
+/* ---- joins -------------------------------------------------------------------------------- */
+
+static int join_open(exec_ctx *x, plan_op *p) {
+    join_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    plan_op *r = p->child[1];
+    int rc = coll_init(&s->build, r->types, r->ncols, x->err);
+    if (rc) return rc;
+    sql_type kt[p->join.nkeys + 1];
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        kt[k] = p->join.rkeys[k]->type;
+        if ((rc = expr_prepare(p->join.lkeys[k], x->err)) || (rc = expr_prepare(p->join.rkeys[k], x->err))) return rc;
+    }
+    if ((rc = coll_init(&s->bkeys, kt, p->join.nkeys, x->err))) return rc;
+    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
+    if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
+    s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
+    s->pmatched = malloc(VECTOR_SIZE);
+    s->prow = malloc(VECTOR_SIZE * sizeof *s->prow);
+    s->brow = malloc(VECTOR_SIZE * sizeof *s->brow);
+    s->sel = malloc(VECTOR_SIZE * sizeof *s->sel);
+    if (!s->phash || !s->pmatched || !s->prow || !s->brow || !s->sel) return nomem(x);
+    s->phase = 2;
+    return STRATA_OK;
+}
+
+static void join_close(plan_op *p) {
+    join_state *s = p->state;
+    if (!s) return;
+    coll_free(&s->build);
+    coll_free(&s->bkeys);
+    chunk_free(&s->pairs);
+    free(s->bhash);
+    free(s->bnext);
+    free(s->buckets);
+    free(s->bmatched);
+    free(s->phash);
+    free(s->pmatched);
+    free(s->prow);
+    free(s->brow);
+    free(s->sel);
+    free(s);
+}
+
+static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    join_state *s = p->state;
+    if (in->sel) chunk_apply_sel(in);
+    int rc = coll_append(&s->build, in, NULL, in->count, x->err);
+    if (rc || !p->join.nkeys) return rc;
+    data_chunk keys = {.ncols = p->join.nkeys, .count = in->count};
+    vector kv[p->join.nkeys];
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        if ((rc = expr_eval(x, p->join.rkeys[k], in, in->count))) return rc;
+        kv[k] = *p->join.rkeys[k]->result;
+    }
+    keys.cols = kv;
+    return coll_append(&s->bkeys, &keys, NULL, in->count, x->err);
+}
+
+static int join_finalize(exec_ctx *x, plan_op *p) {
+    join_state *s = p->state;
+    uint64_t n = s->build.rows;
+    s->nbuild = n;
+    if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
+    s->bmatched = calloc(n + 1, 1);
+    if (!s->bmatched) return nomem(x);
+    if (!p->join.nkeys) return STRATA_OK;
+    uint32_t size = 1024;
+    while (size < 2 * n) size *= 2;
+    s->mask = size - 1;
+    s->buckets = calloc(size, sizeof *s->buckets);
+    s->bnext = malloc((n + 1) * sizeof *s->bnext);
+    s->bhash = malloc((n + 1) * sizeof *s->bhash);
+    if (!s->buckets || !s->bnext || !s->bhash) return nomem(x);
+    uint64_t i = 0;
+    for (uint32_t c = 0; c < s->bkeys.nchunks; c++) {
+        data_chunk *kc = s->bkeys.chunks[c];
+        uint64_t *h = s->bhash + i;
+        vec_hash(&kc->cols[0], NULL, kc->count, h);
+        for (uint32_t k = 1; k < p->join.nkeys; k++) vec_hash_combine(&kc->cols[k], NULL, kc->count, h);
+        for (uint32_t r = 0; r < kc->count; r++, i++) {
+            bool has_null = false;
+            for (uint32_t k = 0; k < p->join.nkeys; k++) has_null |= vec_is_null(&kc->cols[k], r);
+            if (has_null) continue; /* a NULL key never matches */
+            uint32_t b = (uint32_t)s->bhash[i] & s->mask;
+            s->bnext[i] = s->buckets[b];
+            s->buckets[b] = (uint32_t)i + 1;
+        }
+    }
+    return STRATA_OK;
+}
+
+static bool join_keys_equal(const plan_op *p, const join_state *s, uint32_t prow, uint32_t brow) {
+    const data_chunk *kc = s->bkeys.chunks[brow / VECTOR_SIZE];
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        sql_value a, b;
+        vec_get_value(p->join.lkeys[k]->result, prow, &a);
+        vec_get_value(&kc->cols[k], brow % VECTOR_SIZE, &b);
+        if (a.is_null || b.is_null || value_compare(&a, &b) != 0) return false;
+    }
+    return true;
+}
+
+/* join_emit_pairs builds the joined rows of pairs[0..n) into s->pairs, applies the residual
+** predicate, marks matches, and moves the survivors to out. */
+static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, uint32_t n, data_chunk *out) {
+    uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
+    chunk_reset(&s->pairs);
+    for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
+    for (uint32_t c = 0; c < nr; c++)
+        for (uint32_t k = 0; k < n; k++) {
+            sel_t r = s->brow[k] % VECTOR_SIZE;
+            int rc = vec_copy(&s->pairs.cols[nl + c], k, &s->build.chunks[s->brow[k] / VECTOR_SIZE]->cols[c], &r, 1, x->err);
+            if (rc) return rc;
+        }
+    s->pairs.count = n;
+    uint32_t m = n;
+    if (p->join.pred) {
+        int rc = expr_select(x, p->join.pred, &s->pairs, n, s->sel, &m);
+        if (rc) return rc;
+    } else {
+        for (uint32_t k = 0; k < n; k++) s->sel[k] = k;
+    }
+    for (uint32_t k = 0; k < m; k++) {
+        s->pmatched[s->prow[s->sel[k]]] = 1;
+        s->bmatched[s->brow[s->sel[k]]] = 1;
+    }
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &s->pairs.cols[c], s->sel, m);
+    out->count = m;
+    return STRATA_OK;
+}
+
+/* rows with NULLs on one side: left rows sel (from in), or build rows brow[] */
+static int join_emit_outer(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, const sel_t *sel, uint32_t n,
+                           bool left_rows, data_chunk *out) {
+    uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
+    chunk_reset(&s->pairs);
+    for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t c = 0; c < nl; c++) {
+            if (left_rows) {
+                sel_t r = sel[k];
+                int rc = vec_copy(&s->pairs.cols[c], k, &in->cols[c], &r, 1, x->err);
+                if (rc) return rc;
+            } else {
+                vec_set_null(&s->pairs.cols[c], k, 1);
+            }
+        }
+        for (uint32_t c = 0; c < nr; c++) {
+            if (left_rows) {
+                vec_set_null(&s->pairs.cols[nl + c], k, 1);
+            } else {
+                sel_t r = s->brow[k] % VECTOR_SIZE;
+                int rc = vec_copy(&s->pairs.cols[nl + c], k, &s->build.chunks[s->brow[k] / VECTOR_SIZE]->cols[c], &r, 1, x->err);
+                if (rc) return rc;
+            }
+        }
+    }
+    s->pairs.count = n;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &s->pairs.cols[c]);
+    out->count = n;
+    return STRATA_OK;
+}
+
+static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more) {
+    join_state *s = p->state;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    if (s->phase == 2) { /* a new probe chunk */
+        for (uint32_t k = 0; k < p->join.nkeys; k++)
+            if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
+        if (p->join.nkeys) {
+            vec_hash(p->join.lkeys[0]->result, NULL, in->count, s->phash);
+            for (uint32_t k = 1; k < p->join.nkeys; k++) vec_hash_combine(p->join.lkeys[k]->result, NULL, in->count, s->phash);
+        }
+        memset(s->pmatched, 0, in->count);
+        s->pos_row = 0;
+        s->in_chain = false;
+        s->phase = 0;
+    }
+    *more = true;
+    if (s->phase == 0) {
+        uint32_t n = 0;
+        while (s->pos_row < in->count && n < VECTOR_SIZE) {
+            uint32_t r = s->pos_row;
+            if (!s->in_chain) {
+                s->in_chain = true;
+                if (p->join.nkeys) {
+                    bool has_null = false;
+                    for (uint32_t k = 0; k < p->join.nkeys; k++) has_null |= vec_is_null(p->join.lkeys[k]->result, r);
+                    s->pos_next = has_null ? 0 : s->buckets[(uint32_t)s->phash[r] & s->mask];
+                } else {
+                    s->pos_next = s->nbuild ? 1 : 0;
+                }
+            }
+            while (s->pos_next && n < VECTOR_SIZE) {
+                uint32_t b = s->pos_next - 1;
+                if (p->join.nkeys) {
+                    s->pos_next = s->bnext[b];
+                    if (s->bhash[b] != s->phash[r] || !join_keys_equal(p, s, r, b)) continue;
+                } else {
+                    s->pos_next = b + 1 < s->nbuild ? b + 2 : 0;
+                }
+                s->prow[n] = r;
+                s->brow[n++] = b;
+            }
+            if (!s->pos_next) {
+                s->pos_row++;
+                s->in_chain = false;
+            }
+        }
+        if (s->pos_row >= in->count) s->phase = 1;
+        if (n) return join_emit_pairs(x, p, s, in, n, out);
+    }
+    if (s->phase == 1) {
+        s->phase = 2;
+        *more = false;
+        if (p->join.kind == JK_LEFT || p->join.kind == JK_FULL) {
+            uint32_t n = 0;
+            for (uint32_t r = 0; r < in->count; r++)
+                if (!s->pmatched[r]) s->sel[n++] = r;
+            sel_t rows[VECTOR_SIZE];
+            memcpy(rows, s->sel, n * sizeof *rows);
+            return join_emit_outer(x, p, s, in, rows, n, true, out);
+        }
+    }
+    out->count = 0;
+    return STRATA_OK;
+}
+
+/* join_flush: RIGHT/FULL joins output the build rows nothing matched. */
+static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
+    join_state *s = p->state;
+    *more = false;
+    out->count = 0;
+    if (p->join.kind != JK_RIGHT && p->join.kind != JK_FULL) return STRATA_OK;
+    uint32_t n = 0;
+    while (s->flush_pos < s->nbuild && n < VECTOR_SIZE) {
+        uint32_t b = s->flush_pos++;
+        if (!s->bmatched[b]) s->brow[n++] = b;
+    }
+    *more = s->flush_pos < s->nbuild;
+    return join_emit_outer(x, p, s, NULL, NULL, n, false, out);
+}
+
+/* ---- DML ---------------------------------------------------------------------------------- */
+
+static int dml_open(exec_ctx *x, plan_op *p) {
+    dml_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    table_def *td = p->dml.table;
+    bind_ctx b = {.cat = x->cat, .mem = x->mem, .sql = "", .sqllen = 0, .err = x->err};
+    int rc;
+    s->checks = arena_alloc(x->mem, (td->nchecks + 1) * sizeof *s->checks);
+    s->index_keys = arena_alloc(x->mem, (td->nindexes + 1) * sizeof *s->index_keys);
+    s->rowids = malloc(VECTOR_SIZE * sizeof *s->rowids);
+    if (!s->checks || !s->index_keys || !s->rowids) return nomem(x);
+    for (uint32_t i = 0; i < td->nchecks; i++) {
+        if ((rc = bind_table_expr(&b, td, td->checks[i].expr, &s->checks[i]))) return rc;
+        if ((rc = expr_prepare(s->checks[i], x->err))) return rc;
+    }
+    for (uint32_t i = 0; i < td->nindexes; i++) {
+        index_def *ix = td->indexes[i];
+        s->index_keys[i] = arena_alloc(x->mem, ix->nkeys * sizeof **s->index_keys);
+        if (!s->index_keys[i]) return nomem(x);
+        for (uint32_t k = 0; k < ix->nkeys; k++) {
+            if ((rc = bind_table_expr(&b, td, ix->keys[k], &s->index_keys[i][k]))) return rc;
+            if ((rc = expr_prepare(s->index_keys[i][k], x->err))) return rc;
+        }
+    }
+    for (uint32_t i = 0; i < p->dml.nreturning; i++)
+        if ((rc = expr_prepare(p->dml.returning[i], x->err))) return rc;
+    if ((rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
+    if ((rc = chunk_init(&s->old, td->types, td->ncols, x->err))) return rc;
+    s->row.ncols = td->ncols;
+    return STRATA_OK;
+}
+
+static void dml_close(plan_op *p) {
+    dml_state *s = p->state;
+    if (!s) return;
+    table_def *td = p->dml.table;
+    for (uint32_t i = 0; i < td->nchecks && s->checks; i++) expr_release(s->checks[i]);
+    for (uint32_t i = 0; i < td->nindexes && s->index_keys; i++)
+        for (uint32_t k = 0; k < td->indexes[i]->nkeys && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
+    coll_free(&s->returned);
+    chunk_free(&s->old);
+    btree_buf_free(&s->key);
+    free(s->rowids);
+    free(s);
+}
+
+static int constraint_error(exec_ctx *x, const char *fmt, const char *a, const char *b) {
+    return err_set(x->err, STRATA_CONSTRAINT, fmt, a, b);
+}
+
+/* key_text renders row r's values of vectors keys[0..n) as "a, b" for messages. */
+static void key_text(vector *const *keys, uint32_t n, uint32_t r, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (uint32_t k = 0; k < n && len < cap; k++) {
+        sql_value v;
+        vec_get_value(keys[k], r, &v);
+        if (k) len += (size_t)snprintf(buf + len, cap - len, ", ");
+        if (len < cap) len += value_to_text(&v, buf + len, cap - len);
+    }
+}
+
+/* check_rows enforces NOT NULL and CHECK over the count rows of row (the table's columns). */
+static int check_rows(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
+    table_def *td = p->dml.table;
+    for (uint32_t c = 0; c < td->ncols; c++) {
+        if (!td->cols[c].not_null) continue;
+        for (uint32_t r = 0; r < row->count; r++)
+            if (vec_is_null(&row->cols[c], r))
+                return err_set(x->err, STRATA_CONSTRAINT,
+                               "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+                               td->cols[c].name, td->name);
+    }
+    for (uint32_t i = 0; i < td->nchecks; i++) {
+        int rc = expr_eval(x, s->checks[i], row, row->count);
+        if (rc) return rc;
+        vector *v = s->checks[i]->result;
+        for (uint32_t r = 0; r < row->count; r++)
+            if (!vec_is_null(v, r) && !((const uint8_t *)v->data)[v->sel[r]])
+                return constraint_error(x, "new row for relation \"%s\" violates check constraint \"%s\"", td->name,
+                                        td->checks[i].name);
+    }
+    return STRATA_OK;
+}
+
+/* index_keys_eval evaluates index i's keys over row into vecs. */
+static int index_keys_eval(exec_ctx *x, dml_state *s, index_def *ix, uint32_t i, data_chunk *row, vector **vecs) {
+    for (uint32_t k = 0; k < ix->nkeys; k++) {
+        int rc = expr_eval(x, s->index_keys[i][k], row, row->count);
+        if (rc) return rc;
+        vecs[k] = s->index_keys[i][k]->result;
+    }
+    return STRATA_OK;
+}
+
+static bool keys_have_null(vector *const *vecs, uint32_t n, uint32_t r) {
+    for (uint32_t k = 0; k < n; k++)
+        if (vec_is_null(vecs[k], r)) return true;
+    return false;
+}
+
+static int encode_key(exec_ctx *x, dml_state *s, vector *const *vecs, uint32_t n, uint32_t r) {
+    s->key.len = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int rc = key_encode_row(&s->key, vecs[k], 1, r, x->err);
+        if (rc) return rc;
+    }
+    return STRATA_OK;
+}
+
+/* index_update adds (add) or removes the index entries of rows of row with rowids. Adding to a
+** unique index checks for an existing entry first; *conflict (may be NULL) then gets the row
+** instead of an error. */
+static int index_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, const int64_t *rowids, bool add,
+                        uint8_t *skip) {
+    table_def *td = p->dml.table;
+    for (uint32_t i = 0; i < td->nindexes; i++) {
+        index_def *ix = td->indexes[i];
+        vector *vecs[ix->nkeys];
+        int rc = index_keys_eval(x, s, ix, i, row, vecs);
+        if (rc) return rc;
+        for (uint32_t r = 0; r < row->count; r++) {
+            if (skip && skip[r]) continue;
+            if ((rc = encode_key(x, s, vecs, ix->nkeys, r))) return rc;
+            if (!add) {
+                rc = index_delete(x->txn, ix->root, s->key.data, s->key.len, rowids[r]);
+                if (rc && rc != STRATA_NOTFOUND) return table_error(x, rc);
+                continue;
+            }
+            if (ix->unique && !keys_have_null(vecs, ix->nkeys, r)) {
+                int64_t other;
+                rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
+                if (rc == STRATA_OK) {
+                    char kt[200], names[200];
+                    size_t len = 0;
+                    names[0] = 0;
+                    for (uint32_t k = 0; k < ix->nkeys; k++)
+                        len += (size_t)snprintf(names + len, sizeof names - len > 0 ? sizeof names - len : 0, "%s%s",
+                                                k ? ", " : "", ix->key_cols[k] >= 0 ? td->cols[ix->key_cols[k]].name : "expr");
+                    key_text(vecs, ix->nkeys, r, kt, sizeof kt);
+                    return err_set(x->err, STRATA_CONSTRAINT,
+                                   "duplicate key value violates unique constraint \"%s\"\nDETAIL: Key (%s)=(%s) already exists.",
+                                   ix->name, names, kt);
+                }
+                if (rc != STRATA_NOTFOUND) return table_error(x, rc);
+            }
+            if ((rc = index_insert(x->txn, ix->root, s->key.data, s->key.len, rowids[r]))) return table_error(x, rc);
+        }
+    }
+    return STRATA_OK;
+}
+
+/* unique_conflict says whether row r would violate the rowid key or a unique index. */
+static int unique_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, uint32_t r, int64_t rowid,
+                           bool *conflict) {
+    table_def *td = p->dml.table;
+    *conflict = false;
+    if (td->rowid_col >= 0) {
+        uint8_t found = 0;
+        uint32_t none = 0;
+        chunk_reset(&s->old);
+        int rc = table_get(x->txn, &td->desc, &none, 0, &rowid, 1, &s->old, &found);
+        if (rc) return table_error(x, rc);
+        if (found) {
+            *conflict = true;
+            return STRATA_OK;
+        }
+    }
+    for (uint32_t i = 0; i < td->nindexes; i++) {
+        index_def *ix = td->indexes[i];
+        if (!ix->unique) continue;
+        vector *vecs[ix->nkeys];
+        int rc = index_keys_eval(x, s, ix, i, row, vecs);
+        if (rc) return rc;
+        if (keys_have_null(vecs, ix->nkeys, r)) continue;
+        if ((rc = encode_key(x, s, vecs, ix->nkeys, r))) return rc;
+        int64_t other;
+        rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
+        if (rc == STRATA_OK) {
+            *conflict = true;
+            return STRATA_OK;
+        }
+        if (rc != STRATA_NOTFOUND) return table_error(x, rc);
+    }
+    return STRATA_OK;
+}
+
+/* fk_check: every foreign key of rows of row must find its referenced row. */
+static int fk_check(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
+    table_def *td = p->dml.table;
+    for (uint32_t f = 0; f < td->nfks; f++) {
+        fk_def *fk = &td->fks[f];
+        table_def *rt = catalog_table(x->cat, fk->ref_table);
+        if (!rt) return err_set(x->err, STRATA_ERROR, "relation \"%s\" does not exist", fk->ref_table);
+        index_def *ix = NULL;
+        bool by_rowid = fk->ncols == 1 && rt->rowid_col == (int32_t)fk->ref_cols[0];
+        for (uint32_t i = 0; i < rt->nindexes && !by_rowid && !ix; i++) {
+            index_def *c = rt->indexes[i];
+            if (!c->unique || c->nkeys != fk->ncols) continue;
+            bool same = true;
+            for (uint32_t k = 0; k < fk->ncols; k++) same &= c->key_cols[k] == (int32_t)fk->ref_cols[k];
+            if (same) ix = c;
+        }
+        if (!by_rowid && !ix)
+            return err_set(x->err, STRATA_ERROR, "there is no unique constraint matching given keys for referenced table \"%s\"", rt->name);
+        for (uint32_t r = 0; r < row->count; r++) {
+            vector *vecs[fk->ncols];
+            for (uint32_t k = 0; k < fk->ncols; k++) vecs[k] = &row->cols[fk->cols[k]];
+            if (keys_have_null(vecs, fk->ncols, r)) continue;
+            int rc;
+            bool found;
+            if (by_rowid) {
+                sql_value v;
+                vec_get_value(vecs[0], r, &v);
+                uint8_t fnd = 0;
+                uint32_t none = 0;
+                chunk_reset(&s->old);
+                rc = table_get(x->txn, &rt->desc, &none, 0, &v.v.i, 1, &s->old, &fnd);
+                if (rc) return table_error(x, rc);
+                found = fnd;
+            } else {
+                /* the key is encoded as the referenced columns' types */
+                s->key.len = 0;
+                for (uint32_t k = 0; k < fk->ncols; k++) {
+                    sql_value v, cv;
+                    strata_err tmp = {0};
+                    vec_get_value(vecs[k], r, &v);
+                    if (value_cast(&v, rt->cols[fk->ref_cols[k]].type, false, x->mem, &cv, &tmp))
+                        return err_set(x->err, STRATA_CONSTRAINT, "%s", tmp.msg);
+                    if ((rc = key_encode(&s->key, &cv, x->err))) return rc;
+                }
+                int64_t other;
+                rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
+                if (rc && rc != STRATA_NOTFOUND) return table_error(x, rc);
+                found = rc == STRATA_OK;
+            }
+            if (!found) {
+                char kt[200];
+                key_text(vecs, fk->ncols, r, kt, sizeof kt);
+                return err_set(x->err, STRATA_CONSTRAINT,
+                               "insert or update on table \"%s\" violates foreign key constraint \"%s\"\nDETAIL: Key (%s)=(%s) is not present in table \"%s\".",
+                               td->name, fk->name, td->cols[fk->cols[0]].name, kt, rt->name);
+            }
+        }
+    }
+    return STRATA_OK;
+}
+
+/* fk_restrict: rows about to disappear (or change key) must not be referenced. */
+static int fk_restrict(exec_ctx *x, plan_op *p, data_chunk *old) {
+    table_def *td = p->dml.table;
+    for (uint32_t t = 0; t < x->cat->ntables; t++) {
+        table_def *ct = x->cat->tables[t];
+        for (uint32_t f = 0; f < ct->nfks; f++) {
+            fk_def *fk = &ct->fks[f];
+            if (strcmp(fk->ref_table, td->name)) continue;
+            /* scan the referencing table for any row whose key equals one of old's keys */
+            table_scan *sc;
+            data_chunk ch;
+            sql_type types[fk->ncols];
+            for (uint32_t k = 0; k < fk->ncols; k++) types[k] = ct->cols[fk->cols[k]].type;
+            int rc = chunk_init(&ch, types, fk->ncols, x->err);
+            if (rc) return rc;
+            if ((rc = table_scan_open(x->txn, &ct->desc, fk->cols, fk->ncols, INT64_MIN, INT64_MAX, &sc))) {
+                chunk_free(&ch);
+                return table_error(x, rc);
+            }
+            bool referenced = false;
+            for (;;) {
+                chunk_reset(&ch);
+                if ((rc = table_scan_next(sc, &ch, NULL)) || ch.count == 0) break;
+                for (uint32_t a = 0; a < ch.count && !referenced; a++)
+                    for (uint32_t r = 0; r < old->count && !referenced; r++) {
+                        bool eq = true;
+                        for (uint32_t k = 0; k < fk->ncols && eq; k++) {
+                            sql_value u, v;
+                            vec_get_value(&ch.cols[k], a, &u);
+                            vec_get_value(&old->cols[fk->ref_cols[k]], r, &v);
+                            eq = !u.is_null && !v.is_null && value_compare(&u, &v) == 0;
+                        }
+                        referenced = eq;
+                    }
+                if (referenced) break;
+            }
+            table_scan_close(sc);
+            chunk_free(&ch);
+            if (rc) return table_error(x, rc);
+            if (referenced)
+                return err_set(x->err, STRATA_CONSTRAINT,
+                               "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"",
+                               td->name, fk->name, ct->name);
+        }
+    }
+    return STRATA_OK;
+}
+
+static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, const sel_t *sel, uint32_t n) {
+    if (!p->dml.nreturning || !n) return STRATA_OK;
+    data_chunk src = *row;
+    if (sel) {
+        /* the kept rows only */
+        data_chunk tmp;
+        int rc = chunk_init(&tmp, p->dml.table->types, p->dml.table->ncols, x->err);
+        if (rc) return rc;
+        uint32_t got;
+        if ((rc = chunk_append(&tmp, row, sel, n, &got, x->err))) {
+            chunk_free(&tmp);
+            return rc;
+        }
+        rc = dml_return(x, p, s, &tmp, NULL, n);
+        chunk_free(&tmp);
+        return rc;
+    }
+    data_chunk out = {.ncols = p->dml.nreturning, .count = n};
+    vector cols[p->dml.nreturning];
+    for (uint32_t i = 0; i < p->dml.nreturning; i++) {
+        int rc = expr_eval(x, p->dml.returning[i], &src, n);
+        if (rc) return rc;
+        cols[i] = *p->dml.returning[i]->result;
+    }
+    out.cols = cols;
+    return coll_append(&s->returned, &out, NULL, n, x->err);
+}
+
+static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    dml_state *s = p->state;
+    table_def *td = p->dml.table;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    uint32_t n = in->count;
+    if ((rc = check_rows(x, p, s, in))) return rc;
+    /* rowids */
+    if (td->rowid_col < 0 && td->next_rowid == 0) {
+        int64_t mx;
+        if ((rc = table_max_rowid(x->txn, &td->desc, &mx))) return table_error(x, rc);
+        td->next_rowid = mx + 1;
+    }
+    sel_t keep[VECTOR_SIZE];
+    uint32_t nkeep = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (td->rowid_col >= 0) {
+            sql_value v;
+            vec_get_value(&in->cols[td->rowid_col], r, &v);
+            s->rowids[r] = v.v.i;
+        } else {
+            if (td->next_rowid == INT64_MAX) return err_set(x->err, STRATA_FULL, "table \"%s\" has no rowids left", td->name);
+            s->rowids[r] = td->next_rowid++;
+        }
+        if (p->dml.on_conflict_nothing) {
+            bool conflict;
+            if ((rc = unique_conflict(x, p, s, in, r, s->rowids[r], &conflict))) return rc;
+            if (conflict) continue;
+        }
+        keep[nkeep] = r;
+        /* rows of one statement that collide with each other: insert one at a time then */
+        if (p->dml.on_conflict_nothing) {
+            int64_t rid = s->rowids[r];
+            if ((rc = table_insert(x->txn, &td->desc, in, &keep[nkeep], 1, &rid))) return table_error(x, rc);
+            uint8_t sk[VECTOR_SIZE];
+            memset(sk, 1, n);
+            sk[r] = 0;
+            int64_t rids[VECTOR_SIZE];
+            rids[r] = rid;
+            if ((rc = index_update(x, p, s, in, rids, true, sk))) return rc;
+        }
+        nkeep++;
+    }
+    if ((rc = fk_check(x, p, s, in))) return rc;
+    if (!p->dml.on_conflict_nothing) {
+        rc = table_insert(x->txn, &td->desc, in, NULL, n, s->rowids);
+        if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0) {
+            err_clear(x->err);
+            for (uint32_t r = 0; r < n; r++) {
+                uint8_t found = 0;
+                uint32_t none = 0;
+                chunk_reset(&s->old);
+                table_get(x->txn, &td->desc, &none, 0, &s->rowids[r], 1, &s->old, &found);
+                bool dup_in_batch = false;
+                for (uint32_t q = 0; q < r; q++) dup_in_batch |= s->rowids[q] == s->rowids[r];
+                if (found || dup_in_batch) {
+                    char kt[32];
+                    snprintf(kt, sizeof kt, "%lld", (long long)s->rowids[r]);
+                    char nm[300];
+                    snprintf(nm, sizeof nm, "%s_pkey", td->name);
+                    return err_set(x->err, STRATA_CONSTRAINT,
+                                   "duplicate key value violates unique constraint \"%s\"\nDETAIL: Key (%s)=(%s) already exists.",
+                                   nm, td->cols[td->rowid_col].name, kt);
+                }
+            }
+            return err_set(x->err, STRATA_CONSTRAINT, "duplicate key value violates unique constraint \"%s_pkey\"", td->name);
+        }
+        if (rc) return table_error(x, rc);
+        if ((rc = index_update(x, p, s, in, s->rowids, true, NULL))) return rc;
+    }
+    x->changes += nkeep;
+    return dml_return(x, p, s, in, nkeep == n ? NULL : keep, nkeep);
+}
+
+/* view_row makes s->row show the table columns of in (columns 1..n, after the rowid). */
+static void view_row(dml_state *s, data_chunk *in) {
+    s->row.cols = in->cols + 1;
+    s->row.count = in->count;
+    s->row.sel = NULL;
+    for (uint32_t r = 0; r < in->count; r++) s->rowids[r] = ((const int64_t *)in->cols[0].data)[in->cols[0].sel[r]];
+}
+
+static int update_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    dml_state *s = p->state;
+    table_def *td = p->dml.table;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    view_row(s, in);
+    uint32_t n = in->count;
+    if ((rc = check_rows(x, p, s, &s->row))) return rc;
+    /* the old rows, for their index entries */
+    uint32_t *all = malloc(td->ncols * sizeof *all);
+    if (!all) return nomem(x);
+    for (uint32_t c = 0; c < td->ncols; c++) all[c] = c;
+    chunk_reset(&s->old);
+    rc = table_get(x->txn, &td->desc, all, td->ncols, s->rowids, n, &s->old, NULL);
+    free(all);
+    if (rc) return table_error(x, rc);
+    if (s->old.count != n) return err_set(x->err, STRATA_CORRUPT, "row of \"%s\" vanished during UPDATE", td->name);
+    if ((rc = index_update(x, p, s, &s->old, s->rowids, false, NULL))) return rc;
+    if (td->rowid_col >= 0) {
+        /* a changed key moves the row */
+        int64_t newids[VECTOR_SIZE];
+        bool moved = false;
+        for (uint32_t r = 0; r < n; r++) {
+            sql_value v;
+            vec_get_value(&s->row.cols[td->rowid_col], r, &v);
+            newids[r] = v.v.i;
+            moved |= newids[r] != s->rowids[r];
+        }
+        if (moved) {
+            if ((rc = fk_restrict(x, p, &s->old))) return rc;
+            if ((rc = table_delete(x->txn, &td->desc, s->rowids, n))) return table_error(x, rc);
+            rc = table_insert(x->txn, &td->desc, &s->row, NULL, n, newids);
+            if (rc == STRATA_CONSTRAINT) {
+                err_clear(x->err);
+                return err_set(x->err, STRATA_CONSTRAINT, "duplicate key value violates unique constraint \"%s_pkey\"", td->name);
+            }
+            if (rc) return table_error(x, rc);
+            memcpy(s->rowids, newids, n * sizeof *newids);
+        } else if ((rc = table_update(x->txn, &td->desc, &s->row, NULL, n, s->rowids))) {
+            return table_error(x, rc);
+        }
+    } else if ((rc = table_update(x->txn, &td->desc, &s->row, NULL, n, s->rowids))) {
+        return table_error(x, rc);
+    }
+    if ((rc = index_update(x, p, s, &s->row, s->rowids, true, NULL))) return rc;
+    if ((rc = fk_check(x, p, s, &s->row))) return rc;
+    x->changes += n;
+    return dml_return(x, p, s, &s->row, NULL, n);
+}
+
+static int delete_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    dml_state *s = p->state;
+    table_def *td = p->dml.table;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    view_row(s, in);
+    if ((rc = fk_restrict(x, p, &s->row))) return rc;
+    if ((rc = index_update(x, p, s, &s->row, s->rowids, false, NULL))) return rc;
+    if ((rc = dml_return(x, p, s, &s->row, NULL, in->count))) return rc;
+    if ((rc = table_delete(x->txn, &td->desc, s->rowids, in->count))) return table_error(x, rc);
+    x->changes += in->count;
+    return STRATA_OK;
+}
+
+static int dml_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    (void)x;
+    dml_state *s = p->state;
+    out->count = 0;
+    if (s->emit_chunk >= s->returned.nchunks) return STRATA_OK;
+    data_chunk *ch = s->returned.chunks[s->emit_chunk++];
+    for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+    out->count = ch->count;
+    return STRATA_OK;
+}
+
+/* ---- operator dispatch -------------------------------------------------------------------- */
+
+static bool is_breaker(const plan_op *p) {
+    switch (p->kind) {
+    case PLAN_AGG:
+    case PLAN_SORT:
+    case PLAN_DISTINCT:
+    case PLAN_SETOP:
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: return true;
+    default: return false;
+    }
+}
+
+static int op_open(exec_ctx *x, plan_op *p) {
+    int rc;
+    for (int i = 0; i < 2; i++)
+        if (p->child[i] && (rc = op_open(x, p->child[i]))) return rc;
+    switch (p->kind) {
+    case PLAN_SCAN: return scan_open(x, p);
+    case PLAN_VALUES: return (p->state = calloc(1, sizeof(values_state))) ? STRATA_OK : nomem(x);
+    case PLAN_SERIES: return (p->state = calloc(1, sizeof(series_state))) ? STRATA_OK : nomem(x);
+    case PLAN_LIMIT: return (p->state = calloc(1, sizeof(limit_state))) ? STRATA_OK : nomem(x);
+    case PLAN_FILTER: return expr_prepare(p->filter.pred, x->err);
+    case PLAN_PROJECT:
+        for (uint32_t i = 0; i < p->ncols; i++)
+            if ((rc = expr_prepare(p->project.exprs[i], x->err))) return rc;
+        return STRATA_OK;
+    case PLAN_AGG: return agg_open(x, p);
+    case PLAN_SORT: {
+        sort_state *s = calloc(1, sizeof *s);
+        if (!s) return nomem(x);
+        p->state = s;
+        return coll_init(&s->rows, p->types, p->ncols, x->err);
+    }
+    case PLAN_DISTINCT:
+    case PLAN_SETOP: return setop_open(x, p);
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: return join_open(x, p);
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: return dml_open(x, p);
+    case PLAN_EMPTY: return (p->state = calloc(1, sizeof(int))) ? STRATA_OK : nomem(x);
+    default: return err_set(x->err, STRATA_ERROR, "operator %d is not supported yet", p->kind);
+    }
+}
+
+static void release_exprs(expr **list, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) expr_release(list[i]);
+}
+
+static void op_close(plan_op *p) {
+    if (!p) return;
+    op_close(p->child[0]);
+    op_close(p->child[1]);
+    switch (p->kind) {
+    case PLAN_SCAN: scan_close(p); break;
+    case PLAN_FILTER: expr_release(p->filter.pred); break;
+    case PLAN_PROJECT: release_exprs(p->project.exprs, p->ncols); break;
+    case PLAN_AGG:
+        agg_close(p);
+        release_exprs(p->agg.keys, p->agg.nkeys);
+        for (uint32_t a = 0; a < p->agg.naggs; a++) expr_release(p->agg.aggs[a].arg);
+        break;
+    case PLAN_SORT:
+        if (p->state) {
+            sort_state *s = p->state;
+            coll_free(&s->rows);
+            free(s->order);
+            free(s);
+        }
+        break;
+    case PLAN_DISTINCT:
+    case PLAN_SETOP: setop_close(p); break;
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN:
+        join_close(p);
+        release_exprs(p->join.lkeys, p->join.nkeys);
+        release_exprs(p->join.rkeys, p->join.nkeys);
+        expr_release(p->join.pred);
+        break;
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE:
+        dml_close(p);
+        release_exprs(p->dml.returning, p->dml.nreturning);
+        break;
+    case PLAN_VALUES:
+        for (uint64_t i = 0; i < (uint64_t)p->values.nrows * p->ncols; i++) expr_release(p->values.cells[i]);
+        free(p->state);
+        break;
+    case PLAN_SERIES:
+        expr_release(p->series.start);
+        expr_release(p->series.stop);
+        expr_release(p->series.step);
+        free(p->state);
+        break;
+    case PLAN_LIMIT:
+        expr_release(p->limit.limit);
+        expr_release(p->limit.offset);
+        free(p->state);
+        break;
+    default: free(p->state); break;
+    }
+    p->state = NULL;
+}
+
+static int source_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    switch (p->kind) {
+    case PLAN_SCAN: return scan_next(x, p, out);
+    case PLAN_VALUES: return values_next(x, p, out);
+    case PLAN_SERIES: return series_next(x, p, out);
+    case PLAN_AGG: return agg_next(x, p, out);
+    case PLAN_SORT: return sort_next(x, p, out);
+    case PLAN_DISTINCT:
+    case PLAN_SETOP: return setop_next(x, p, out);
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: return dml_next(x, p, out);
+    case PLAN_EMPTY: {
+        int *done = p->state;
+        out->count = p->empty.one_row && !*done ? 1 : 0;
+        *done = 1;
+        return STRATA_OK;
+    }
+    default: return err_set(x->err, STRATA_MISUSE, "operator %d is not a source", p->kind);
+    }
+}
+
+static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
+    switch (p->kind) {
+    case PLAN_AGG: return agg_sink(x, p, in);
+    case PLAN_SORT: {
+        sort_state *s = p->state;
+        if (in->sel) chunk_apply_sel(in);
+        return coll_append(&s->rows, in, NULL, in->count, x->err);
+    }
+    case PLAN_DISTINCT:
+    case PLAN_SETOP: return setop_sink(x, p, in, side);
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: return join_sink(x, p, in);
+    case PLAN_INSERT: return insert_sink(x, p, in);
+    case PLAN_UPDATE: return update_sink(x, p, in);
+    case PLAN_DELETE: return delete_sink(x, p, in);
+    default: return err_set(x->err, STRATA_MISUSE, "operator %d is not a sink", p->kind);
+    }
+}
+
+static int sink_finalize(exec_ctx *x, plan_op *p) {
+    switch (p->kind) {
+    case PLAN_AGG: return agg_finalize(x, p);
+    case PLAN_SORT: return sort_finalize(x, p);
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: return join_finalize(x, p);
+    default: return STRATA_OK;
+    }
+}
+
+/* ---- pipelines ---------------------------------------------------------------------------- */
+
+#define MAX_PIPE_OPS 64
+
+typedef struct pipeline {
+    plan_op *source;
+    plan_op *ops[MAX_PIPE_OPS];
+    int nops;
+    plan_op *sink; /* NULL: the result */
+    int side;      /* which input of a set operation */
+    data_chunk bufs[MAX_PIPE_OPS + 1];
+    bool ready;    /* bufs initialized */
+    bool more[MAX_PIPE_OPS];
+    bool source_done, finished, flushing;
+    int flush_op;  /* next op to flush */
+} pipeline;
+
+typedef struct exec_plan {
+    int n, cap;
+    pipeline **pipes; /* in dependency order; the last is the result pipeline */
+} exec_plan;
+
+static int pipe_add(exec_ctx *x, exec_plan *ep, pipeline **out) {
+    if (ep->n == ep->cap) {
+        int nc = ep->cap ? ep->cap * 2 : 8;
+        pipeline **n = realloc(ep->pipes, (size_t)nc * sizeof *n);
+        if (!n) return nomem(x);
+        ep->pipes = n;
+        ep->cap = nc;
+    }
+    pipeline *pl = calloc(1, sizeof *pl);
+    if (!pl) return nomem(x);
+    ep->pipes[ep->n++] = pl;
+    *out = pl;
+    return STRATA_OK;
+}
+
+/* build walks down from p (the top of a pipeline's operator chain, collected top-down in
+** chain[0..n)) to its source, creating the pipelines it depends on first. */
+static int build(exec_ctx *x, exec_plan *ep, plan_op *p, plan_op **chain, int n, plan_op *sink, int side) {
+    int rc;
+    if (n >= MAX_PIPE_OPS) return err_set(x->err, STRATA_ERROR, "query too complex (pipeline of more than %d operators)", MAX_PIPE_OPS);
+    switch (p->kind) {
+    case PLAN_FILTER:
+    case PLAN_PROJECT:
+    case PLAN_LIMIT:
+        chain[n] = p;
+        return build(x, ep, p->child[0], chain, n + 1, sink, side);
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: {
+        plan_op *sub[MAX_PIPE_OPS];
+        if ((rc = build(x, ep, p->child[1], sub, 0, p, 1))) return rc;
+        chain[n] = p;
+        return build(x, ep, p->child[0], chain, n + 1, sink, side);
+    }
+    case PLAN_SETOP: {
+        plan_op *sub[MAX_PIPE_OPS];
+        if ((rc = build(x, ep, p->child[0], sub, 0, p, 0)) || (rc = build(x, ep, p->child[1], sub, 0, p, 1))) return rc;
+        break;
+    }
+    default:
+        if (is_breaker(p)) {
+            plan_op *sub[MAX_PIPE_OPS];
+            if ((rc = build(x, ep, p->child[0], sub, 0, p, 0))) return rc;
+        }
+        break;
+    }
+    pipeline *pl = NULL;
+    if ((rc = pipe_add(x, ep, &pl))) return rc;
+    pl->source = p;
+    pl->nops = n;
+    for (int i = 0; i < n; i++) pl->ops[i] = chain[n - 1 - i];
+    pl->sink = sink;
+    pl->side = side;
+    /* chunk buffers: bufs[0] has the source's types, bufs[i + 1] ops[i]'s */
+    for (int i = 0; i <= n; i++) {
+        plan_op *o = i ? pl->ops[i - 1] : p;
+        if ((rc = chunk_init(&pl->bufs[i], o->types, o->ncols, x->err))) {
+            for (int k = 0; k < i; k++) chunk_free(&pl->bufs[k]);
+            return rc;
+        }
+    }
+    pl->ready = true;
+    return STRATA_OK;
+}
+
+static int op_execute(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
+    *more = false;
+    switch (p->kind) {
+    case PLAN_FILTER: return filter_exec(x, p, in, out);
+    case PLAN_PROJECT: return project_exec(x, p, in, out);
+    case PLAN_LIMIT: return limit_exec(x, p, in, out, finished);
+    case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: return join_exec(x, p, in, out, more);
+    default: return err_set(x->err, STRATA_MISUSE, "operator %d does not stream", p->kind);
+    }
+}
+
+/* pipe_step produces the next chunk at the end of pl's operator chain (*got: its row count,
+** possibly 0 while more may come; pl->finished when nothing more will). */
+static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
+    int start = -1, rc;
+    *result = NULL;
+    for (int i = pl->nops - 1; i >= 0; i--)
+        if (pl->more[i]) {
+            start = i;
+            break;
+        }
+    bool finished = false;
+    if (start < 0) {
+        if (pl->source_done) {
+            /* flush streaming operators that hold rows back (outer joins) */
+            while (pl->flush_op < pl->nops) {
+                plan_op *o = pl->ops[pl->flush_op];
+                if (o->kind == PLAN_HASH_JOIN || o->kind == PLAN_NL_JOIN) {
+                    bool more;
+                    data_chunk *out = &pl->bufs[pl->flush_op + 1];
+                    chunk_reset(out);
+                    if ((rc = join_flush(x, o, out, &more))) return rc;
+                    if (!more) pl->flush_op++;
+                    if (out->count) {
+                        start = pl->flush_op - (more ? 0 : 1) + 1; /* continue after the flushed op */
+                        for (int i = start; i < pl->nops; i++) {
+                            data_chunk *o2 = &pl->bufs[i + 1];
+                            chunk_reset(o2);
+                            bool m2;
+                            if ((rc = op_execute(x, pl->ops[i], &pl->bufs[i], o2, &m2, &finished))) return rc;
+                            if (m2) return err_set(x->err, STRATA_ERROR, "a join above an outer join's unmatched rows is not supported yet");
+                            if (!o2->count) return STRATA_OK;
+                        }
+                        if (finished) pl->finished = true;
+                        *result = &pl->bufs[pl->nops];
+                        return STRATA_OK;
+                    }
+                } else {
+                    pl->flush_op++;
+                }
+            }
+            pl->finished = true;
+            return STRATA_OK;
+        }
+        data_chunk *src = &pl->bufs[0];
+        chunk_reset(src);
+        if ((rc = source_next(x, pl->source, src))) return rc;
+        if (src->count == 0) {
+            pl->source_done = true;
+            return STRATA_OK;
+        }
+        start = 0;
+    }
+    for (int i = start; i < pl->nops; i++) {
+        data_chunk *out = &pl->bufs[i + 1];
+        chunk_reset(out);
+        if ((rc = op_execute(x, pl->ops[i], &pl->bufs[i], out, &pl->more[i], &finished))) return rc;
+        if (finished) pl->finished = true;
+        if (out->count == 0) return STRATA_OK;
+    }
+    *result = &pl->bufs[pl->nops];
+    return STRATA_OK;
+}
+
+static int pipe_run(exec_ctx *x, pipeline *pl) {
+    while (!pl->finished) {
+        data_chunk *out;
+        int rc = pipe_step(x, pl, &out);
+        if (rc) return rc;
+        if (out && out->count && (rc = sink_chunk(x, pl->sink, out, pl->side))) return rc;
+    }
+    return STRATA_OK;
+}
+
+int exec_open(exec_ctx *x, plan_op *root) {
+    int rc = op_open(x, root);
+    if (rc) return rc;
+    exec_plan *ep = calloc(1, sizeof *ep);
+    if (!ep) return nomem(x);
+    plan_op *chain[MAX_PIPE_OPS];
+    rc = build(x, ep, root, chain, 0, NULL, 0);
+    if (rc) {
+        for (int i = 0; i < ep->n; i++) {
+            if (ep->pipes[i]->ready)
+                for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
+            free(ep->pipes[i]);
+        }
+        free(ep->pipes);
+        free(ep);
+        return rc;
+    }
+    x->pipelines = ep;
+    return STRATA_OK;
+}
+
+int exec_next(exec_ctx *x, plan_op *root, data_chunk *out) {
+    (void)root;
+    exec_plan *ep = x->pipelines;
+    out->count = 0;
+    int rc;
+    for (int i = 0; i < ep->n - 1; i++) {
+        pipeline *pl = ep->pipes[i];
+        if (pl->finished) continue;
+        if ((rc = pipe_run(x, pl))) return rc;
+        /* the sink is complete once every pipeline feeding it is done */
+        bool last_feeder = true;
+        for (int k = i + 1; k < ep->n; k++)
+            if (ep->pipes[k]->sink == pl->sink && !ep->pipes[k]->finished) last_feeder = false;
+        if (last_feeder && (rc = sink_finalize(x, pl->sink))) return rc;
+    }
+    pipeline *pl = ep->pipes[ep->n - 1];
+    while (!pl->finished) {
+        data_chunk *res;
+        if ((rc = pipe_step(x, pl, &res))) return rc;
+        if (res && res->count) {
+            if (res->sel) chunk_apply_sel(res);
+            for (uint32_t c = 0; c < out->ncols; c++) vec_reference(&out->cols[c], &res->cols[c]);
+            out->count = res->count;
+            return STRATA_OK;
+        }
+    }
+    return STRATA_OK;
+}
+
+void exec_close(exec_ctx *x, plan_op *root) {
+    exec_plan *ep = x->pipelines;
+    if (ep) {
+        for (int i = 0; i < ep->n; i++) {
+            for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
+            free(ep->pipes[i]);
+        }
+        free(ep->pipes);
+        free(ep);
+        x->pipelines = NULL;
+    }
+    op_close(root);
+}
+
+int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
+    (void)in;
+    (void)count;
+    return expr_error(x, e, STRATA_ERROR, "subqueries are not supported yet");
+}

@@ -1,0 +1,67 @@
+/*
+** exec.h -- running a plan: expression evaluation over vectors and push-based pipelines.
+**
+** A plan (plan.h) runs as pipelines: a source produces chunks, streaming operators (filter,
+** project, limit, hash-join probe) transform them, and a sink consumes them. Operators that must
+** see all their input first -- hash aggregate, sort, the build side of a hash join, DISTINCT and
+** the set operations -- are sinks of one pipeline and the source of the next. exec_open prepares
+** every operator; exec_next runs the final pipeline until it has a chunk of result rows, running
+** the pipelines it depends on to completion first.
+**
+** Run-time errors (overflow, division by zero, a constraint) stop the statement with the error
+** on ctx->err; the caller rolls back what the statement changed.
+*/
+#ifndef STRATA_EXEC_H
+#define STRATA_EXEC_H
+
+#include "catalog.h"
+#include "plan.h"
+
+struct exec_ctx {
+    pager_txn *txn;
+    catalog *cat;
+    sql_value *params; /* 1-based parameter i is params[i - 1] */
+    int nparams;
+    arena *mem;        /* the statement's run-time arena (parameter text, subquery results) */
+    strata_err *err;
+    const char *sql;   /* the statement's text, for positioned run-time errors */
+    size_t sqllen;
+    int64_t changes;   /* rows changed by INSERT/UPDATE/DELETE */
+    int depth;         /* subquery nesting, bounded */
+    void *pipelines;   /* exec.c's pipelines of the running plan */
+};
+
+/* ---- values in vectors (expr.c) ---------------------------------------------------------- */
+
+/* vec_get_value reads row r of v as a sql_value (strings reference v's bytes). */
+void vec_get_value(const vector *v, uint32_t r, sql_value *out);
+/* vec_set_value writes row r of a writable FLAT vector (strings copied into its heap); the value
+** must have v's physical type. */
+int vec_set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err);
+
+/* ---- expressions (expr.c) ---------------------------------------------------------------- */
+
+/* expr_prepare allocates the run-time vectors of e and its subtree; expr_release frees them. */
+int expr_prepare(expr *e, strata_err *err);
+void expr_release(expr *e);
+/* expr_eval computes e for the count rows of in (in->sel applied), into e->result: row i of the
+** result is row i of in. in may be NULL for expressions without columns (count rows then). */
+int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
+/* expr_select evaluates a BOOLEAN e and writes the rows where it is true into sel; *n is their
+** number. */
+int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n);
+/* expr_eval_const evaluates an expression without columns to one value (strings in x->mem). */
+int expr_eval_const(exec_ctx *x, expr *e, sql_value *out);
+/* expr_error records a run-time error positioned at e. */
+int expr_error(exec_ctx *x, const expr *e, int code, const char *msg);
+
+/* ---- plans (exec.c) ---------------------------------------------------------------------- */
+
+int exec_open(exec_ctx *x, plan_op *root);
+/* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
+int exec_next(exec_ctx *x, plan_op *root, data_chunk *out);
+void exec_close(exec_ctx *x, plan_op *root);
+/* exec_run_subquery runs a subquery's plan (expr.c calls it): rows are appended as values. */
+int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
+
+#endif
