@@ -69,10 +69,11 @@ int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out);
 int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                  const int64_t *rowids);
 /* table_update replaces the whole record of each rowid (which must exist: STRATA_NOTFOUND
-** otherwise) with row sel[k] of chunk. */
+** otherwise, recorded with a message naming the rowid) with row sel[k] of chunk. */
 int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                  const int64_t *rowids);
-/* table_delete removes rows by rowid; STRATA_NOTFOUND when one is absent. */
+/* table_delete removes rows by rowid; STRATA_NOTFOUND (recorded, naming the rowid) when one is
+** absent, after the rows before it were removed. */
 int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count);
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -86,7 +87,10 @@ int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, ui
                     int64_t hi, table_scan **out);
 /* table_scan_next fills out (chunk_reset first; its column k has the type of table column
 ** cols[k]) with up to VECTOR_SIZE next rows, and rowids[0..out->count) (rowids may be NULL) with
-** their rowids. out->count == 0 means the scan is over. Strings are copied into out's vectors. */
+** their rowids. out->count == 0 means the scan is over. Strings are copied into out's vectors.
+** In a write transaction the caller may change the table between calls (an UPDATE rewriting the
+** rows just read): each call goes on after the last rowid returned. After an error the scan is
+** over. */
 int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids);
 void table_scan_close(table_scan *s);
 
@@ -111,7 +115,8 @@ int key_encode_row(btree_buf *buf, const vector *cols, uint32_t ncols, uint32_t 
 
 /* ---- indexes ------------------------------------------------------------------------------ */
 
-/* An index entry is key || rowid_encode(rowid). These put/delete one entry. */
+/* An index entry is key || rowid_encode(rowid). These put/delete one entry; index_delete of an
+** absent entry is STRATA_NOTFOUND (recorded). */
 int index_insert(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
 int index_delete(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
 /* index_find_first sets *rowid to the smallest rowid whose entry starts with key (a prefix of
@@ -125,7 +130,9 @@ int index_find_first(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen,
 typedef struct index_scan index_scan;
 int index_scan_open(pager_txn *t, pgno_t root, const uint8_t *lo, size_t lo_len, int lo_inclusive,
                     const uint8_t *hi, size_t hi_len, int hi_inclusive, index_scan **out);
-/* index_scan_next writes up to max rowids, in key order; *n == 0 at the end. */
+/* index_scan_next writes up to max rowids, in key order; *n == 0 at the end. hi is copied at open.
+** In a write transaction the index may change between calls: each call goes on after the last
+** entry returned. */
 int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n);
 void index_scan_close(index_scan *s);
 

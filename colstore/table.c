@@ -1,0 +1,479 @@
+/*
+** table.c -- the table access layer over the row store (see table.h): a table is one B+tree of
+** rowid_encode(rowid) -> record, an index one B+tree of key || rowid_encode(rowid) -> "".
+**
+** Scans keep one B+tree cursor: in a read transaction it keeps its leaf pinned between rows and
+** between chunks, and records are decoded from the page straight into the chunk's vectors. In a
+** write transaction the statement may change the table between two table_scan_next calls (an
+** UPDATE writes the rows it just read), which invalidates a cursor, so each call after the first
+** seeks again to the rowid after the last one returned (one descent per chunk). Index scans do
+** the same with the last key returned.
+**
+** What it is not: no column store yet (a later issue adds row groups beside the tree), no
+** catalog, no constraint checks beyond rowid uniqueness, no expression evaluation.
+*/
+#include "table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static int corrupt_record(strata_err *err, const table_desc *td, int64_t rowid, const char *why) {
+    return err_set(err, STRATA_CORRUPT, "table with root page %u: corrupt record of rowid %lld: %s",
+                   (unsigned)td->root, (long long)rowid, why);
+}
+
+/* decode_rowid is rowid_decode, inlined for the scan loop. */
+static inline int64_t decode_rowid(const uint8_t *k) {
+    uint64_t v;
+    memcpy(&v, k, 8);
+#if __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return (int64_t)(v ^ (UINT64_C(1) << 63));
+}
+
+/* cursor_rowid reads the rowid of the cursor's entry (the cursor is valid). */
+static int cursor_rowid(btree_cursor *c, pgno_t root, strata_err *err, int64_t *rowid) {
+    const uint8_t *k;
+    size_t klen;
+    int rc = btree_cursor_key(c, &k, &klen);
+    if (rc) return rc;
+    if (klen != ROWID_KEY_LEN)
+        return err_set(err, STRATA_CORRUPT, "table with root page %u: a key of %zu bytes is not a rowid",
+                       (unsigned)root, klen);
+    *rowid = decode_rowid(k);
+    return STRATA_OK;
+}
+
+/* check_chunk verifies that chunk has the table's columns (physically). */
+static int check_chunk(const table_desc *td, const data_chunk *chunk, strata_err *err) {
+    if (chunk->ncols != td->ncols)
+        return err_set(err, STRATA_MISUSE, "a chunk of %u columns written to a table of %u columns (root page %u)",
+                       chunk->ncols, td->ncols, (unsigned)td->root);
+    for (uint32_t i = 0; i < td->ncols; i++)
+        if (chunk->cols[i].phys != vec_phys_of((sql_type_id)td->types[i].id))
+            return err_set(err, STRATA_MISUSE, "column %u of the chunk does not have the table's type (root page %u)",
+                           i, (unsigned)td->root);
+    return STRATA_OK;
+}
+
+int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out) {
+    strata_err *err = pager_txn_err(t);
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(t, td->root, &c);
+    if (rc == STRATA_OK) rc = btree_cursor_last(c);
+    int64_t max = 0;
+    if (rc == STRATA_OK && btree_cursor_valid(c)) rc = cursor_rowid(c, td->root, err, &max);
+    btree_cursor_close(c);
+    if (rc == STRATA_OK) *out = max;
+    return rc;
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+/* write_rows is table_insert (insert != 0) and table_update. An insert finds the largest rowid
+** once, so that rows appended beyond it (the common case) need no lookup before the put. */
+static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                      const int64_t *rowids, int insert) {
+    strata_err *err = pager_txn_err(t);
+    if (!pager_txn_is_write(t))
+        return err_set(err, STRATA_READONLY, "table with root page %u: write in a read transaction",
+                       (unsigned)td->root);
+    int rc = check_chunk(td, chunk, err);
+    if (rc || count == 0) return rc;
+    btree_buf rec = {0};
+    btree_cursor *c = NULL;
+    if ((rc = btree_cursor_open(t, td->root, &c))) goto done;
+    int64_t max = 0;
+    int have_rows = 1; /* a lookup is needed; for inserts, until the largest rowid is known */
+    if (insert) {
+        if ((rc = btree_cursor_last(c))) goto done;
+        have_rows = btree_cursor_valid(c);
+        if (have_rows && (rc = cursor_rowid(c, td->root, err, &max))) goto done;
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t row = sel ? sel[k] : k;
+        if (chunk->sel) row = chunk->sel[row];
+        int64_t rowid = rowids[k];
+        uint8_t key[ROWID_KEY_LEN];
+        rowid_encode(rowid, key);
+        if (!insert || (have_rows && rowid <= max)) {
+            int exact = 0;
+            if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+            if (insert && exact) {
+                rc = err_set(err, STRATA_CONSTRAINT, "table with root page %u: rowid %lld already exists",
+                             (unsigned)td->root, (long long)rowid);
+                goto done;
+            }
+            if (!insert && !exact) {
+                rc = err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld",
+                             (unsigned)td->root, (long long)rowid);
+                goto done;
+            }
+        } else {
+            max = rowid;
+            have_rows = 1;
+        }
+        if ((rc = record_encode(&rec, td, chunk->cols, row, err))) goto done;
+        if ((rc = btree_put(t, td->root, key, sizeof key, rec.data, rec.len))) goto done;
+    }
+done:
+    btree_cursor_close(c);
+    btree_buf_free(&rec);
+    return rc;
+}
+
+int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                 const int64_t *rowids) {
+    return write_rows(t, td, chunk, sel, count, rowids, 1);
+}
+
+int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                 const int64_t *rowids) {
+    return write_rows(t, td, chunk, sel, count, rowids, 0);
+}
+
+int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {
+    strata_err *err = pager_txn_err(t);
+    for (uint32_t k = 0; k < count; k++) {
+        uint8_t key[ROWID_KEY_LEN];
+        rowid_encode(rowids[k], key);
+        int rc = btree_delete(t, td->root, key, sizeof key);
+        if (rc == STRATA_NOTFOUND)
+            return err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld",
+                           (unsigned)td->root, (long long)rowids[k]);
+        if (rc) return rc;
+    }
+    return STRATA_OK;
+}
+
+/* ---- scans -------------------------------------------------------------------------------- */
+
+struct table_scan {
+    pager_txn *t;
+    const table_desc *td;
+    btree_cursor *cur;
+    record_plan plan;
+    uint32_t ncols; /* projected columns */
+    int64_t hi;
+    int64_t last;  /* the last rowid returned */
+    int returned;  /* a row was returned (last is set) */
+    int reseek;    /* write transaction: seek to last + 1 before reading on */
+    int done;
+};
+
+int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                    int64_t hi, table_scan **out) {
+    strata_err *err = pager_txn_err(t);
+    *out = NULL;
+    table_scan *s = calloc(1, sizeof *s);
+    if (s == NULL) return err_set(err, STRATA_NOMEM, "out of memory (table scan)");
+    s->t = t;
+    s->td = td;
+    s->ncols = ncols;
+    s->hi = hi;
+    s->reseek = pager_txn_is_write(t);
+    int rc = record_plan_init(&s->plan, td, cols, ncols, 1, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    if ((rc = btree_cursor_open(t, td->root, &s->cur))) goto fail;
+    if (lo > hi) {
+        s->done = 1;
+    } else {
+        uint8_t key[ROWID_KEY_LEN];
+        rowid_encode(lo, key);
+        if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) goto fail;
+    }
+    *out = s;
+    return STRATA_OK;
+fail:
+    table_scan_close(s);
+    return rc;
+}
+
+int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
+    strata_err *err = pager_txn_err(s->t);
+    if (out->ncols < s->ncols)
+        return err_set(err, STRATA_MISUSE, "table_scan_next into a chunk of %u columns for %u projected columns",
+                       out->ncols, s->ncols);
+    chunk_reset(out);
+    record_plan_reset_regions(&s->plan);
+    if (s->done) return STRATA_OK;
+    int rc;
+    if (s->reseek && s->returned) {
+        if (s->last == INT64_MAX || s->last >= s->hi) {
+            s->done = 1;
+            return STRATA_OK;
+        }
+        uint8_t key[ROWID_KEY_LEN];
+        rowid_encode(s->last + 1, key);
+        if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) return rc;
+    }
+    btree_cursor *c = s->cur;
+    uint32_t n = 0;
+    while (n < VECTOR_SIZE) {
+        if (!btree_cursor_valid(c)) {
+            s->done = 1;
+            break;
+        }
+        int64_t rowid;
+        if ((rc = cursor_rowid(c, s->td->root, err, &rowid))) goto fail;
+        if (rowid > s->hi) {
+            s->done = 1;
+            break;
+        }
+        const uint8_t *val;
+        size_t vlen;
+        if ((rc = btree_cursor_value(c, &val, &vlen))) goto fail;
+        const char *why = NULL;
+        if ((rc = record_decode(&s->plan, val, vlen, out, n, &why, err))) {
+            if (rc == STRATA_CORRUPT) corrupt_record(err, s->td, rowid, why);
+            goto fail;
+        }
+        if (rowids) rowids[n] = rowid;
+        n++;
+        s->last = rowid;
+        s->returned = 1;
+        if ((rc = btree_cursor_next(c))) goto fail;
+    }
+    out->count = n;
+    return STRATA_OK;
+fail:
+    out->count = n;
+    s->done = 1;
+    return rc;
+}
+
+void table_scan_close(table_scan *s) {
+    if (s == NULL) return;
+    btree_cursor_close(s->cur);
+    record_plan_free(&s->plan);
+    free(s);
+}
+
+int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, const int64_t *rowids,
+              uint32_t count, data_chunk *out, uint8_t *found) {
+    strata_err *err = pager_txn_err(t);
+    if ((size_t)out->count + count > VECTOR_SIZE)
+        return err_set(err, STRATA_MISUSE, "table_get of %u rows into a chunk holding %u", count, out->count);
+    if (count == 0) return STRATA_OK;
+    record_plan plan;
+    btree_cursor *c = NULL;
+    int rc = record_plan_init(&plan, td, cols, ncols, 0, err);
+    if (rc) return rc;
+    if ((rc = btree_cursor_open(t, td->root, &c))) goto done;
+    for (uint32_t k = 0; k < count; k++) {
+        uint8_t key[ROWID_KEY_LEN];
+        rowid_encode(rowids[k], key);
+        int exact = 0;
+        if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+        if (found) found[k] = (uint8_t)exact;
+        if (!exact) continue;
+        const uint8_t *val;
+        size_t vlen;
+        if ((rc = btree_cursor_value(c, &val, &vlen))) goto done;
+        const char *why = NULL;
+        if ((rc = record_decode(&plan, val, vlen, out, out->count, &why, err))) {
+            if (rc == STRATA_CORRUPT) corrupt_record(err, td, rowids[k], why);
+            goto done;
+        }
+        out->count++;
+    }
+done:
+    btree_cursor_close(c);
+    record_plan_free(&plan);
+    return rc;
+}
+
+/* ---- indexes ------------------------------------------------------------------------------ */
+
+/* INDEX_KEY_STACK: index keys up to this size are built on the stack. */
+#define INDEX_KEY_STACK 512
+
+/* index_entry_op calls btree_put (put != 0) or btree_delete on the entry key || rowid. */
+static int index_entry_op(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid, int put) {
+    uint8_t stack[INDEX_KEY_STACK];
+    uint8_t *e = stack;
+    size_t elen = klen + ROWID_KEY_LEN;
+    if (elen > sizeof stack && (e = malloc(elen)) == NULL)
+        return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (index key of %zu bytes)", elen);
+    if (klen) memcpy(e, key, klen);
+    rowid_encode(rowid, e + klen);
+    int rc;
+    if (put) {
+        rc = btree_put(t, root, e, elen, NULL, 0);
+    } else {
+        rc = btree_delete(t, root, e, elen);
+        if (rc == STRATA_NOTFOUND)
+            err_set(pager_txn_err(t), STRATA_NOTFOUND, "index with root page %u: no entry for rowid %lld",
+                    (unsigned)root, (long long)rowid);
+    }
+    if (e != stack) free(e);
+    return rc;
+}
+
+int index_insert(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid) {
+    return index_entry_op(t, root, key, klen, rowid, 1);
+}
+
+int index_delete(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid) {
+    return index_entry_op(t, root, key, klen, rowid, 0);
+}
+
+/* entry_rowid reads the rowid at the end of an index entry. */
+static int entry_rowid(const uint8_t *e, size_t elen, pgno_t root, strata_err *err, int64_t *rowid) {
+    if (elen < ROWID_KEY_LEN)
+        return err_set(err, STRATA_CORRUPT, "index with root page %u: an entry of %zu bytes has no rowid",
+                       (unsigned)root, elen);
+    *rowid = rowid_decode(e + elen - ROWID_KEY_LEN);
+    return STRATA_OK;
+}
+
+int index_find_first(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t *rowid) {
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(t, root, &c);
+    if (rc == STRATA_OK) rc = btree_cursor_seek(c, key, klen, NULL);
+    if (rc == STRATA_OK) {
+        const uint8_t *e;
+        size_t elen;
+        rc = STRATA_NOTFOUND;
+        if (btree_cursor_valid(c) && btree_cursor_key(c, &e, &elen) == STRATA_OK && elen >= klen + ROWID_KEY_LEN &&
+            (klen == 0 || memcmp(e, key, klen) == 0))
+            rc = entry_rowid(e, elen, root, pager_txn_err(t), rowid);
+    }
+    btree_cursor_close(c);
+    return rc;
+}
+
+struct index_scan {
+    pager_txn *t;
+    pgno_t root;
+    btree_cursor *cur;
+    uint8_t *hi; /* a copy; NULL: no upper bound */
+    size_t hi_len;
+    int hi_inclusive;
+    int reseek;      /* write transaction: seek past last before reading on */
+    btree_buf last;  /* the last entry returned (write transactions) */
+    int returned;
+    int done;
+};
+
+/* prefix_successor turns p[0..*len) into the smallest byte string greater than every string that
+** starts with it (trailing 0xFF bytes dropped, the last other byte incremented). Returns 0 when
+** there is none (p is empty or all 0xFF). */
+static int prefix_successor(uint8_t *p, size_t *len) {
+    while (*len > 0 && p[*len - 1] == 0xFF) (*len)--;
+    if (*len == 0) return 0;
+    p[*len - 1]++;
+    return 1;
+}
+
+int index_scan_open(pager_txn *t, pgno_t root, const uint8_t *lo, size_t lo_len, int lo_inclusive,
+                    const uint8_t *hi, size_t hi_len, int hi_inclusive, index_scan **out) {
+    strata_err *err = pager_txn_err(t);
+    *out = NULL;
+    index_scan *s = calloc(1, sizeof *s);
+    if (s == NULL) return err_set(err, STRATA_NOMEM, "out of memory (index scan)");
+    s->t = t;
+    s->root = root;
+    s->hi_inclusive = hi_inclusive;
+    s->reseek = pager_txn_is_write(t);
+    int rc = STRATA_OK;
+    uint8_t *lo_copy = NULL;
+    if (hi != NULL) {
+        if ((s->hi = malloc(hi_len ? hi_len : 1)) == NULL) goto nomem;
+        if (hi_len) memcpy(s->hi, hi, hi_len);
+        s->hi_len = hi_len;
+    }
+    if ((rc = btree_cursor_open(t, root, &s->cur))) goto fail;
+    if (lo == NULL) {
+        rc = btree_cursor_first(s->cur);
+    } else if (lo_inclusive) {
+        rc = btree_cursor_seek(s->cur, lo, lo_len, NULL);
+    } else {
+        if ((lo_copy = malloc(lo_len ? lo_len : 1)) == NULL) goto nomem;
+        if (lo_len) memcpy(lo_copy, lo, lo_len);
+        size_t n = lo_len;
+        if (prefix_successor(lo_copy, &n))
+            rc = btree_cursor_seek(s->cur, lo_copy, n, NULL);
+        else
+            s->done = 1;
+    }
+    free(lo_copy);
+    if (rc) goto fail;
+    *out = s;
+    return STRATA_OK;
+nomem:
+    free(lo_copy);
+    rc = err_set(err, STRATA_NOMEM, "out of memory (index scan)");
+fail:
+    index_scan_close(s);
+    return rc;
+}
+
+/* past_hi says whether entry e lies beyond the scan's upper bound. */
+static int past_hi(const index_scan *s, const uint8_t *e, size_t elen) {
+    if (s->hi == NULL) return 0;
+    size_t m = elen < s->hi_len ? elen : s->hi_len;
+    int c = m ? memcmp(e, s->hi, m) : 0;
+    if (c != 0) return c > 0;
+    if (elen < s->hi_len) return 0; /* a proper prefix of hi sorts before it */
+    return !s->hi_inclusive;        /* e starts with hi */
+}
+
+int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n) {
+    strata_err *err = pager_txn_err(s->t);
+    *n = 0;
+    if (s->done || max == 0) return STRATA_OK;
+    btree_cursor *c = s->cur;
+    uint32_t k = 0;
+    int rc;
+    if (s->reseek && s->returned) {
+        int exact = 0;
+        if ((rc = btree_cursor_seek(c, s->last.data, s->last.len, &exact))) goto fail;
+        if (exact && (rc = btree_cursor_next(c))) goto fail;
+    }
+    const uint8_t *e = NULL;
+    size_t elen = 0;
+    while (k < max) {
+        if (!btree_cursor_valid(c)) {
+            s->done = 1;
+            break;
+        }
+        if ((rc = btree_cursor_key(c, &e, &elen))) goto fail;
+        if (past_hi(s, e, elen)) {
+            s->done = 1;
+            break;
+        }
+        if ((rc = entry_rowid(e, elen, s->root, err, &rowids[k]))) goto fail;
+        k++;
+        if (s->reseek) {
+            s->last.len = 0;
+            if ((rc = record_buf_reserve(&s->last, elen, err))) goto fail;
+            memcpy(s->last.data, e, elen);
+            s->last.len = elen;
+            s->returned = 1;
+        }
+        if ((rc = btree_cursor_next(c))) goto fail;
+    }
+    *n = k;
+    return STRATA_OK;
+fail:
+    *n = k;
+    s->done = 1;
+    return rc;
+}
+
+void index_scan_close(index_scan *s) {
+    if (s == NULL) return;
+    btree_cursor_close(s->cur);
+    btree_buf_free(&s->last);
+    free(s->hi);
+    free(s);
+}
