@@ -347,11 +347,12 @@ static int run_control(strata_stmt *s) {
         return STRATA_OK;
     case ST_COMMIT:
         if (!db->txn) return db_errorf(db, STRATA_ERROR, "there is no transaction in progress");
-        if (db->txn_aborted) {
+        if (db->txn_aborted) { /* PostgreSQL: COMMIT of an aborted transaction rolls it back */
             pager_rollback(db->txn);
             db->txn = NULL;
-            load_catalog(db, &err);
-            return db_errorf(db, STRATA_ERROR, "the transaction was aborted by an earlier error and has been rolled back");
+            db->txn_aborted = false;
+            if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+            return STRATA_OK;
         }
         rc = pager_commit(db->txn, &err);
         db->txn = NULL;

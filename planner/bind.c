@@ -184,7 +184,7 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
     if (e->kind == EXPR_CONST) { /* fold: a bad literal is an error now, at its position */
         sql_value v;
         strata_err tmp = {0};
-        if (value_cast(&e->value, t, explicit_cast || e->untyped, b->mem, &v, &tmp))
+        if (value_cast(&e->value, t, explicit_cast, b->mem, &v, &tmp))
             return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, "error", "%s",
                                 tmp.msg);
         expr *c = mk_const(b, v, e->off);
@@ -527,6 +527,19 @@ static int bind_func(ectx *c, const sql_expr *a, expr **out) {
         if (rc) return rc;
     }
     *out = e;
+    /* round/trunc of a DECIMAL to a constant number of digits has that scale, as PostgreSQL's
+    ** numeric result does (round(2.567, 2) is 2.57, not 2.570) */
+    if ((!strcmp(n, "round") || !strcmp(n, "trunc")) && rt.id == TYPE_DECIMAL &&
+        (nargs == 1 || (e->args[1]->kind == EXPR_CONST && !e->args[1]->value.is_null))) {
+        int64_t digits = nargs == 1 ? 0 : e->args[1]->value.v.i;
+        uint8_t scale = digits <= 0 ? 0 : digits >= rt.scale ? rt.scale : (uint8_t)digits;
+        if (scale != rt.scale) {
+            sql_type t = sql_type_decimal(rt.precision, scale);
+            expr *c = mk2(b, EXPR_CAST, t, a->off, e, NULL);
+            if (!c) return nomem(b);
+            *out = c;
+        }
+    }
     return STRATA_OK;
 }
 
@@ -793,6 +806,7 @@ static plan_op *new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) {
 }
 
 static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *out_scope);
+static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out);
 
 /* A FROM item bound: its plan and scope. */
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc);
@@ -1054,6 +1068,30 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
         /* the right side's copy is hidden from unqualified references (the left one answers) */
         all.cols[l->ncols + (uint32_t)ri].name = "";
         if (j->join.kind == JK_RIGHT) all.cols[(uint32_t)li].name = "", all.cols[l->ncols + (uint32_t)ri].name = name;
+    }
+    if (j->join.kind == JK_FULL && using.n) {
+        /* FULL JOIN USING: the merged column is whichever side has the row */
+        expr **ex = alloc0(b, j->ncols * sizeof *ex);
+        if (!ex) return nomem(b);
+        for (uint32_t i = 0; i < j->ncols; i++)
+            if (!(ex[i] = mk_col(b, i, j->types[i], f->off))) return nomem(b);
+        for (int u = 0; u < using.n; u++) {
+            const char *name = using.items[u];
+            int li = -1, ri = -1;
+            for (uint32_t i = 0; i < ls.n; i++)
+                if (!strcmp(ls.cols[i].name, name)) li = (int)i;
+            for (uint32_t i = 0; i < rs.n; i++)
+                if (!strcmp(rs.cols[i].name, name)) ri = (int)i;
+            expr *two[2] = {ex[li], ex[l->ncols + (uint32_t)ri]};
+            sql_type t;
+            if ((rc = fold_common(b, two, 2, f->off, &t))) return rc;
+            expr *co = mk(b, EXPR_COALESCE, t, f->off, 2);
+            if (!co) return nomem(b);
+            co->args[0] = two[0], co->args[1] = two[1];
+            ex[li] = co;
+            all.cols[li].type = t;
+        }
+        if ((rc = project(b, *out, ex, j->names, j->ncols, out))) return rc;
     }
     if (f->join.on) {
         ectx c = {b, &all, NULL, "JOIN conditions"};
@@ -1553,6 +1591,15 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     if (!from) return nomem(b);
     for (uint32_t i = 0; i < n; i++) from[i] = st->insert.columns.n ? -1 : (int32_t)i;
     uint32_t nsrc = st->insert.columns.n ? (uint32_t)st->insert.columns.n : n;
+    /* without a column list, fewer values than columns fill the first ones (PostgreSQL) */
+    if (!st->insert.columns.n && st->insert.source) {
+        uint32_t have = n;
+        if (st->insert.source->kind == SEL_VALUES) have = (uint32_t)((sql_list *)st->insert.source->rows.items[0])->n;
+        if (have < n) {
+            nsrc = have;
+            for (uint32_t i = have; i < n; i++) from[i] = -1;
+        }
+    }
     for (int k = 0; k < st->insert.columns.n; k++) {
         const char *cn = st->insert.columns.items[k];
         int ci = -1;
@@ -1599,6 +1646,10 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
         for (uint32_t i = 0; i < n; i++) src->types[i] = td->cols[i].type, src->names[i] = td->cols[i].name;
     } else {
         if ((rc = bind_query(b, st->insert.source, &src))) return rc;
+        if (!st->insert.columns.n && src->ncols < n) {
+            nsrc = src->ncols;
+            for (uint32_t i = nsrc; i < n; i++) from[i] = -1;
+        }
         if (src->ncols != nsrc)
             return bind_error(b, st->off, "INSERT has %s expressions than target columns", src->ncols > nsrc ? "more" : "fewer");
         expr **ex = alloc0(b, n * sizeof *ex);

@@ -310,6 +310,36 @@ static int constraint_index(ddl *d, table_def *td, const char *name, sql_list *c
 
 static bool is_integer_pk_type(sql_type t) { return sql_type_is_integer(t.id); }
 
+/* resolve_fk finds the columns fk references: those named, or the referenced table's primary
+** key (its rowid column or its primary index). */
+static int resolve_fk(ddl *d, table_def *td, fk_def *fk) {
+    catalog *c = d->c;
+    table_def *rt = catalog_table(c, fk->ref_table);
+    if (!rt) return ddl_error(d, 0, "relation \"%s\" does not exist", fk->ref_table);
+    uint32_t *cols = arena_alloc(&c->mem, fk->ncols * sizeof *cols);
+    if (!cols) return nomem(d->err);
+    index_def *rpk = NULL;
+    for (uint32_t x = 0; x < rt->nindexes; x++)
+        if (rt->indexes[x]->primary) rpk = rt->indexes[x];
+    for (uint32_t j = 0; j < fk->ncols; j++) {
+        if (fk->ref_names) {
+            int ci = column_index(rt, fk->ref_names[j]);
+            if (ci < 0)
+                return ddl_error(d, 0, "column \"%s\" referenced in foreign key constraint does not exist", fk->ref_names[j]);
+            cols[j] = (uint32_t)ci;
+        } else if (rt->rowid_col >= 0 && fk->ncols == 1) {
+            cols[j] = (uint32_t)rt->rowid_col;
+        } else if (rpk && rpk->nkeys == fk->ncols && rpk->key_cols[j] >= 0) {
+            cols[j] = (uint32_t)rpk->key_cols[j];
+        } else {
+            return ddl_error(d, 0, "there is no primary key for referenced table \"%s\"", rt->name);
+        }
+    }
+    (void)td;
+    fk->ref_cols = cols;
+    return STRATA_OK;
+}
+
 static int apply_create_table(ddl *d, const sql_stmt *st) {
     catalog *c = d->c;
     const char *name = st->create_table.name;
@@ -390,7 +420,7 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
                 if (cn->ref_columns.n > 1)
                     return ddl_error(d, cn->off, "number of referencing and referenced columns for foreign key disagree%s", "");
                 /* ref_cols resolved below, once the referenced table is known */
-                fk->ref_cols = (uint32_t *)(void *)(cn->ref_columns.n ? cn->ref_columns.items : NULL);
+                fk->ref_names = cn->ref_columns.n ? (const char **)cn->ref_columns.items : NULL;
                 break;
             }
             }
@@ -430,50 +460,18 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
             fk->ref_table = cn->ref_table;
             if (cn->ref_columns.n && cn->ref_columns.n != cn->columns.n)
                 return ddl_error(d, cn->off, "number of referencing and referenced columns for foreign key disagree%s", "");
-            fk->ref_cols = (uint32_t *)(void *)(cn->ref_columns.n ? cn->ref_columns.items : NULL);
+            fk->ref_names = cn->ref_columns.n ? (const char **)cn->ref_columns.items : NULL;
             break;
         }
         default: break;
         }
     }
-    /* foreign keys: the referenced table and columns must exist now (a self-reference is fine) */
-    for (int k = 0; k < nfks; k++) {
-        fk_def *fk = &fks[k];
-        const char **names = (const char **)(void *)fk->ref_cols;
-        table_def *rt = !strcmp(fk->ref_table, name) ? td : catalog_table(c, fk->ref_table);
-        if (!rt) return ddl_error(d, st->off, "relation \"%s\" does not exist", fk->ref_table);
-        uint32_t *rc_ = arena_alloc(&c->mem, fk->ncols * sizeof *rc_);
-        if (!rc_) return nomem(d->err);
-        for (uint32_t j = 0; j < fk->ncols; j++) {
-            if (names) {
-                int ci = column_index(rt, names[j]);
-                if (ci < 0) return ddl_error(d, st->off, "column \"%s\" referenced in foreign key constraint does not exist", names[j]);
-                rc_[j] = (uint32_t)ci;
-            } else if (rt == td) {
-                if (!pk || (uint32_t)pk->n != fk->ncols)
-                    return ddl_error(d, st->off, "there is no primary key for referenced table \"%s\"", rt->name);
-                rc_[j] = (uint32_t)column_index(td, pk->items[j]);
-            } else {
-                index_def *rpk = NULL;
-                for (uint32_t x = 0; x < rt->nindexes; x++)
-                    if (rt->indexes[x]->primary) rpk = rt->indexes[x];
-                if (rt->rowid_col >= 0 && fk->ncols == 1) {
-                    rc_[j] = (uint32_t)rt->rowid_col;
-                } else if (rpk && rpk->nkeys == fk->ncols) {
-                    rc_[j] = (uint32_t)rpk->key_cols[j];
-                } else {
-                    return ddl_error(d, st->off, "there is no primary key for referenced table \"%s\"", rt->name);
-                }
-            }
-        }
-        fk->ref_cols = rc_;
-        if (!fk->name) {
+    for (int k = 0; k < nfks; k++)
+        if (!fks[k].name) {
             char nm[300];
-            snprintf(nm, sizeof nm, "%s_%s_fkey", name, td->cols[fk->cols[0]].name);
-            fk->name = arena_strdup(&c->mem, nm);
-            if (!fk->name) return nomem(d->err);
+            snprintf(nm, sizeof nm, "%s_%s_fkey", name, td->cols[fks[k].cols[0]].name);
+            if (!(fks[k].name = arena_strdup(&c->mem, nm))) return nomem(d->err);
         }
-    }
     td->nchecks = (uint32_t)nchecks;
     td->checks = arena_alloc(&c->mem, (size_t)(nchecks + 1) * sizeof *td->checks);
     td->nfks = (uint32_t)nfks;
@@ -519,6 +517,9 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
         if (catalog_index(c, nm)) snprintf(nm + strlen(nm), sizeof nm - strlen(nm), "%d", k);
         if ((rc = constraint_index(d, td, nm, &uniques[k], false))) return rc;
     }
+    /* foreign keys: the referenced table and key must exist now (loading: once all are loaded) */
+    for (uint32_t k = 0; k < td->nfks && !d->loading; k++)
+        if ((rc = resolve_fk(d, td, &td->fks[k]))) return rc;
     return entry_put(d, 't', name, td->root, 0, td->sql);
 }
 
@@ -1030,5 +1031,16 @@ int catalog_load(catalog *c, pager_txn *t, strata_err *err) {
             return rc;
         }
     }
+    ddl d = {.c = c, .t = t, .sql = "", .sqllen = 0, .err = err, .loading = true};
+    for (uint32_t i = 0; i < c->ntables; i++)
+        for (uint32_t k = 0; k < c->tables[i]->nfks; k++) {
+            int rc = resolve_fk(&d, c->tables[i], &c->tables[i]->fks[k]);
+            if (rc) {
+                char msg[STRATA_ERRMSG_MAX];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                err_clear(err);
+                return err_set(err, STRATA_CORRUPT, "catalog: table %s: %s", c->tables[i]->name, msg);
+            }
+        }
     return STRATA_OK;
 }

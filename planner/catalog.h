@@ -44,7 +44,9 @@ typedef struct fk_def {
     uint32_t ncols;
     uint32_t *cols;        /* this table's columns */
     const char *ref_table;
-    uint32_t *ref_cols;    /* the referenced table's columns (its primary key or a unique key) */
+    const char **ref_names; /* the referenced columns as written; NULL: its primary key */
+    uint32_t *ref_cols;    /* the referenced table's columns (its primary key or a unique key);
+                           ** NULL until resolved (loading resolves once every table is there) */
 } fk_def;
 
 struct index_def {

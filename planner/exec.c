@@ -281,6 +281,8 @@ typedef struct limit_state {
 } limit_state;
 
 typedef struct dml_state {
+    collection pending;  /* input rows held until the input ends (see dml_must_hold) */
+    bool hold;
     collection returned; /* RETURNING rows */
     uint32_t emit_chunk;
     bool done;
@@ -1108,6 +1110,15 @@ static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
 
 /* ---- DML ---------------------------------------------------------------------------------- */
 
+/* dml_must_hold says whether a DML operator must see all its input before changing the table:
+** when the input reads the table itself, changing it while the scan runs could show the scan
+** rows the statement itself wrote (an UPDATE that moves rows would meet them again). */
+static bool dml_must_hold(const plan_op *p, const table_def *td) {
+    if (!p) return false;
+    if ((p->kind == PLAN_SCAN && p->scan.table == td) || (p->kind == PLAN_INDEX_SCAN && p->iscan.table == td)) return true;
+    return dml_must_hold(p->child[0], td) || dml_must_hold(p->child[1], td);
+}
+
 static int dml_open(exec_ctx *x, plan_op *p) {
     dml_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
@@ -1136,6 +1147,8 @@ static int dml_open(exec_ctx *x, plan_op *p) {
         if ((rc = expr_prepare(p->dml.returning[i], x->err))) return rc;
     if ((rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
     if ((rc = chunk_init(&s->old, td->types, td->ncols, x->err))) return rc;
+    s->hold = dml_must_hold(p->child[0], td);
+    if ((rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     s->row.ncols = td->ncols;
     return STRATA_OK;
 }
@@ -1148,6 +1161,7 @@ static void dml_close(plan_op *p) {
     for (uint32_t i = 0; i < td->nindexes && s->index_keys; i++)
         for (uint32_t k = 0; k < td->indexes[i]->nkeys && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
     coll_free(&s->returned);
+    coll_free(&s->pending);
     chunk_free(&s->old);
     btree_buf_free(&s->key);
     free(s->rowids);
@@ -1578,6 +1592,14 @@ static int delete_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     return STRATA_OK;
 }
 
+static int dml_apply(exec_ctx *x, plan_op *p, data_chunk *in) {
+    switch (p->kind) {
+    case PLAN_INSERT: return insert_sink(x, p, in);
+    case PLAN_UPDATE: return update_sink(x, p, in);
+    default: return delete_sink(x, p, in);
+    }
+}
+
 static int dml_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     (void)x;
     dml_state *s = p->state;
@@ -1731,15 +1753,32 @@ static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
     case PLAN_SETOP: return setop_sink(x, p, in, side);
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: return join_sink(x, p, in);
-    case PLAN_INSERT: return insert_sink(x, p, in);
-    case PLAN_UPDATE: return update_sink(x, p, in);
-    case PLAN_DELETE: return delete_sink(x, p, in);
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: {
+        dml_state *s = p->state;
+        if (s->hold) {
+            if (in->sel) chunk_apply_sel(in);
+            return coll_append(&s->pending, in, NULL, in->count, x->err);
+        }
+        return dml_apply(x, p, in);
+    }
     default: return err_set(x->err, STRATA_MISUSE, "operator %d is not a sink", p->kind);
     }
 }
 
 static int sink_finalize(exec_ctx *x, plan_op *p) {
     switch (p->kind) {
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: {
+        dml_state *s = p->state;
+        for (uint32_t i = 0; i < s->pending.nchunks; i++) {
+            int rc = dml_apply(x, p, s->pending.chunks[i]);
+            if (rc) return rc;
+        }
+        return STRATA_OK;
+    }
     case PLAN_AGG: return agg_finalize(x, p);
     case PLAN_SORT: return sort_finalize(x, p);
     case PLAN_HASH_JOIN:
