@@ -48,6 +48,25 @@ typedef struct ectx {
     const char *where; /* a clause that refuses aggregates ("WHERE"); NULL when allowed */
 } ectx;
 
+/* A subquery being bound: columns of the enclosing query it refers to become correlation
+** slots, EXPR_PARAM with param -(slot + 1), filled from the outer row at run time. */
+typedef struct corr_ctx {
+    scope *outer;     /* the enclosing query's scope */
+    uint32_t n, cap;
+    uint32_t *cols;   /* outer column of each slot */
+    struct corr_ctx *parent;
+} corr_ctx;
+
+/* A WITH name visible while binding: its definition, the names visible where it was defined,
+** and while its recursive part is bound, the working table that references to it read. */
+typedef struct cte_scope {
+    const sql_cte *cte;
+    struct cte_scope *next;
+    bool recursive;     /* WITH RECURSIVE: it may refer to itself */
+    cte_store *work;    /* binding its recursive part: references scan this */
+    plan_op *anchor;    /* ... with the anchor's types */
+} cte_scope;
+
 __attribute__((format(printf, 3, 4))) static int bind_error(bind_ctx *b, size_t off, const char *fmt, ...) {
     char msg[400];
     va_list ap;
@@ -281,6 +300,39 @@ static int resolve_column(ectx *c, const sql_expr *a, expr **out) {
     if (found >= 0) {
         *out = mk_col(b, (uint32_t)found, s->cols[found].type, a->off);
         return *out ? STRATA_OK : nomem(b);
+    }
+    /* a column of the enclosing query: a correlation slot */
+    corr_ctx *cc = b->corr;
+    if (cc && cc->outer) {
+        scope *o = cc->outer;
+        for (uint32_t i = 0; i < o->n; i++) {
+            const scope_col *sc = &o->cols[i];
+            if (strcmp(sc->name, a->col.column)) continue;
+            if (a->col.table && (!sc->table || strcmp(sc->table, a->col.table))) continue;
+            if (found >= 0) return bind_error(b, a->off, "column reference \"%s\" is ambiguous", a->col.column);
+            found = (int)i;
+        }
+        if (found >= 0) {
+            uint32_t slot = cc->n;
+            for (uint32_t k = 0; k < cc->n; k++)
+                if (cc->cols[k] == (uint32_t)found) slot = k;
+            if (slot == cc->n) {
+                if (cc->n == cc->cap) {
+                    uint32_t nc = cc->cap ? cc->cap * 2 : 8;
+                    uint32_t *n = alloc0(b, nc * sizeof *n);
+                    if (!n) return nomem(b);
+                    if (cc->n) memcpy(n, cc->cols, cc->n * sizeof *n);
+                    cc->cols = n;
+                    cc->cap = nc;
+                }
+                cc->cols[cc->n++] = (uint32_t)found;
+            }
+            expr *e = mk(b, EXPR_PARAM, o->cols[found].type, a->off, 0);
+            if (!e) return nomem(b);
+            e->param = -(int)(slot + 1);
+            *out = e;
+            return STRATA_OK;
+        }
     }
     /* not found: suggest the closest name */
     const char *best = NULL;
@@ -588,6 +640,31 @@ static int bind_expr(ectx *c, const sql_expr *a, expr **out) {
     return rc;
 }
 
+/* bind_subquery binds q as a subquery of an expression bound in c, making e an EXPR_SUBQUERY. */
+static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_t off, expr **out) {
+    bind_ctx *b = c->b;
+    corr_ctx cc = {.outer = c->sc, .parent = b->corr};
+    b->corr = &cc;
+    plan_op *p;
+    int rc = bind_query(b, q, &p);
+    b->corr = cc.parent;
+    if (rc) return rc;
+    if (kind != SUB_EXISTS && p->ncols != 1)
+        return bind_error(b, off, kind == SUB_IN ? "subquery has too many columns" : "subquery must return only one column");
+    if (cc.n && c->agg) return bind_error(b, off, "correlated subqueries in an aggregating query are not supported yet");
+    expr *e = mk(b, EXPR_SUBQUERY, kind == SUB_SCALAR ? p->types[0] : sql_type_make(TYPE_BOOLEAN), off, 0);
+    if (!e) return nomem(b);
+    e->sub.kind = kind;
+    e->sub.plan = p;
+    e->sub.correlated = cc.n > 0;
+    e->sub.nouter = cc.n;
+    e->sub.outer = cc.cols;
+    *out = e;
+    return STRATA_OK;
+}
+
+static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
+
 static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
     bind_ctx *b = c->b;
     int rc;
@@ -691,7 +768,23 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
         break;
     }
     case EX_IN: {
-        if (a->in.select) return bind_error(b, a->off, "IN (subquery) is not supported yet");
+        if (a->in.select) {
+            expr *sub, *arg;
+            if ((rc = bind_expr(c, a->in.arg, &arg)) || (rc = bind_subquery(c, a->in.select, SUB_IN, a->off, &sub))) return rc;
+            plan_op *p = sub->sub.plan;
+            sql_type t;
+            expr probe = {.kind = EXPR_COL, .type = p->types[0]};
+            if ((rc = common_type(b, arg, &probe, a->off, &t))) return rc;
+            if (t.id == TYPE_NULL) t = sql_type_make(TYPE_VARCHAR);
+            if ((rc = bind_cast(b, arg, t, false, &arg)) || (rc = cast_columns(b, &p, &t))) return rc;
+            sub->sub.plan = p;
+            sub->nargs = 1;
+            if (!(sub->args = alloc0(b, sizeof *sub->args))) return nomem(b);
+            sub->args[0] = arg;
+            sub->negated = a->negated;
+            *out = sub;
+            return STRATA_OK;
+        }
         int n = a->in.list.n + 1;
         expr **list = alloc0(b, (size_t)n * sizeof *list);
         if (!list) return nomem(b);
@@ -787,8 +880,8 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
         *out = e;
         break;
     }
-    case EX_EXISTS:
-    case EX_SUBQUERY: return bind_error(b, a->off, "subqueries in expressions are not supported yet");
+    case EX_EXISTS: return bind_subquery(c, a->select, SUB_EXISTS, a->off, out);
+    case EX_SUBQUERY: return bind_subquery(c, a->select, SUB_SCALAR, a->off, out);
     }
     return *out ? STRATA_OK : nomem(b);
 }
@@ -807,6 +900,7 @@ static plan_op *new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) {
 
 static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *out_scope);
 static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out);
+static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
 
 /* A FROM item bound: its plan and scope. */
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc);
@@ -993,10 +1087,87 @@ static int bind_series(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc)
     return STRATA_OK;
 }
 
+/* bind_cte binds the query of WITH entry cs: a UNION whose left side does not refer to the name
+** becomes a recursive plan when the entry is RECURSIVE; anything else is an ordinary query. */
+static int bind_cte(bind_ctx *b, cte_scope *cs, size_t off, plan_op **out) {
+    const sql_select *q = cs->cte->select;
+    cte_scope *saved = b->ctes;
+    int rc;
+    if (++b->depth > 256) {
+        b->depth--;
+        return bind_error(b, off, "WITH queries nested too deeply");
+    }
+    if (!cs->recursive || q->kind != SEL_UNION || cs->work) {
+        b->ctes = cs->next; /* a plain WITH query sees the names defined before it */
+        rc = bind_query(b, q, out);
+        b->ctes = saved;
+        b->depth--;
+        return rc;
+    }
+    plan_op *anchor, *step;
+    b->ctes = cs->next;
+    rc = bind_query(b, q->left, &anchor);
+    b->ctes = saved;
+    if (rc) {
+        b->depth--;
+        return rc;
+    }
+    for (uint32_t i = 0; i < anchor->ncols; i++)
+        if (anchor->types[i].id == TYPE_NULL) anchor->types[i] = sql_type_make(TYPE_VARCHAR);
+    cte_store *work = alloc0(b, sizeof *work);
+    if (!work) return nomem(b);
+    cs->work = work;
+    cs->anchor = anchor;
+    rc = bind_query(b, q->right, &step);
+    cs->work = NULL;
+    b->depth--;
+    if (rc) return rc;
+    if (step->ncols != anchor->ncols)
+        return bind_error(b, q->off, "each UNION query must have the same number of columns");
+    if ((rc = cast_columns(b, &step, anchor->types))) return rc;
+    plan_op *p = new_op(b, PLAN_RECURSIVE, anchor->ncols);
+    if (!p) return nomem(b);
+    memcpy(p->types, anchor->types, anchor->ncols * sizeof *p->types);
+    memcpy(p->names, anchor->names, anchor->ncols * sizeof *p->names);
+    p->child[0] = anchor;
+    p->child[1] = step;
+    p->rec.work = work;
+    p->rec.all = q->all;
+    *out = p;
+    return STRATA_OK;
+}
+
+/* bind_cte_ref binds a FROM reference to a WITH name. */
+static int bind_cte_ref(bind_ctx *b, cte_scope *cs, const sql_from *f, plan_op **out, scope *sc) {
+    const char *alias = f->alias ? f->alias : cs->cte->name;
+    const sql_list *names = f->alias_columns.n ? &f->alias_columns : &cs->cte->columns;
+    plan_op *p;
+    int rc;
+    if (cs->work) { /* inside its own recursive part: the working table */
+        p = new_op(b, PLAN_CTE_SCAN, cs->anchor->ncols);
+        if (!p) return nomem(b);
+        memcpy(p->types, cs->anchor->types, p->ncols * sizeof *p->types);
+        memcpy(p->names, cs->anchor->names, p->ncols * sizeof *p->names);
+        p->cte.store = cs->work;
+    } else if ((rc = bind_cte(b, cs, f->off, &p))) {
+        return rc;
+    }
+    if (names->n > (int)p->ncols)
+        return bind_error(b, f->off, "table \"%s\" has %u columns available but %d columns specified", alias, p->ncols, names->n);
+    for (uint32_t i = 0; i < p->ncols; i++) {
+        const char *nm = (int)i < names->n ? names->items[i] : p->names[i];
+        if (scope_add(b, sc, alias, nm ? nm : "?column?", p->types[i])) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     int rc;
     switch (f->kind) {
     case FROM_TABLE: {
+        for (cte_scope *cs = b->ctes; cs; cs = cs->next)
+            if (!strcmp(cs->cte->name, f->table)) return bind_cte_ref(b, cs, f, out, sc);
         table_def *td = catalog_table(b->cat, f->table);
         if (td) {
             if (f->alias_columns.n) return bind_error(b, f->off, "column aliases on tables are not supported yet");
@@ -1422,9 +1593,21 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         b->depth--;
         return bind_error(b, q->off, "query nested too deeply");
     }
-    if (q->with.n) {
-        b->depth--;
-        return bind_error(b, q->off, "WITH is not supported yet");
+    cte_scope *saved_ctes = b->ctes;
+    for (int i = 0; i < q->with.n; i++) {
+        const sql_cte *ct = q->with.items[i];
+        for (int k = 0; k < i; k++)
+            if (!strcmp(((const sql_cte *)q->with.items[k])->name, ct->name)) {
+                b->ctes = saved_ctes;
+                b->depth--;
+                return bind_error(b, ct->off, "WITH query name \"%s\" specified more than once", ct->name);
+            }
+        cte_scope *cs = alloc0(b, sizeof *cs);
+        if (!cs) return nomem(b);
+        cs->cte = ct;
+        cs->next = b->ctes;
+        cs->recursive = q->recursive;
+        b->ctes = cs;
     }
     plan_op *p;
     switch (q->kind) {
@@ -1496,6 +1679,7 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
     }
     }
     b->depth--;
+    b->ctes = saved_ctes;
     if (rc) return rc;
     /* a top-N sort: LIMIT directly over SORT */
     if (p->kind == PLAN_LIMIT && p->child[0]->kind == PLAN_SORT && p->limit.limit && p->limit.limit->kind == EXPR_CONST &&

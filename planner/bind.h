@@ -24,6 +24,8 @@ typedef struct bind_ctx {
     sql_type *param_types; /* inferred types of parameters, by number (grown as needed) */
     int cap_params;
     int depth;
+    struct corr_ctx *corr; /* binding a subquery: where its outer references go */
+    struct cte_scope *ctes; /* WITH names visible here, innermost first */
 } bind_ctx;
 
 /* bind_query binds a SELECT / VALUES / set operation into a plan whose output has names. */

@@ -1611,6 +1611,113 @@ static int dml_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     return STRATA_OK;
 }
 
+/* ---- WITH RECURSIVE ----------------------------------------------------------------------- */
+
+typedef struct rec_state {
+    collection cur, next; /* this iteration's rows (the working table), the next one's */
+    group_table seen;     /* UNION: every row so far */
+    int phase;            /* 0 before the anchor, 1 streaming cur, 2 done */
+    uint32_t emit;        /* next chunk of cur to output */
+    data_chunk tmp;
+    uint32_t gids[VECTOR_SIZE];
+    uint8_t is_new[VECTOR_SIZE];
+    uint64_t hashes[VECTOR_SIZE];
+    sel_t sel[VECTOR_SIZE];
+} rec_state;
+
+static int rec_open(exec_ctx *x, plan_op *p) {
+    rec_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    int rc;
+    if ((rc = coll_init(&s->cur, p->types, p->ncols, x->err)) || (rc = coll_init(&s->next, p->types, p->ncols, x->err)) ||
+        (rc = chunk_init(&s->tmp, p->types, p->ncols, x->err)))
+        return rc;
+    if (!p->rec.all && (rc = gt_init(&s->seen, p->types, p->ncols, x->err))) return rc;
+    return STRATA_OK;
+}
+
+static void rec_close(plan_op *p) {
+    rec_state *s = p->state;
+    if (!s) return;
+    coll_free(&s->cur);
+    coll_free(&s->next);
+    chunk_free(&s->tmp);
+    gt_free(&s->seen);
+    free(s);
+}
+
+/* rec_run runs child (anchor or step) to its end, adding its new rows to s->next. */
+static int rec_run(exec_ctx *x, plan_op *p, rec_state *s, plan_op *child) {
+    exec_ctx sub = *x;
+    sub.pipelines = NULL;
+    int rc = exec_open(&sub, child);
+    while (!rc) {
+        chunk_reset(&s->tmp);
+        if ((rc = exec_next(&sub, child, &s->tmp)) || !s->tmp.count) break;
+        if (s->tmp.sel) chunk_apply_sel(&s->tmp);
+        if (p->rec.all) {
+            rc = coll_append(&s->next, &s->tmp, NULL, s->tmp.count, x->err);
+            continue;
+        }
+        vector *cols[p->ncols + 1];
+        for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &s->tmp.cols[c];
+        if ((rc = gt_find_or_add(&s->seen, cols, s->tmp.count, s->gids, s->is_new, s->hashes, x->err))) break;
+        uint32_t n = 0;
+        for (uint32_t r = 0; r < s->tmp.count; r++)
+            if (s->is_new[r]) s->sel[n++] = r;
+        rc = coll_append(&s->next, &s->tmp, s->sel, n, x->err);
+    }
+    exec_close(&sub, child);
+    return rc;
+}
+
+/* rec_next outputs the anchor's rows, then each iteration's, computing an iteration when the
+** previous one has been output (so a LIMIT above stops the recursion). */
+static int rec_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    rec_state *s = p->state;
+    out->count = 0;
+    for (;;) {
+        if (s->phase == 2) return STRATA_OK;
+        if (s->phase == 1 && s->emit < s->cur.nchunks) {
+            data_chunk *ch = s->cur.chunks[s->emit++];
+            for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+            out->count = ch->count;
+            return STRATA_OK;
+        }
+        int rc;
+        if (s->phase == 0) {
+            rc = rec_run(x, p, s, p->child[0]);
+        } else {
+            if (s->cur.rows == 0) {
+                s->phase = 2;
+                return STRATA_OK;
+            }
+            p->rec.work->rows = &s->cur;
+            rc = rec_run(x, p, s, p->child[1]);
+            p->rec.work->rows = NULL;
+        }
+        if (rc) return rc;
+        coll_free(&s->cur);
+        s->cur = s->next;
+        if ((rc = coll_init(&s->next, p->types, p->ncols, x->err))) return rc;
+        s->phase = 1;
+        s->emit = 0;
+    }
+}
+
+static int cte_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    uint32_t *next = p->state;
+    collection *rows = p->cte.store->rows;
+    out->count = 0;
+    if (!rows) return err_set(x->err, STRATA_MISUSE, "working table read outside its recursion");
+    if (*next >= rows->nchunks) return STRATA_OK;
+    data_chunk *ch = rows->chunks[(*next)++];
+    for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+    out->count = ch->count;
+    return STRATA_OK;
+}
+
 /* ---- operator dispatch -------------------------------------------------------------------- */
 
 static bool is_breaker(const plan_op *p) {
@@ -1628,9 +1735,11 @@ static bool is_breaker(const plan_op *p) {
 
 static int op_open(exec_ctx *x, plan_op *p) {
     int rc;
+    if (p->kind == PLAN_RECURSIVE) return rec_open(x, p); /* its children run nested, per iteration */
     for (int i = 0; i < 2; i++)
         if (p->child[i] && (rc = op_open(x, p->child[i]))) return rc;
     switch (p->kind) {
+    case PLAN_CTE_SCAN: return (p->state = calloc(1, sizeof(uint32_t))) ? STRATA_OK : nomem(x);
     case PLAN_SCAN: return scan_open(x, p);
     case PLAN_VALUES: return (p->state = calloc(1, sizeof(values_state))) ? STRATA_OK : nomem(x);
     case PLAN_SERIES: return (p->state = calloc(1, sizeof(series_state))) ? STRATA_OK : nomem(x);
@@ -1665,6 +1774,11 @@ static void release_exprs(expr **list, uint32_t n) {
 
 static void op_close(plan_op *p) {
     if (!p) return;
+    if (p->kind == PLAN_RECURSIVE) {
+        rec_close(p);
+        p->state = NULL;
+        return;
+    }
     op_close(p->child[0]);
     op_close(p->child[1]);
     switch (p->kind) {
@@ -1726,6 +1840,8 @@ static int source_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     case PLAN_SERIES: return series_next(x, p, out);
     case PLAN_AGG: return agg_next(x, p, out);
     case PLAN_SORT: return sort_next(x, p, out);
+    case PLAN_RECURSIVE: return rec_next(x, p, out);
+    case PLAN_CTE_SCAN: return cte_scan_next(x, p, out);
     case PLAN_DISTINCT:
     case PLAN_SETOP: return setop_next(x, p, out);
     case PLAN_INSERT:
@@ -2022,8 +2138,149 @@ void exec_close(exec_ctx *x, plan_op *root) {
     op_close(root);
 }
 
+/* What a subquery keeps between evaluations: the chunk its plan writes into, and for an
+** uncorrelated one its result (a value, or for IN the set of values). */
+typedef struct sub_state {
+    data_chunk out;
+    bool ready;     /* out initialized */
+    bool computed;  /* uncorrelated: result known */
+    sql_value value;
+    group_table set; /* IN: the distinct values */
+    bool set_ready, set_has_null;
+    arena mem;       /* strings of value */
+    uint32_t gid[VECTOR_SIZE];
+    uint64_t hashes[VECTOR_SIZE];
+} sub_state;
+
+void exec_subquery_release(expr *e) {
+    sub_state *s = e->aux;
+    if (!s) return;
+    if (s->ready) chunk_free(&s->out);
+    if (s->set_ready) gt_free(&s->set);
+    arena_free(&s->mem);
+    free(s);
+    e->aux = NULL;
+}
+
+/* sub_run runs e's plan once with the given outer values: for SUB_SCALAR *value gets the single
+** row's value (NULL when none; more than one is an error); for SUB_EXISTS whether any row came;
+** for SUB_IN the rows go into s->set. */
+static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_value *value) {
+    if (x->depth > 64) return expr_error(x, e, STRATA_ERROR, "subqueries nested too deeply");
+    exec_ctx sub = *x;
+    sub.pipelines = NULL;
+    sub.outer = outer;
+    sub.nouter = e->sub.nouter;
+    sub.depth = x->depth + 1;
+    plan_op *p = e->sub.plan;
+    int rc = exec_open(&sub, p);
+    uint64_t rows = 0;
+    *value = value_null(e->type);
+    if (e->sub.kind == SUB_IN && !s->set_ready && !rc) {
+        if (!(rc = gt_init(&s->set, p->types, 1, x->err))) s->set_ready = true;
+    }
+    while (!rc) {
+        chunk_reset(&s->out);
+        if ((rc = exec_next(&sub, p, &s->out)) || !s->out.count) break;
+        if (s->out.sel) chunk_apply_sel(&s->out);
+        if (e->sub.kind == SUB_EXISTS) {
+            rows = 1;
+            break; /* one row decides */
+        }
+        if (e->sub.kind == SUB_IN) {
+            vector *col = &s->out.cols[0];
+            if ((rc = gt_find_or_add(&s->set, &col, s->out.count, s->gid, NULL, s->hashes, x->err))) break;
+            for (uint32_t r = 0; r < s->out.count; r++) s->set_has_null |= vec_is_null(col, r);
+            continue;
+        }
+        rows += s->out.count;
+        if (rows > 1) {
+            rc = expr_error(x, e, STRATA_ERROR, "more than one row returned by a subquery used as an expression");
+            break;
+        }
+        vec_get_value(&s->out.cols[0], 0, value);
+        if (!value->is_null && (value->type.id == TYPE_VARCHAR || value->type.id == TYPE_BLOB)) {
+            sstr cp;
+            if ((rc = sstr_copy(&s->mem, sstr_data(&value->v.s), value->v.s.len, &cp, x->err))) break;
+            value->v.s = cp;
+        }
+    }
+    exec_close(&sub, p);
+    if (!rc && e->sub.kind == SUB_EXISTS) *value = value_bool(rows > 0);
+    return rc;
+}
+
+/* in_result: x IN (the set) with SQL's NULL rules. */
+static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
+    vector *arg = e->args[0]->result;
+    if (vec_is_null(arg, r)) {
+        vec_set_null(out, r, 1);
+        return;
+    }
+    uint32_t gid;
+    uint64_t h;
+    vector one = *arg;
+    sel_t idx = arg->sel[r];
+    one.sel = &idx;
+    one.kind = VEC_DICTIONARY; /* read through sel, not as the flat vector it may be */
+    /* look the value up without adding it: a probe of one row */
+    vec_hash(&one, NULL, 1, &h);
+    bool found = false;
+    group_table *g = &s->set;
+    for (uint32_t slot = (uint32_t)h & g->mask; g->slots[slot]; slot = (slot + 1) & g->mask) {
+        gid = g->slots[slot] - 1;
+        vector *cols[1] = {&one};
+        if (g->hashes[gid] == h && gt_row_equal(g, gid, cols, 0)) {
+            found = true;
+            break;
+        }
+    }
+    if (found) ((uint8_t *)out->data)[r] = !e->negated;
+    else if (s->set_has_null) vec_set_null(out, r, 1);
+    else ((uint8_t *)out->data)[r] = e->negated;
+}
+
 int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
-    (void)in;
-    (void)count;
-    return expr_error(x, e, STRATA_ERROR, "subqueries are not supported yet");
+    sub_state *s = e->aux;
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s))) return nomem(x);
+        arena_init(&s->mem, 0);
+        e->aux = s;
+    }
+    if (!s->ready) {
+        int rc = chunk_init(&s->out, e->sub.plan->types, e->sub.plan->ncols, x->err);
+        if (rc) return rc;
+        s->ready = true;
+    }
+    vector *out = e->result;
+    int rc;
+    if (!e->sub.correlated) {
+        if (!s->computed) {
+            if ((rc = sub_run(x, e, s, NULL, &s->value))) return rc;
+            s->computed = true;
+        }
+        if (e->sub.kind != SUB_IN) {
+            vec_reset(out);
+            if ((rc = vec_set_value(out, 0, &s->value, x->err))) return rc;
+            vec_make_constant(out);
+            return STRATA_OK;
+        }
+        for (uint32_t r = 0; r < count; r++) in_result(s, e, r, out);
+        return STRATA_OK;
+    }
+    sql_value outer[e->sub.nouter ? e->sub.nouter : 1];
+    for (uint32_t r = 0; r < count; r++) {
+        for (uint32_t k = 0; k < e->sub.nouter; k++) vec_get_value(&in->cols[e->sub.outer[k]], r, &outer[k]);
+        sql_value v;
+        if (e->sub.kind == SUB_IN && s->set_ready) { /* a fresh set per row */
+            gt_free(&s->set);
+            s->set_ready = false;
+            s->set_has_null = false;
+        }
+        arena_reset(&s->mem);
+        if ((rc = sub_run(x, e, s, outer, &v))) return rc;
+        if (e->sub.kind == SUB_IN) in_result(s, e, r, out);
+        else if ((rc = vec_set_value(out, r, &v, x->err))) return rc;
+    }
+    return STRATA_OK;
 }

@@ -29,6 +29,8 @@ struct exec_ctx {
     int64_t changes;   /* rows changed by INSERT/UPDATE/DELETE */
     int depth;         /* subquery nesting, bounded */
     void *pipelines;   /* exec.c's pipelines of the running plan */
+    sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
+    uint32_t nouter;
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */
@@ -61,7 +63,10 @@ int exec_open(exec_ctx *x, plan_op *root);
 /* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
 int exec_next(exec_ctx *x, plan_op *root, data_chunk *out);
 void exec_close(exec_ctx *x, plan_op *root);
-/* exec_run_subquery runs a subquery's plan (expr.c calls it): rows are appended as values. */
+/* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into e->result (expr.c
+** calls it): an uncorrelated subquery runs once and its result is kept, a correlated one runs
+** for every row with that row's outer values. exec_subquery_release frees what it kept. */
 int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
+void exec_subquery_release(expr *e);
 
 #endif

@@ -110,12 +110,7 @@ void expr_release(expr *e) {
         free(a);
         e->aux = NULL;
     }
-    if (e->kind == EXPR_SUBQUERY && e->aux) {
-        vector *cached = e->aux;
-        vec_free(cached);
-        free(cached);
-        e->aux = NULL;
-    }
+    if (e->kind == EXPR_SUBQUERY) exec_subquery_release(e);
 }
 
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg) {
@@ -554,14 +549,15 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
         return STRATA_OK;
     case EXPR_CONST: return set_const(out, &e->value, x->err);
     case EXPR_PARAM: {
-        sql_value p = e->param <= x->nparams ? x->params[e->param - 1] : value_null(e->type), v;
+        sql_value p, v;
+        if (e->param < 0) p = (uint32_t)-e->param <= x->nouter ? x->outer[-e->param - 1] : value_null(e->type);
+        else p = e->param <= x->nparams ? x->params[e->param - 1] : value_null(e->type);
         strata_err tmp = {0};
         if (p.is_null) v = value_null(e->type);
         else if (value_cast(&p, e->type, false, x->mem, &v, &tmp)) return fail_at(x, e, &tmp);
         return set_const(out, &v, x->err);
     }
     case EXPR_CASE: return eval_case(x, e, in, count);
-    case EXPR_SUBQUERY: return exec_subquery(x, e, in, count);
     default: break;
     }
     if (in && in->sel) chunk_apply_sel(in);
@@ -581,6 +577,7 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     case EXPR_IN_LIST: rc = eval_in_list(x, e, count); break;
     case EXPR_EXTRACT: rc = eval_extract(x, e, count); break;
     case EXPR_CONCAT: rc = eval_concat(x, e, count); break;
+    case EXPR_SUBQUERY: rc = exec_subquery(x, e, in, count); break;
     case EXPR_FUNC: {
         vector args[FUNC_MAX_ARGS];
         for (int i = 0; i < e->nargs; i++) args[i] = *e->args[i]->result;

@@ -133,8 +133,11 @@ typedef struct sort_key {
 typedef enum join_kind { JK_INNER, JK_LEFT, JK_RIGHT, JK_FULL, JK_SEMI, JK_ANTI } join_kind;
 typedef enum setop_kind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind;
 
-/* Where a CTE's rows live while a statement runs (shared by its scans). */
-typedef struct cte_store cte_store;
+/* The working table of WITH RECURSIVE while a statement runs: the rows of the last iteration,
+** which the recursive part's PLAN_CTE_SCAN reads (rows is exec.c's collection). */
+typedef struct cte_store {
+    void *rows;
+} cte_store;
 
 struct plan_op {
     plan_kind kind;
