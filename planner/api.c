@@ -536,7 +536,16 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     char line[512];
     int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
     switch (p->kind) {
-    case PLAN_SCAN: snprintf(line + n, sizeof line - (size_t)n, " %s (%u columns)", p->scan.table->name, p->scan.ncols); break;
+    case PLAN_SCAN:
+        snprintf(line + n, sizeof line - (size_t)n, " %s%s", p->scan.table->name,
+                 p->scan.lo_expr && p->scan.lo_expr == p->scan.hi_expr ? " (rowid lookup)"
+                 : p->scan.lo_expr || p->scan.hi_expr               ? " (rowid range)"
+                                                                    : "");
+        break;
+    case PLAN_INDEX_SCAN:
+        snprintf(line + n, sizeof line - (size_t)n, " %s USING %s (%d key%s)", p->iscan.table->name, p->iscan.index->name,
+                 p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi, (p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi) == 1 ? "" : "s");
+        break;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
         snprintf(line + n, sizeof line - (size_t)n, " %s%s%s", jk[p->join.kind], p->join.nkeys ? " on equality keys" : "",

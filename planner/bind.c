@@ -664,6 +664,7 @@ static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_
 }
 
 static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
+static int choose_access(bind_ctx *b, plan_op *p);
 
 static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
     bind_ctx *b = c->b;
@@ -1687,7 +1688,141 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         int64_t lim = p->limit.limit->value.v.i, off = p->limit.offset ? p->limit.offset->value.v.i : 0;
         if (lim >= 0 && off >= 0 && lim <= INT64_MAX - off) p->child[0]->sort.limit = lim + off;
     }
+    if ((rc = choose_access(b, p))) return rc;
     *out = p;
+    return STRATA_OK;
+}
+
+/* ---- access paths ------------------------------------------------------------------------- */
+
+/* is_key_value: an expression a scan can evaluate once at its start (no columns, no correlation). */
+static bool is_key_value(const expr *e) {
+    uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
+    col_range(e, &lo, &hi);
+    if (lo != UINT32_MAX) return false;
+    if (e->kind == EXPR_PARAM && e->param < 0) return false;
+    for (int i = 0; i < e->nargs; i++)
+        if (!is_key_value(e->args[i])) return false;
+    return !(e->kind == EXPR_SUBQUERY && e->sub.correlated);
+}
+
+/* match_cmp: conj is `target op value` (or reversed, op flipped) with value a key value. */
+static bool match_cmp(const expr *conj, const expr *target, cmp_op *op, expr **value) {
+    static const cmp_op flip[] = {[CMP_EQ] = CMP_EQ, [CMP_NE] = CMP_NE, [CMP_LT] = CMP_GT,
+                                  [CMP_LE] = CMP_GE, [CMP_GT] = CMP_LT, [CMP_GE] = CMP_LE};
+    if (conj->kind != EXPR_CMP || conj->cmp == CMP_NE) return false;
+    for (int side = 0; side < 2; side++) {
+        const expr *k = conj->args[side], *v = conj->args[1 - side];
+        if (!sql_type_equal(k->type, target->type) || !expr_equal(k, target) || !is_key_value(v)) continue;
+        *op = side == 0 ? conj->cmp : flip[conj->cmp];
+        *value = (expr *)v;
+        return true;
+    }
+    return false;
+}
+
+/* A range on one key: lo/hi values (NULL: unbounded), each inclusive or not, or an equality. */
+typedef struct key_range {
+    expr *eq, *lo, *hi;
+    bool lo_incl, hi_incl;
+} key_range;
+
+static void find_range(expr **conj, int n, const expr *target, key_range *r) {
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < n; i++) {
+        cmp_op op;
+        expr *v;
+        if (!match_cmp(conj[i], target, &op, &v)) continue;
+        switch (op) {
+        case CMP_EQ: if (!r->eq) r->eq = v; break;
+        case CMP_GT:
+        case CMP_GE:
+            if (!r->lo) r->lo = v, r->lo_incl = op == CMP_GE;
+            break;
+        default:
+            if (!r->hi) r->hi = v, r->hi_incl = op == CMP_LE;
+            break;
+        }
+    }
+}
+
+/* choose_access turns FILTER over a full table scan into a rowid range scan or an index scan when
+** the filter has equality or range conjuncts on the rowid column or on an index's key prefix.
+** The filter stays: it re-checks every conjunct, so the choice never changes a result. */
+static int choose_access(bind_ctx *b, plan_op *p) {
+    if (!p) return STRATA_OK;
+    int rc;
+    if ((rc = choose_access(b, p->child[0])) || (rc = choose_access(b, p->child[1]))) return rc;
+    if (p->kind != PLAN_FILTER || p->child[0]->kind != PLAN_SCAN || p->child[0]->scan.lo_expr || p->child[0]->scan.hi_expr)
+        return STRATA_OK;
+    plan_op *scan = p->child[0];
+    table_def *td = scan->scan.table;
+    expr **conj = NULL;
+    int n = 0, cap = 0;
+    if ((rc = conjuncts(b, p->filter.pred, &conj, &n, &cap))) return rc;
+    if (td->rowid_col >= 0) {
+        expr target = {.kind = EXPR_COL, .col = (uint32_t)td->rowid_col, .type = td->cols[td->rowid_col].type};
+        key_range r;
+        find_range(conj, n, &target, &r);
+        if (r.eq || r.lo || r.hi) {
+            scan->scan.lo_expr = r.eq ? r.eq : r.lo;
+            scan->scan.hi_expr = r.eq ? r.eq : r.hi;
+            scan->scan.lo_excl = !r.eq && r.lo && !r.lo_incl;
+            scan->scan.hi_excl = !r.eq && r.hi && !r.hi_incl;
+            if (!r.eq && !r.lo) scan->scan.lo_expr = NULL;
+            return STRATA_OK;
+        }
+    }
+    /* the index whose key prefix has the most equalities (a range on the next key counts half) */
+    index_def *best = NULL;
+    int best_score = 0;
+    key_range best_ranges[16];
+    int best_neq = 0;
+    for (uint32_t i = 0; i < td->nindexes; i++) {
+        index_def *ix = td->indexes[i];
+        key_range ranges[16];
+        int neq = 0, score = 0;
+        for (uint32_t k = 0; k < ix->nkeys && k < 16; k++) {
+            expr *target;
+            if ((rc = bind_table_expr(b, td, ix->keys[k], &target))) {
+                err_clear(b->err);
+                break;
+            }
+            find_range(conj, n, target, &ranges[k]);
+            if (ranges[k].eq) {
+                neq++;
+                score += 2;
+                continue;
+            }
+            if (ranges[k].lo || ranges[k].hi) score += 1;
+            break;
+        }
+        if (score > best_score) best = ix, best_score = score, best_neq = neq, memcpy(best_ranges, ranges, sizeof ranges);
+    }
+    if (!best) return STRATA_OK;
+    plan_op *is = alloc0(b, sizeof *is);
+    if (!is) return nomem(b);
+    *is = *scan;
+    is->kind = PLAN_INDEX_SCAN;
+    memset(&is->iscan, 0, sizeof is->iscan);
+    is->iscan.table = td;
+    is->iscan.index = best;
+    is->iscan.ncols = scan->scan.ncols;
+    is->iscan.cols = scan->scan.cols;
+    is->iscan.with_rowid = scan->scan.with_rowid;
+    int nk = best_neq + (best_neq < (int)best->nkeys && best_neq < 16 ? 1 : 0);
+    is->iscan.lo = alloc0(b, (size_t)(nk + 1) * sizeof(expr *));
+    is->iscan.hi = alloc0(b, (size_t)(nk + 1) * sizeof(expr *));
+    if (!is->iscan.lo || !is->iscan.hi) return nomem(b);
+    for (int k = 0; k < best_neq; k++) is->iscan.lo[k] = is->iscan.hi[k] = best_ranges[k].eq;
+    is->iscan.nlo = is->iscan.nhi = best_neq;
+    is->iscan.lo_incl = is->iscan.hi_incl = true;
+    if (nk > best_neq) {
+        key_range *r = &best_ranges[best_neq];
+        if (r->lo) is->iscan.lo[is->iscan.nlo++] = r->lo, is->iscan.lo_incl = r->lo_incl;
+        if (r->hi) is->iscan.hi[is->iscan.nhi++] = r->hi, is->iscan.hi_incl = r->hi_incl;
+    }
+    p->child[0] = is;
     return STRATA_OK;
 }
 
@@ -1878,6 +2013,7 @@ static int dml_source(bind_ctx *b, table_def *td, const char *alias, const sql_e
         expr *w;
         if ((rc = bind_expr(&c, where, &w)) || (rc = require_bool(b, &w, "WHERE")) || (rc = add_filter(b, out, w)))
             return rc;
+        return choose_access(b, *out);
     }
     return STRATA_OK;
 }

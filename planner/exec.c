@@ -323,6 +323,103 @@ static int table_error(exec_ctx *x, int rc) {
 
 /* ---- sources ------------------------------------------------------------------------------ */
 
+/* rowid_bound evaluates a bound of a rowid range scan: the value as a BIGINT, moved one step
+** inward when exclusive. STRATA_DONE when no rowid can satisfy it (NULL, or beyond the range). */
+static int rowid_bound(exec_ctx *x, expr *e, bool excl, bool lower, int64_t *out) {
+    if (!e) return STRATA_OK;
+    sql_value v;
+    int rc = eval_scalar(x, e, &v);
+    if (rc) return rc;
+    if (v.is_null) return STRATA_DONE;
+    int64_t b = v.v.i;
+    if (excl) {
+        if (lower ? b == INT64_MAX : b == INT64_MIN) return STRATA_DONE;
+        b += lower ? 1 : -1;
+    }
+    *out = b;
+    return STRATA_OK;
+}
+
+/* An index scan: the rowids from the index, then the rows by rowid. */
+typedef struct iscan_state {
+    index_scan *scan;
+    data_chunk raw;
+    int64_t rowids[VECTOR_SIZE];
+    uint8_t found[VECTOR_SIZE];
+    btree_buf lo, hi;
+    bool empty;
+} iscan_state;
+
+static int encode_bounds(exec_ctx *x, expr **vals, int n, btree_buf *buf, bool *null) {
+    buf->len = 0;
+    for (int k = 0; k < n; k++) {
+        sql_value v;
+        int rc = eval_scalar(x, vals[k], &v);
+        if (rc) return rc;
+        if (v.is_null) *null = true;
+        if ((rc = key_encode(buf, &v, x->err))) return rc;
+    }
+    return STRATA_OK;
+}
+
+static int iscan_open(exec_ctx *x, plan_op *p) {
+    iscan_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    sql_type *types = malloc((p->iscan.ncols + 1) * sizeof *types);
+    if (!types) return nomem(x);
+    for (uint32_t i = 0; i < p->iscan.ncols; i++) types[i] = p->iscan.table->cols[p->iscan.cols[i]].type;
+    int rc = chunk_init(&s->raw, types, p->iscan.ncols, x->err);
+    free(types);
+    if (rc) return rc;
+    bool null = false;
+    if ((rc = encode_bounds(x, p->iscan.lo, p->iscan.nlo, &s->lo, &null)) ||
+        (rc = encode_bounds(x, p->iscan.hi, p->iscan.nhi, &s->hi, &null)))
+        return rc;
+    if (null) { /* a comparison with NULL matches nothing */
+        s->empty = true;
+        return STRATA_OK;
+    }
+    rc = index_scan_open(x->txn, p->iscan.index->root, p->iscan.nlo ? s->lo.data : NULL, s->lo.len, p->iscan.lo_incl,
+                         p->iscan.nhi ? s->hi.data : NULL, s->hi.len, p->iscan.hi_incl, &s->scan);
+    return rc ? table_error(x, rc) : STRATA_OK;
+}
+
+static void iscan_close(plan_op *p) {
+    iscan_state *s = p->state;
+    if (!s) return;
+    if (s->scan) index_scan_close(s->scan);
+    chunk_free(&s->raw);
+    btree_buf_free(&s->lo);
+    btree_buf_free(&s->hi);
+    free(s);
+}
+
+static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    iscan_state *s = p->state;
+    out->count = 0;
+    if (s->empty) return STRATA_OK;
+    for (;;) {
+        uint32_t n;
+        int rc = index_scan_next(s->scan, s->rowids, VECTOR_SIZE, &n);
+        if (rc) return table_error(x, rc);
+        if (!n) return STRATA_OK;
+        chunk_reset(&s->raw);
+        if ((rc = table_get(x->txn, &p->iscan.table->desc, p->iscan.cols, p->iscan.ncols, s->rowids, n, &s->raw, s->found)))
+            return table_error(x, rc);
+        if (!s->raw.count) continue;
+        for (uint32_t i = 0; i < p->iscan.ncols; i++) vec_reference(&out->cols[i], &s->raw.cols[i]);
+        if (p->iscan.with_rowid) {
+            int64_t *d = out->cols[p->iscan.ncols].data;
+            uint32_t k = 0;
+            for (uint32_t r = 0; r < n; r++)
+                if (s->found[r]) d[k++] = s->rowids[r];
+        }
+        out->count = s->raw.count;
+        return STRATA_OK;
+    }
+}
+
 static int scan_open(exec_ctx *x, plan_op *p) {
     scan_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
@@ -337,7 +434,11 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     int rc = chunk_init(&s->raw, types, p->scan.ncols, x->err);
     free(types);
     if (rc) return rc;
-    rc = table_scan_open(x->txn, &p->scan.table->desc, p->scan.cols, p->scan.ncols, p->scan.lo, p->scan.hi, &s->scan);
+    int64_t lo = p->scan.lo, hi = p->scan.hi;
+    if ((rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, &lo)) ||
+        (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
+        return rc == STRATA_DONE ? STRATA_OK : rc; /* DONE: no row can match; s->scan stays NULL */
+    rc = table_scan_open(x->txn, &p->scan.table->desc, p->scan.cols, p->scan.ncols, lo, hi, &s->scan);
     return rc ? table_error(x, rc) : STRATA_OK;
 }
 
@@ -352,6 +453,8 @@ static void scan_close(plan_op *p) {
 
 static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     scan_state *s = p->state;
+    out->count = 0;
+    if (!s->scan) return STRATA_OK; /* an empty rowid range */
     chunk_reset(&s->raw);
     int rc = table_scan_next(s->scan, &s->raw, s->rowids);
     if (rc) return table_error(x, rc);
@@ -1741,6 +1844,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
     switch (p->kind) {
     case PLAN_CTE_SCAN: return (p->state = calloc(1, sizeof(uint32_t))) ? STRATA_OK : nomem(x);
     case PLAN_SCAN: return scan_open(x, p);
+    case PLAN_INDEX_SCAN: return iscan_open(x, p);
     case PLAN_VALUES: return (p->state = calloc(1, sizeof(values_state))) ? STRATA_OK : nomem(x);
     case PLAN_SERIES: return (p->state = calloc(1, sizeof(series_state))) ? STRATA_OK : nomem(x);
     case PLAN_LIMIT: return (p->state = calloc(1, sizeof(limit_state))) ? STRATA_OK : nomem(x);
@@ -1782,7 +1886,16 @@ static void op_close(plan_op *p) {
     op_close(p->child[0]);
     op_close(p->child[1]);
     switch (p->kind) {
-    case PLAN_SCAN: scan_close(p); break;
+    case PLAN_SCAN:
+        scan_close(p);
+        expr_release(p->scan.lo_expr);
+        expr_release(p->scan.hi_expr);
+        break;
+    case PLAN_INDEX_SCAN:
+        iscan_close(p);
+        for (int k = 0; k < p->iscan.nlo; k++) expr_release(p->iscan.lo[k]);
+        for (int k = 0; k < p->iscan.nhi; k++) expr_release(p->iscan.hi[k]);
+        break;
     case PLAN_FILTER: expr_release(p->filter.pred); break;
     case PLAN_PROJECT: release_exprs(p->project.exprs, p->ncols); break;
     case PLAN_AGG:
@@ -1836,6 +1949,7 @@ static void op_close(plan_op *p) {
 static int source_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     switch (p->kind) {
     case PLAN_SCAN: return scan_next(x, p, out);
+    case PLAN_INDEX_SCAN: return iscan_next(x, p, out);
     case PLAN_VALUES: return values_next(x, p, out);
     case PLAN_SERIES: return series_next(x, p, out);
     case PLAN_AGG: return agg_next(x, p, out);

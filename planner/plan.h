@@ -152,6 +152,8 @@ struct plan_op {
             uint32_t *cols;    /* ... (output columns 0..ncols-1) */
             bool with_rowid;   /* output column ncols is the rowid (BIGINT) */
             int64_t lo, hi;    /* rowid range */
+            expr *lo_expr, *hi_expr; /* when set: bounds on the rowid evaluated at open (NULL: no row) */
+            bool lo_excl, hi_excl;   /* ... excluding the bound itself */
         } scan;
         struct {
             table_def *table;
