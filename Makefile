@@ -40,6 +40,8 @@ TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_LIBS := -lcriterion
+# The differential tests run the same queries in SQLite.
+$(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
 .PHONY: all deps test bench-rowstore clean check-deps
 all: $(B)/libstrata.a $(B)/libstrata.so
