@@ -43,7 +43,12 @@ void *arena_alloc(arena *a, size_t n) {
     if (p == NULL) {
         /* Beyond PTRDIFF_MAX no object can exist; refuse before malloc sees the size. */
         if (n > PTRDIFF_MAX - sizeof(arena_block) - ARENA_ALIGN) return NULL;
-        size_t size = n + ARENA_ALIGN - 1 > a->block_size ? n + ARENA_ALIGN - 1 : a->block_size;
+        /* blocks grow geometrically from block_size up to ARENA_DEFAULT_BLOCK / 2, so that a small
+        ** arena stays small and a busy one does not malloc per block size (blocks of 64 KiB and
+        ** more make glibc consolidate its free lists on every free) */
+        size_t want = a->block_size;
+        if (a->head && a->head->size < ARENA_DEFAULT_BLOCK / 2 && a->head->size >= want) want = a->head->size * 2;
+        size_t size = n + ARENA_ALIGN - 1 > want ? n + ARENA_ALIGN - 1 : want;
         arena_block *b = malloc(sizeof *b + size);
         if (b == NULL) return NULL;
         b->size = size;

@@ -61,6 +61,7 @@ struct strata_stmt {
     uint32_t row;    /* current row in out (after a step returned ROW) */
     char **text;     /* per column: text of the current row */
     size_t *text_cap;
+    int ntext;       /* entries of text / text_cap */
     strata_chunk chunk;
     /* results of statements that answer without a plan (EXPLAIN, PRAGMA) */
     uint32_t nlines, line;
@@ -692,10 +693,7 @@ int strata_finalize(strata_stmt *s) {
     if (s->prev) s->prev->next = s->next;
     else db->stmts = s->next;
     if (s->next) s->next->prev = s->prev;
-    if (s->text) {
-        uint32_t n = s->plan ? s->plan->ncols : s->ncols_fixed;
-        for (uint32_t i = 0; i < n; i++) free(s->text[i]);
-    }
+    for (int i = 0; i < s->ntext; i++) free(s->text[i]);
     free(s->text);
     free(s->text_cap);
     arena_free(&s->mem);
@@ -791,13 +789,17 @@ static const char *column_text_len(strata_stmt *s, int i, size_t *len) {
     sql_value v;
     if (!row_value(s, i, &v) || v.is_null) return NULL;
     int n = strata_column_count(s);
-    if (!s->text) {
-        s->text = calloc((size_t)n, sizeof *s->text);
-        s->text_cap = calloc((size_t)n, sizeof *s->text_cap);
-        if (!s->text || !s->text_cap) {
+    if (n > s->ntext) { /* (re)bound to more columns than before: grow the buffers */
+        char **t = realloc(s->text, (size_t)n * sizeof *t);
+        if (t) s->text = t;
+        size_t *c = t ? realloc(s->text_cap, (size_t)n * sizeof *c) : NULL;
+        if (!t || !c) {
             db_errorf(s->db, STRATA_NOMEM, "out of memory");
             return NULL;
         }
+        s->text_cap = c;
+        for (int k = s->ntext; k < n; k++) s->text[k] = NULL, s->text_cap[k] = 0;
+        s->ntext = n;
     }
     size_t need;
     if (v.type.id == TYPE_VARCHAR) need = v.v.s.len + 1;

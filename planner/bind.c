@@ -26,6 +26,7 @@ typedef struct scope_col {
     const char *table; /* the table or alias name; NULL for a derived column without one */
     const char *name;
     sql_type type;
+    bool hidden;       /* a USING column's other copy: only a qualified name reaches it */
 } scope_col;
 
 typedef struct scope {
@@ -93,7 +94,7 @@ static int scope_add(bind_ctx *b, scope *s, const char *table, const char *name,
         s->cols = a;
         s->cap = nc;
     }
-    s->cols[s->n++] = (scope_col){table, name, type};
+    s->cols[s->n++] = (scope_col){table, name, type, false};
     return STRATA_OK;
 }
 
@@ -294,6 +295,7 @@ static int resolve_column(ectx *c, const sql_expr *a, expr **out) {
         const scope_col *sc = &s->cols[i];
         if (strcmp(sc->name, a->col.column)) continue;
         if (a->col.table && (!sc->table || strcmp(sc->table, a->col.table))) continue;
+        if (sc->hidden && !a->col.table) continue;
         if (found >= 0) return bind_error(b, a->off, "column reference \"%s\" is ambiguous", a->col.column);
         found = (int)i;
     }
@@ -340,7 +342,7 @@ static int resolve_column(ectx *c, const sql_expr *a, expr **out) {
     bool table_known = !a->col.table;
     for (uint32_t i = 0; s && i < s->n; i++) {
         if (a->col.table && s->cols[i].table && !strcmp(s->cols[i].table, a->col.table)) table_known = true;
-        if (!s->cols[i].name[0]) continue;
+        if (s->cols[i].hidden) continue;
         int d = name_distance(a->col.column, s->cols[i].name);
         if (d < bd) bd = d, best = s->cols[i].name;
     }
@@ -976,6 +978,8 @@ static int place(bind_ctx *b, plan_op **p, expr *e, bool from_on) {
     uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
     col_range(e, &lo, &hi);
     plan_op *j = *p;
+    if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo == UINT32_MAX && from_on)
+        return add_residual(b, j, e); /* a constant ON condition of an outer join keeps its rows */
     if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo != UINT32_MAX) {
         uint32_t nl = j->child[0]->ncols;
         join_kind k = j->join.kind;
@@ -1205,10 +1209,11 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     for (uint32_t i = 0; i < l->ncols; i++) j->types[i] = l->types[i], j->names[i] = l->names[i];
     for (uint32_t i = 0; i < r->ncols; i++) j->types[l->ncols + i] = r->types[i], j->names[l->ncols + i] = r->names[i];
     scope all = {0};
-    for (uint32_t i = 0; i < ls.n; i++)
-        if (scope_add(b, &all, ls.cols[i].table, ls.cols[i].name, ls.cols[i].type)) return nomem(b);
-    for (uint32_t i = 0; i < rs.n; i++)
-        if (scope_add(b, &all, rs.cols[i].table, rs.cols[i].name, rs.cols[i].type)) return nomem(b);
+    for (uint32_t i = 0; i < ls.n + rs.n; i++) {
+        const scope_col *c = i < ls.n ? &ls.cols[i] : &rs.cols[i - ls.n];
+        if (scope_add(b, &all, c->table, c->name, c->type)) return nomem(b);
+        all.cols[i].hidden = c->hidden;
+    }
     *out = j;
     /* USING / NATURAL: equalities on the named columns */
     sql_list using = f->join.using;
@@ -1238,15 +1243,20 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
         if (!x || !y) return nomem(b);
         if ((rc = make_cmp(b, CMP_EQ, x, y, f->off, &eq)) || (rc = place(b, out, eq, true))) return rc;
         /* the right side's copy is hidden from unqualified references (the left one answers) */
-        all.cols[l->ncols + (uint32_t)ri].name = "";
-        if (j->join.kind == JK_RIGHT) all.cols[(uint32_t)li].name = "", all.cols[l->ncols + (uint32_t)ri].name = name;
+        all.cols[l->ncols + (uint32_t)ri].hidden = true;
+        if (j->join.kind == JK_RIGHT) all.cols[(uint32_t)li].hidden = true, all.cols[l->ncols + (uint32_t)ri].hidden = false;
     }
     if (j->join.kind == JK_FULL && using.n) {
-        /* FULL JOIN USING: the merged column is whichever side has the row */
-        expr **ex = alloc0(b, j->ncols * sizeof *ex);
-        if (!ex) return nomem(b);
-        for (uint32_t i = 0; i < j->ncols; i++)
+        /* FULL JOIN USING: the unqualified name is a new column holding whichever side has the
+        ** row; x.col and y.col stay each side's own */
+        uint32_t n = j->ncols + (uint32_t)using.n;
+        expr **ex = alloc0(b, n * sizeof *ex);
+        const char **names = alloc0(b, n * sizeof *names);
+        if (!ex || !names) return nomem(b);
+        for (uint32_t i = 0; i < j->ncols; i++) {
             if (!(ex[i] = mk_col(b, i, j->types[i], f->off))) return nomem(b);
+            names[i] = j->names[i];
+        }
         for (int u = 0; u < using.n; u++) {
             const char *name = using.items[u];
             int li = -1, ri = -1;
@@ -1254,16 +1264,20 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
                 if (!strcmp(ls.cols[i].name, name)) li = (int)i;
             for (uint32_t i = 0; i < rs.n; i++)
                 if (!strcmp(rs.cols[i].name, name)) ri = (int)i;
-            expr *two[2] = {ex[li], ex[l->ncols + (uint32_t)ri]};
+            expr *two[2] = {mk_col(b, (uint32_t)li, j->types[li], f->off), mk_col(b, l->ncols + (uint32_t)ri, j->types[l->ncols + (uint32_t)ri], f->off)};
+            if (!two[0] || !two[1]) return nomem(b);
             sql_type t;
             if ((rc = fold_common(b, two, 2, f->off, &t))) return rc;
             expr *co = mk(b, EXPR_COALESCE, t, f->off, 2);
             if (!co) return nomem(b);
             co->args[0] = two[0], co->args[1] = two[1];
-            ex[li] = co;
-            all.cols[li].type = t;
+            ex[j->ncols + (uint32_t)u] = co;
+            names[j->ncols + (uint32_t)u] = name;
+            all.cols[li].hidden = true;
+            all.cols[l->ncols + (uint32_t)ri].hidden = true;
+            if (scope_add(b, &all, NULL, name, t)) return nomem(b);
         }
-        if ((rc = project(b, *out, ex, j->names, j->ncols, out))) return rc;
+        if ((rc = project(b, *out, ex, names, n, out))) return rc;
     }
     if (f->join.on) {
         ectx c = {b, &all, NULL, "JOIN conditions"};
@@ -1431,7 +1445,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, sco
             bool any = false;
             for (uint32_t k = 0; k < sc.n; k++) {
                 if (tg->expr->col.table && (!sc.cols[k].table || strcmp(sc.cols[k].table, tg->expr->col.table))) continue;
-                if (!sc.cols[k].name[0]) continue; /* a USING column's hidden copy */
+                if (sc.cols[k].hidden) continue; /* a USING column's other copy */
                 if (n + 1 >= cap) {
                     expr **ne = alloc0(b, cap * 2 * sizeof *ne);
                     const char **nn = alloc0(b, cap * 2 * sizeof *nn);

@@ -425,7 +425,7 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     sql_type *types = malloc((p->scan.ncols + 1) * sizeof *types);
-    s->rowids = malloc(VECTOR_SIZE * sizeof *s->rowids);
+    s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
     if (!types || !s->rowids) {
         free(types);
         return nomem(x);
@@ -447,7 +447,7 @@ static void scan_close(plan_op *p) {
     if (!s) return;
     if (s->scan) table_scan_close(s->scan);
     chunk_free(&s->raw);
-    free(s->rowids);
+    vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
     free(s);
 }
 
@@ -1231,7 +1231,7 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     int rc;
     s->checks = arena_alloc(x->mem, (td->nchecks + 1) * sizeof *s->checks);
     s->index_keys = arena_alloc(x->mem, (td->nindexes + 1) * sizeof *s->index_keys);
-    s->rowids = malloc(VECTOR_SIZE * sizeof *s->rowids);
+    s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
     if (!s->checks || !s->index_keys || !s->rowids) return nomem(x);
     for (uint32_t i = 0; i < td->nchecks; i++) {
         if ((rc = bind_table_expr(&b, td, td->checks[i].expr, &s->checks[i]))) return rc;
@@ -1267,7 +1267,7 @@ static void dml_close(plan_op *p) {
     coll_free(&s->pending);
     chunk_free(&s->old);
     btree_buf_free(&s->key);
-    free(s->rowids);
+    vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
     free(s);
 }
 
@@ -2115,66 +2115,61 @@ static int op_execute(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, 
     }
 }
 
-/* pipe_step produces the next chunk at the end of pl's operator chain (*got: its row count,
-** possibly 0 while more may come; pl->finished when nothing more will). */
-static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
-    int start = -1, rc;
-    *result = NULL;
-    for (int i = pl->nops - 1; i >= 0; i--)
-        if (pl->more[i]) {
-            start = i;
-            break;
-        }
+/* run_from runs ops[start..nops) on bufs[start]; *result is the last output, or NULL when an
+** operator produced nothing this time. */
+static int run_from(exec_ctx *x, pipeline *pl, int start, data_chunk **result) {
     bool finished = false;
-    if (start < 0) {
-        if (pl->source_done) {
-            /* flush streaming operators that hold rows back (outer joins) */
-            while (pl->flush_op < pl->nops) {
-                plan_op *o = pl->ops[pl->flush_op];
-                if (o->kind == PLAN_HASH_JOIN || o->kind == PLAN_NL_JOIN) {
-                    bool more;
-                    data_chunk *out = &pl->bufs[pl->flush_op + 1];
-                    chunk_reset(out);
-                    if ((rc = join_flush(x, o, out, &more))) return rc;
-                    if (!more) pl->flush_op++;
-                    if (out->count) {
-                        start = pl->flush_op - (more ? 0 : 1) + 1; /* continue after the flushed op */
-                        for (int i = start; i < pl->nops; i++) {
-                            data_chunk *o2 = &pl->bufs[i + 1];
-                            chunk_reset(o2);
-                            bool m2;
-                            if ((rc = op_execute(x, pl->ops[i], &pl->bufs[i], o2, &m2, &finished))) return rc;
-                            if (m2) return err_set(x->err, STRATA_ERROR, "a join above an outer join's unmatched rows is not supported yet");
-                            if (!o2->count) return STRATA_OK;
-                        }
-                        if (finished) pl->finished = true;
-                        *result = &pl->bufs[pl->nops];
-                        return STRATA_OK;
-                    }
-                } else {
-                    pl->flush_op++;
-                }
-            }
-            pl->finished = true;
-            return STRATA_OK;
-        }
-        data_chunk *src = &pl->bufs[0];
-        chunk_reset(src);
-        if ((rc = source_next(x, pl->source, src))) return rc;
-        if (src->count == 0) {
-            pl->source_done = true;
-            return STRATA_OK;
-        }
-        start = 0;
-    }
+    *result = NULL;
     for (int i = start; i < pl->nops; i++) {
         data_chunk *out = &pl->bufs[i + 1];
         chunk_reset(out);
-        if ((rc = op_execute(x, pl->ops[i], &pl->bufs[i], out, &pl->more[i], &finished))) return rc;
+        int rc = op_execute(x, pl->ops[i], &pl->bufs[i], out, &pl->more[i], &finished);
+        if (rc) return rc;
         if (finished) pl->finished = true;
         if (out->count == 0) return STRATA_OK;
     }
     *result = &pl->bufs[pl->nops];
+    return STRATA_OK;
+}
+
+/* pipe_step produces the next chunk at the end of pl's operator chain (*result NULL or empty
+** while more may come; pl->finished when nothing more will). Operators that have more output
+** for their current input go first (the deepest one), then new input from the source, and once
+** the source is done, rows that operators held back (an outer join's unmatched build rows) flow
+** through the operators after them. */
+static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
+    int rc;
+    *result = NULL;
+    for (int i = pl->nops - 1; i >= 0; i--)
+        if (pl->more[i]) return run_from(x, pl, i, result);
+    if (!pl->source_done) {
+        data_chunk *src = &pl->bufs[0];
+        chunk_reset(src);
+        if ((rc = source_next(x, pl->source, src))) return rc;
+        if (src->count) return run_from(x, pl, 0, result);
+        pl->source_done = true;
+    }
+    while (pl->flush_op < pl->nops) {
+        plan_op *o = pl->ops[pl->flush_op];
+        if (o->kind != PLAN_HASH_JOIN && o->kind != PLAN_NL_JOIN) {
+            pl->flush_op++;
+            continue;
+        }
+        int f = pl->flush_op;
+        data_chunk *out = &pl->bufs[f + 1];
+        bool more;
+        chunk_reset(out);
+        if ((rc = join_flush(x, o, out, &more))) return rc;
+        if (!more) pl->flush_op++;
+        if (out->count) {
+            if (f + 1 == pl->nops) {
+                *result = out;
+                return STRATA_OK;
+            }
+            return run_from(x, pl, f + 1, result);
+        }
+    }
+    pl->finished = true;
     return STRATA_OK;
 }
 
@@ -2327,8 +2322,9 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
 /* in_result: x IN (the set) with SQL's NULL rules. */
 static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
     vector *arg = e->args[0]->result;
-    if (vec_is_null(arg, r)) {
-        vec_set_null(out, r, 1);
+    if (vec_is_null(arg, r)) { /* NULL IN (nothing) is false; NULL IN (anything) is NULL */
+        if (s->set.ngroups == 0) ((uint8_t *)out->data)[r] = e->negated;
+        else vec_set_null(out, r, 1);
         return;
     }
     uint32_t gid;

@@ -449,6 +449,10 @@ static int eval_concat(exec_ctx *x, expr *e, uint32_t count) {
         }
         const sstr *u = &((const sstr *)a->data)[a->sel[r]], *v = &((const sstr *)b->data)[b->sel[r]];
         size_t n = (size_t)u->len + v->len;
+        if (n == 0) {
+            rc = vec_set_str(out, r, "", 0, x->err);
+            continue;
+        }
         if (n > cap) {
             char *nb = realloc(buf, n + 1);
             if (!nb) {

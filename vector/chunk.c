@@ -19,7 +19,7 @@
 
 int chunk_init(data_chunk *c, const sql_type *types, uint32_t ncols, strata_err *err) {
     memset(c, 0, sizeof *c);
-    c->sel_buf[0] = vec_alloc(2 * VECTOR_SIZE * sizeof(sel_t));
+    c->sel_buf[0] = vec_scratch_alloc(2 * VECTOR_SIZE * sizeof(sel_t));
     if (c->sel_buf[0] == NULL) return err_set(err, STRATA_NOMEM, "out of memory allocating a data chunk");
     c->sel_buf[1] = c->sel_buf[0] + VECTOR_SIZE;
     if (ncols > 0) {
@@ -45,7 +45,7 @@ void chunk_free(data_chunk *c) {
     for (uint32_t i = 0; i < c->ncols; i++)
         vec_free(&c->cols[i]);
     free(c->cols);
-    free(c->sel_buf[0]);
+    vec_scratch_free(c->sel_buf[0], 2 * VECTOR_SIZE * sizeof(sel_t));
     memset(c, 0, sizeof *c);
 }
 

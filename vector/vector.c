@@ -16,6 +16,7 @@
 #include "vector_internal.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,71 @@ const sel_t vec_zero_sel[VECTOR_SIZE] = {0};
 void *vec_alloc(size_t n) {
     size_t rounded = (n + VECTOR_ALIGN - 1) & ~(size_t)(VECTOR_ALIGN - 1);
     return rounded < n ? NULL : aligned_alloc(VECTOR_ALIGN, rounded);
+}
+
+/* ---- the block cache -----------------------------------------------------------------------
+** A statement opens dozens of vectors and chunks per run (every operator's), and a prepared
+** statement that runs a million times would otherwise malloc and free their blocks a million
+** times: large blocks, whose frees make glibc consolidate its free lists. Freed blocks of the few
+** sizes vectors and chunks use wait here for the next request of the same size, up to
+** CACHE_BYTES in all. */
+
+#define CACHE_BYTES (8u << 20)
+#define CACHE_CLASSES 16
+
+typedef struct cached_block {
+    struct cached_block *next;
+} cached_block;
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t cache_size[CACHE_CLASSES]; /* block size of each class (0: unused) */
+static cached_block *cache_head[CACHE_CLASSES];
+static size_t cache_bytes;
+
+/* class_of finds (or, when add, makes) the class of blocks of n bytes; -1 when none. */
+static int class_of(size_t n, int add) {
+    for (int i = 0; i < CACHE_CLASSES; i++) {
+        if (cache_size[i] == n) return i;
+        if (cache_size[i] == 0) {
+            if (!add) return -1;
+            cache_size[i] = n;
+            return i;
+        }
+    }
+    return -1;
+}
+
+void *vec_scratch_alloc(size_t n) {
+    n = (n + VECTOR_ALIGN - 1) & ~(size_t)(VECTOR_ALIGN - 1);
+    pthread_mutex_lock(&cache_mu);
+    int c = class_of(n, 0);
+    cached_block *b = c >= 0 ? cache_head[c] : NULL;
+    if (b) {
+        cache_head[c] = b->next;
+        cache_bytes -= n;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return b ? (void *)b : vec_alloc(n);
+}
+
+void vec_scratch_free(void *p, size_t n) {
+    if (!p) return;
+    n = (n + VECTOR_ALIGN - 1) & ~(size_t)(VECTOR_ALIGN - 1);
+    pthread_mutex_lock(&cache_mu);
+    int c = class_of(n, 1);
+    if (c >= 0 && cache_bytes + n <= CACHE_BYTES) {
+        cached_block *b = p;
+        b->next = cache_head[c];
+        cache_head[c] = b;
+        cache_bytes += n;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    free(p);
+}
+
+static size_t block_bytes(unsigned width) {
+    return (size_t)VECTOR_SIZE * width + VALIDITY_WORDS * sizeof(uint64_t) + VECTOR_SIZE * sizeof(sel_t);
 }
 
 /* ---- selection vectors --------------------------------------------------------------------- */
@@ -121,22 +187,23 @@ int vec_init(vector *v, sql_type type, strata_err *err) {
     v->width = (uint8_t)vec_phys_width((vec_phys)v->phys);
     size_t data_bytes = (size_t)VECTOR_SIZE * v->width; /* a multiple of VECTOR_ALIGN */
     size_t validity_bytes = VALIDITY_WORDS * sizeof(uint64_t);
-    size_t total = data_bytes + validity_bytes + VECTOR_SIZE * sizeof(sel_t);
-    unsigned char *block = vec_alloc(total);
+    size_t total = block_bytes(v->width);
+    unsigned char *block = vec_scratch_alloc(block_bytes(v->width));
     if (block == NULL)
         return err_set(err, STRATA_NOMEM, "out of memory allocating a vector (%zu bytes)", total);
-    /* Zeroed once, so that a row never written (a NULL's slot) reads as 0 or the empty string. */
-    memset(block, 0, total);
+    /* Not zeroed: that cost a memset of up to 48 KiB per vector, and a statement opens dozens of
+    ** vectors per run. A NULL's slot is zeroed when it is set (vec_set_null), so it reads as 0 or
+    ** the empty string; rows beyond a vector's count are never read. */
     v->own_data = block;
     v->own_validity = (uint64_t *)(block + data_bytes);
     v->own_sel = (sel_t *)(block + data_bytes + validity_bytes);
-    arena_init(&v->heap, 0);
+    arena_init(&v->heap, 4096); /* grows as strings come (arena.c) */
     vec_reset(v);
     return STRATA_OK;
 }
 
 void vec_free(vector *v) {
-    free(v->own_data);
+    vec_scratch_free(v->own_data, block_bytes(v->width));
     arena_free(&v->heap);
     v->own_data = v->data = NULL;
     v->own_validity = v->validity = NULL;
@@ -163,10 +230,12 @@ void vec_set_null(vector *v, uint32_t r, int is_null) {
         v->validity = v->own_validity;
         memset(v->validity, 0xff, VALIDITY_WORDS * sizeof(uint64_t));
     }
-    if (is_null)
+    if (is_null) {
         bit_clear(v->validity, r);
-    else
+        memset((unsigned char *)v->data + (size_t)r * v->width, 0, v->width);
+    } else {
         bit_set(v->validity, r);
+    }
 }
 
 int vec_set_str(vector *v, uint32_t r, const void *bytes, size_t len, strata_err *err) {

@@ -66,6 +66,15 @@ vec_phys vec_phys_of(sql_type_id id);
 ** union is 8-aligned, so it starts at offset 8. Everything here uses sizeof(sstr). */
 unsigned vec_phys_width(vec_phys p);
 
+/* ---- scratch blocks ------------------------------------------------------------------------ */
+
+/* vec_scratch_alloc returns n bytes aligned to VECTOR_ALIGN (NULL on out of memory), reusing a
+** block of the same size freed by vec_scratch_free when one waits in the cache: operators use it
+** for their per-run arrays of VECTOR_SIZE entries, so that a statement run many times does not
+** malloc and free large blocks each time. Free with vec_scratch_free and the same n. */
+void *vec_scratch_alloc(size_t n);
+void vec_scratch_free(void *p, size_t n);
+
 /* ---- selection vectors --------------------------------------------------------------------- */
 
 /* Row indexes are 32-bit although 16 would hold VECTOR_SIZE: the SIMD instructions that build and
@@ -162,7 +171,9 @@ void vec_reset(vector *v);
 ** vec_reset, vec_flatten of an own vector, or vec_make_constant. The next three require it. */
 
 /* vec_set_null marks row r NULL (is_null != 0) or valid. The first NULL materializes the
-** bitmap (all valid) from the fast all-valid state. */
+** bitmap (all valid) from the fast all-valid state. A NULL's slot is zeroed (0, the empty
+** string), so that code reading it without looking at validity reads a defined value; rows a
+** vector never had written hold whatever its buffer held (vec_init does not clear it). */
 void vec_set_null(vector *v, uint32_t r, int is_null);
 /* vec_set_str stores len bytes as row r of a VARCHAR/BLOB vector: inline (zero padded) up to
 ** SSTR_INLINE bytes, otherwise copied into v's heap. Validity is not changed. STRATA_TOOBIG when
