@@ -1,6 +1,7 @@
 # strata -- build, test and benchmark.
 #
-#   make            build libstrata.a, libstrata.so and the programs (build/release/)
+#   make            build libstrata.a, libstrata.so and the programs (build/release/): the shell
+#                   strata and examples/quickstart
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64)
 #   make bench-rowstore   the row-store benchmark against SQLite
@@ -44,7 +45,7 @@ TEST_LIBS := -lcriterion
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
 .PHONY: all deps test bench-rowstore clean check-deps
-all: $(B)/libstrata.a $(B)/libstrata.so
+all: $(B)/libstrata.a $(B)/libstrata.so $(B)/strata $(B)/examples/quickstart
 
 # Install what is missing; a fresh machine needs `apt-get update` before the first install.
 deps:
@@ -69,6 +70,23 @@ $(B)/libstrata.so: $(LIB_OBJ)
 $(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata.a $(wildcard tests/helpers/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
+
+# The shell and the examples see the public header only (no -Icore): they use include/strata.h.
+CFLAGS_PUBLIC := $(filter-out -Icore,$(CFLAGS_ALL))
+CLI_SRC := $(wildcard cli/*.c)
+
+$(B)/strata: $(CLI_SRC) $(wildcard cli/*.h) include/strata.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ $(CLI_SRC) $(B)/libstrata.a -ledit $(LDFLAGS_ALL)
+
+$(B)/examples/%: examples/%.c include/strata.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ $< $(B)/libstrata.a $(LDFLAGS_ALL)
+
+# The shell's tests run the built binary; STRATA_BIN tells them where it is.
+$(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata.a $(B)/strata $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
 test: deps-check $(TEST_BIN)

@@ -1,0 +1,560 @@
+/*
+** shell.c -- the strata shell: options, the input loop, statements and dot commands.
+**
+**     strata [OPTIONS] [FILE] [SQL]
+**
+** It uses the public API (include/strata.h) and nothing else of the library. Input comes from
+** -c/-f/a SQL argument, from a terminal through libedit (line editing, history in
+** ~/.strata_history), or from a pipe. Text is collected a line at a time until sqlscan.h says
+** it ends with a complete statement, then run statement by statement with strata_prepare's
+** tail. Outside a terminal the first error stops the shell with exit status 1, as the duckdb
+** shell does; at a terminal an error is printed and the prompt comes back.
+*/
+#include "render.h"
+#include "sqlscan.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <editline/readline.h>
+
+#include "strata.h"
+
+#define HISTORY_FILE ".strata_history"
+#define HISTORY_LINES 1000
+#define READ_DEPTH_MAX 16 /* .read inside .read, at most this deep */
+
+/* What a command did: went well, failed, or asked the shell to end. */
+enum { DONE_OK, DONE_ERROR, DONE_QUIT };
+
+typedef struct shell {
+    strata_db *db;
+    render_mode mode;
+    bool headers;
+    bool timer;
+    bool interactive;
+    int read_depth;
+    /* the statement text being collected, and the scanner that says when it is complete */
+    char *buf;
+    size_t buf_len, buf_cap;
+    long buf_line; /* the input line the collected text starts on */
+    sql_scanner scan;
+} shell;
+
+/* Ctrl-C at the prompt discards the text being typed (through prompt_jump); during a statement
+** it sets interrupted, which stops the rows between two steps. */
+static sigjmp_buf prompt_jump;
+static volatile sig_atomic_t at_prompt;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    if (at_prompt) siglongjmp(prompt_jump, 1);
+    interrupted = 1;
+}
+
+/* report writes an error to stderr, after what is already on stdout. source and line name the
+** script position (source NULL: none, for -c and the terminal). */
+static void report(const char *source, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(const char *source, long line, const char *fmt, ...) {
+    fflush(stdout);
+    fputs("Error: ", stderr);
+    if (source) fprintf(stderr, "%s:%ld: ", source, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- statements ------------------------------------------------------------------------- */
+
+static value_kind kind_of(int type) {
+    switch (type) {
+    case STRATA_TYPE_SMALLINT:
+    case STRATA_TYPE_INTEGER:
+    case STRATA_TYPE_BIGINT:
+    case STRATA_TYPE_DOUBLE:
+    case STRATA_TYPE_DECIMAL: return KIND_NUMBER;
+    case STRATA_TYPE_BOOLEAN: return KIND_BOOLEAN;
+    default: return KIND_TEXT;
+    }
+}
+
+/* decl_kind guesses a column's kind from its declared type, for its NULLs before a value. */
+static value_kind decl_kind(const char *decl) {
+    if (!decl) return KIND_TEXT;
+    if (strstr(decl, "int") || strstr(decl, "numeric") || strstr(decl, "decimal") || strstr(decl, "double") ||
+        strstr(decl, "real") || strstr(decl, "float"))
+        return KIND_NUMBER;
+    return strstr(decl, "bool") ? KIND_BOOLEAN : KIND_TEXT;
+}
+
+/* run_rows steps st to its end, writing its rows in the current mode. Returns the last step
+** status: STRATA_DONE, an error, or STRATA_INTERRUPT after Ctrl-C. */
+static int run_rows(shell *sh, strata_stmt *st) {
+    int ncol = strata_column_count(st);
+    int rc = strata_step(st);
+    if (ncol <= 0 || (rc != STRATA_ROW && rc != STRATA_DONE)) {
+        while (rc == STRATA_ROW) /* a result without columns: nothing to show */
+            rc = strata_step(st);
+        return rc;
+    }
+    const char **names = calloc((size_t)ncol, sizeof *names);
+    const char **values = calloc((size_t)ncol, sizeof *values);
+    value_kind *kinds = calloc((size_t)ncol, sizeof *kinds);
+    renderer *r = NULL;
+    if (!names || !values || !kinds) goto nomem;
+    for (int i = 0; i < ncol; i++) {
+        names[i] = strata_column_name(st, i);
+        kinds[i] = decl_kind(strata_column_decltype(st, i));
+    }
+    if (!(r = render_begin(stdout, sh->mode, sh->headers, ncol, names))) goto nomem;
+    for (; rc == STRATA_ROW; rc = strata_step(st)) {
+        if (interrupted) {
+            rc = STRATA_INTERRUPT;
+            break;
+        }
+        for (int i = 0; i < ncol; i++) {
+            int type = strata_column_type(st, i); /* a NULL keeps the column's kind, for alignment */
+            if (type != STRATA_TYPE_NULL) kinds[i] = kind_of(type);
+            values[i] = strata_column_text(st, i);
+        }
+        if (!render_row(r, values, kinds)) goto nomem;
+    }
+    render_end(r);
+    free(names);
+    free(values);
+    free(kinds);
+    return rc;
+nomem:
+    render_end(r);
+    free(names);
+    free(values);
+    free(kinds);
+    return STRATA_NOMEM;
+}
+
+/* run_sql runs every statement of sql in turn and stops at the first error, which it reports.
+** line is the input line sql starts on (for source's error messages). */
+static int run_sql(shell *sh, const char *sql, const char *source, long line) {
+    const char *p = sql;
+    for (;;) {
+        for (; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
+            if (*p == '\n') line++;
+        if (!*p) return DONE_OK;
+        double t0 = now();
+        strata_stmt *st = NULL;
+        const char *tail = NULL;
+        int rc = strata_prepare(sh->db, p, &st, &tail);
+        if (rc != STRATA_OK) {
+            report(source, line, "%s", strata_errmsg(sh->db));
+            return DONE_ERROR;
+        }
+        if (!st) return DONE_OK; /* only comments were left */
+        interrupted = 0;
+        rc = run_rows(sh, st);
+        strata_finalize(st);
+        if (rc == STRATA_INTERRUPT) {
+            report(source, line, "interrupted");
+            return DONE_ERROR;
+        }
+        if (rc != STRATA_DONE) {
+            report(source, line, "%s", rc == STRATA_NOMEM ? "out of memory" : strata_errmsg(sh->db));
+            return DONE_ERROR;
+        }
+        if (sh->timer) printf("Run Time: real %.3f\n", now() - t0);
+        for (; p < tail; p++)
+            if (*p == '\n') line++;
+    }
+}
+
+/* ---- dot commands ----------------------------------------------------------------------- */
+
+static int run_stream(shell *sh, FILE *in, const char *source);
+
+static const char help_text[] =
+    ".exit                Exit the shell (also .quit)\n"
+    ".headers on|off      Show or hide column names\n"
+    ".help                Show this message\n"
+    ".mode [MODE]         Set the output mode (table, csv, json, line, list) or show it\n"
+    ".quit                Exit the shell\n"
+    ".read FILE           Run the SQL and dot commands of FILE\n"
+    ".schema [TABLE]      Show CREATE statements (not supported yet)\n"
+    ".tables              List the tables (not supported yet)\n"
+    ".timer on|off        Print the time each statement takes\n";
+
+/* split_args splits line in place into at most max words, honouring '...' and "..." quotes.
+** Returns the number of words. */
+static int split_args(char *line, char **argv, int max) {
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p) break;
+        char q = (*p == '\'' || *p == '"') ? *p++ : 0;
+        argv[n++] = p;
+        while (*p && (q ? *p != q : !(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')))
+            p++;
+        if (*p) *p++ = '\0';
+    }
+    return n;
+}
+
+/* on_off parses on/off (also yes/no, 1/0) into *out; false for anything else. */
+static bool on_off(const char *s, bool *out) {
+    if (!strcmp(s, "on") || !strcmp(s, "yes") || !strcmp(s, "1")) return *out = true, true;
+    if (!strcmp(s, "off") || !strcmp(s, "no") || !strcmp(s, "0")) return !(*out = false);
+    return false;
+}
+
+static int run_dot(shell *sh, char *line, const char *source, long lineno) {
+    char *argv[8];
+    int argc = split_args(line + 1, argv, 8);
+    const char *cmd = argc ? argv[0] : "";
+    if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) return DONE_QUIT;
+    if (!strcmp(cmd, "help")) {
+        fputs(help_text, stdout);
+        return DONE_OK;
+    }
+    if (!strcmp(cmd, "mode")) {
+        if (argc == 1) {
+            printf("current output mode: %s\n", render_mode_name(sh->mode));
+            return DONE_OK;
+        }
+        if (argc == 2 && render_mode_parse(argv[1], &sh->mode)) return DONE_OK;
+        report(source, lineno, "usage: .mode table|csv|json|line|list");
+        return DONE_ERROR;
+    }
+    if (!strcmp(cmd, "headers") || !strcmp(cmd, "header")) {
+        if (argc == 2 && on_off(argv[1], &sh->headers)) return DONE_OK;
+        report(source, lineno, "usage: .headers on|off");
+        return DONE_ERROR;
+    }
+    if (!strcmp(cmd, "timer")) {
+        if (argc == 2 && on_off(argv[1], &sh->timer)) return DONE_OK;
+        report(source, lineno, "usage: .timer on|off");
+        return DONE_ERROR;
+    }
+    if (!strcmp(cmd, "read")) {
+        if (argc != 2) {
+            report(source, lineno, "usage: .read FILE");
+            return DONE_ERROR;
+        }
+        if (sh->read_depth >= READ_DEPTH_MAX) {
+            report(source, lineno, ".read nested more than %d deep", READ_DEPTH_MAX);
+            return DONE_ERROR;
+        }
+        FILE *f = fopen(argv[1], "r");
+        if (!f) {
+            report(source, lineno, "cannot open \"%s\": %s", argv[1], strerror(errno));
+            return DONE_ERROR;
+        }
+        /* the file gets its own statement buffer: save the one being collected */
+        shell saved = *sh;
+        sh->buf = NULL;
+        sh->buf_len = sh->buf_cap = 0;
+        sh->read_depth++;
+        bool interactive = sh->interactive;
+        sh->interactive = false; /* a script stops at its first error */
+        int rc = run_stream(sh, f, argv[1]);
+        fclose(f);
+        free(sh->buf);
+        sh->interactive = interactive;
+        sh->read_depth--;
+        sh->buf = saved.buf;
+        sh->buf_len = saved.buf_len;
+        sh->buf_cap = saved.buf_cap;
+        sh->buf_line = saved.buf_line;
+        sh->scan = saved.scan;
+        return rc;
+    }
+    if (!strcmp(cmd, "tables") || !strcmp(cmd, "schema")) {
+        report(source, lineno, ".%s is not supported yet: the public API has no way to list tables", cmd);
+        return DONE_ERROR;
+    }
+    report(source, lineno, "unknown command \".%s\"; .help lists the commands", cmd);
+    return DONE_ERROR;
+}
+
+/* ---- input ------------------------------------------------------------------------------ */
+
+static bool buf_append(shell *sh, const char *s, size_t n) {
+    if (sh->buf_len + n + 1 > sh->buf_cap) {
+        size_t cap = sh->buf_cap ? sh->buf_cap * 2 : 4096;
+        while (cap < sh->buf_len + n + 1)
+            cap *= 2;
+        char *b = realloc(sh->buf, cap);
+        if (!b) return false;
+        sh->buf = b;
+        sh->buf_cap = cap;
+    }
+    memcpy(sh->buf + sh->buf_len, s, n);
+    sh->buf_len += n;
+    sh->buf[sh->buf_len] = '\0';
+    return true;
+}
+
+static void buf_clear(shell *sh) {
+    sh->buf_len = 0;
+    if (sh->buf) sh->buf[0] = '\0';
+    sql_scanner_init(&sh->scan);
+}
+
+/* run_buffer runs the collected statements and empties the buffer. */
+static int run_buffer(shell *sh, const char *source) {
+    int rc = run_sql(sh, sh->buf ? sh->buf : "", source, sh->buf_line);
+    buf_clear(sh);
+    return rc;
+}
+
+/* run_line handles one line of input (without its newline): a dot command when no statement is
+** being collected, otherwise more statement text, run once it completes. */
+static int run_line(shell *sh, char *line, const char *source, long lineno) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '.' && !sql_scanner_has_code(&sh->scan)) {
+        buf_clear(sh); /* comments before a dot command are dropped */
+        return run_dot(sh, (char *)p, source, lineno);
+    }
+    if (sh->buf_len == 0) sh->buf_line = lineno;
+    size_t n = strlen(line);
+    if (!buf_append(sh, line, n) || !buf_append(sh, "\n", 1)) {
+        buf_clear(sh);
+        report(source, lineno, "out of memory");
+        return DONE_ERROR;
+    }
+    sql_scanner_feed(&sh->scan, line, n);
+    sql_scanner_feed(&sh->scan, "\n", 1);
+    return sql_scanner_complete(&sh->scan) ? run_buffer(sh, source) : DONE_OK;
+}
+
+/* run_stream runs the lines of in. Outside interactive use it stops at the first error. At the
+** end of the input, statement text without a final ';' is run too. */
+static int run_stream(shell *sh, FILE *in, const char *source) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long lineno = 0;
+    int rc = DONE_OK;
+    buf_clear(sh);
+    while ((n = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        if (n > 0 && line[n - 1] == '\n') line[--n] = '\0';
+        rc = run_line(sh, line, source, lineno);
+        if (rc == DONE_QUIT || (rc == DONE_ERROR && !sh->interactive)) break;
+    }
+    if (rc == DONE_OK && sql_scanner_has_code(&sh->scan)) rc = run_buffer(sh, source);
+    buf_clear(sh);
+    free(line);
+    return rc;
+}
+
+/* run_text runs SQL given on the command line (-c or after FILE), which may also hold dot
+** commands on lines of their own. */
+static int run_text(shell *sh, const char *text) {
+    if (!*text) return DONE_OK;
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    if (!in) {
+        report(NULL, 0, "cannot read the command: %s", strerror(errno));
+        return DONE_ERROR;
+    }
+    int rc = run_stream(sh, in, NULL);
+    fclose(in);
+    return rc;
+}
+
+static char *history_path(void) {
+    const char *home = getenv("HOME");
+    if (!home || !*home) return NULL;
+    size_t n = strlen(home) + sizeof HISTORY_FILE + 1;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s/%s", home, HISTORY_FILE);
+    return path;
+}
+
+/* prompt_loop reads lines at the prompt until .quit or end of input. An error is printed and
+** the prompt comes back; Ctrl-C discards the statement being typed. It keeps no local variable
+** across the jump back to the prompt. */
+static void prompt_loop(shell *sh) {
+    static long lineno;
+    buf_clear(sh);
+    for (;;) {
+        if (sigsetjmp(prompt_jump, 1)) {
+            at_prompt = 0;
+            fputs("^C\n", stdout);
+            buf_clear(sh);
+        }
+        at_prompt = 1;
+        char *line = readline(sh->buf_len ? "   ...> " : "strata> ");
+        at_prompt = 0;
+        if (!line) {
+            fputc('\n', stdout);
+            return;
+        }
+        lineno++;
+        if (line[strspn(line, " \t")]) add_history(line);
+        int rc = run_line(sh, line, NULL, lineno);
+        free(line);
+        fflush(stdout);
+        if (rc == DONE_QUIT) return;
+    }
+}
+
+/* run_interactive sets up libedit, history and Ctrl-C, and runs the prompt. */
+static void run_interactive(shell *sh, const char *dbname) {
+    char *hist = history_path();
+    rl_readline_name = "strata";
+    rl_catch_signals = 0; /* Ctrl-C is ours: see on_sigint */
+    using_history();
+    stifle_history(HISTORY_LINES);
+    if (hist) read_history(hist);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    printf("strata shell on %s. Enter \".help\" for usage hints.\n", dbname);
+    prompt_loop(sh);
+    if (hist) write_history(hist);
+    free(hist);
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static void usage(FILE *out) {
+    fputs("usage: strata [OPTIONS] [FILE] [SQL]\n"
+          "FILE is a database file (default :memory:); SQL, if given, is run and the shell exits.\n"
+          "Without SQL, -c or -f the shell reads statements from a terminal or from standard input.\n"
+          "OPTIONS:\n"
+          "  -c SQL       run SQL (statements and dot commands) and exit\n"
+          "  -f FILE      run the script FILE and exit\n"
+          "  -table       boxed table output (the default)\n"
+          "  -csv         comma-separated values (RFC 4180 quoting)\n"
+          "  -json        a JSON array of objects\n"
+          "  -line        one \"column = value\" line per value\n"
+          "  -list        values separated by |\n"
+          "  -header      show column names (the default)\n"
+          "  -noheader    hide column names\n"
+          "  -help        show this message\n"
+          "Outside a terminal the first error stops the shell with exit status 1.\n",
+          out);
+}
+
+typedef struct action {
+    bool is_file; /* -f FILE, otherwise SQL text */
+    const char *arg;
+} action;
+
+int main(int argc, char **argv) {
+    shell sh = {.mode = MODE_TABLE, .headers = true};
+    const char *dbname = NULL, *positional_sql = NULL;
+    action *actions = calloc((size_t)argc + 1, sizeof *actions);
+    int nactions = 0, status = 0;
+    bool options_done = false;
+    if (!actions) {
+        fputs("Error: out of memory\n", stderr);
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && a[0] == '-' && a[1]) {
+            const char *opt = a + 1 + (a[1] == '-'); /* -csv and --csv alike */
+            render_mode m;
+            if (!strcmp(a, "--")) {
+                options_done = true;
+            } else if (!strcmp(opt, "c") || !strcmp(opt, "f")) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "Error: %s needs an argument\n", a);
+                    free(actions);
+                    return 1;
+                }
+                actions[nactions++] = (action){.is_file = opt[0] == 'f', .arg = argv[++i]};
+            } else if (render_mode_parse(opt, &m)) {
+                sh.mode = m;
+            } else if (!strcmp(opt, "header") || !strcmp(opt, "headers")) {
+                sh.headers = true;
+            } else if (!strcmp(opt, "noheader") || !strcmp(opt, "noheaders")) {
+                sh.headers = false;
+            } else if (!strcmp(opt, "help") || !strcmp(opt, "h")) {
+                usage(stdout);
+                free(actions);
+                return 0;
+            } else {
+                fprintf(stderr, "Error: unknown option %s\n", a);
+                usage(stderr);
+                free(actions);
+                return 1;
+            }
+        } else if (!dbname) {
+            dbname = a;
+        } else if (!positional_sql) {
+            positional_sql = a;
+        } else {
+            fprintf(stderr, "Error: too many arguments (%s); quote the SQL as one argument\n", a);
+            free(actions);
+            return 1;
+        }
+    }
+    if (positional_sql) actions[nactions++] = (action){.arg = positional_sql};
+    if (!dbname) dbname = ":memory:";
+
+    int rc = strata_open(dbname, &sh.db);
+    if (rc != STRATA_OK) {
+        fprintf(stderr, "Error: cannot open \"%s\": %s\n", dbname,
+                sh.db ? strata_errmsg(sh.db) : strata_errstr(rc));
+        strata_close(sh.db);
+        free(actions);
+        return 1;
+    }
+    if (nactions > 0) {
+        for (int i = 0; i < nactions; i++) {
+            int r;
+            if (actions[i].is_file) {
+                FILE *f = fopen(actions[i].arg, "r");
+                if (!f) {
+                    report(NULL, 0, "cannot open \"%s\": %s", actions[i].arg, strerror(errno));
+                    r = DONE_ERROR;
+                } else {
+                    r = run_stream(&sh, f, actions[i].arg);
+                    fclose(f);
+                }
+            } else {
+                r = run_text(&sh, actions[i].arg);
+            }
+            if (r == DONE_ERROR) status = 1;
+            if (r != DONE_OK) break;
+        }
+    } else if (isatty(STDIN_FILENO)) {
+        sh.interactive = true;
+        run_interactive(&sh, dbname);
+    } else {
+        if (run_stream(&sh, stdin, "stdin") == DONE_ERROR) status = 1;
+    }
+    fflush(stdout);
+    rc = strata_close(sh.db);
+    if (rc != STRATA_OK && status == 0) {
+        fprintf(stderr, "Error: closing \"%s\": %s\n", dbname, strata_errstr(rc));
+        status = 1;
+    }
+    free(sh.buf);
+    free(actions);
+    if (ferror(stdout)) status = 1;
+    return status;
+}

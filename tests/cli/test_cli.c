@@ -1,0 +1,309 @@
+/*
+** test_cli.c -- the strata shell, run as a user runs it: the built binary (STRATA_BIN, passed by
+** the Makefile) with arguments and standard input, its standard output, standard error and exit
+** status checked exactly.
+*/
+#include <criterion/criterion.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers/tmpdir.h"
+
+#ifndef STRATA_BIN
+#error "STRATA_BIN must name the strata binary (the Makefile passes it)"
+#endif
+
+typedef struct run_result {
+    int status; /* the exit status, or 128 + signal */
+    char *out;
+    char *err;
+} run_result;
+
+static char tmp[] = "/tmp/strata-cli-XXXXXX";
+
+static void setup(void) { cr_assert_not_null(mkdtemp(tmp)); }
+static void teardown(void) { tmpdir_remove(tmp); }
+
+/* path_in returns tmp/name in a static buffer (one at a time). */
+static const char *path_in(const char *name) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    return path;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_all(const char *path) {
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* run starts the shell with args (NULL-terminated, without the program name) and input on its
+** standard input (which is never a terminal here), waits for it and collects what it wrote. */
+static run_result run(const char *input, const char *const *args) {
+    char in_path[600], out_path[600], err_path[600];
+    snprintf(in_path, sizeof in_path, "%s/stdin", tmp);
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
+    write_file(in_path, input ? input : "");
+    const char *argv[32] = {STRATA_BIN};
+    int argc = 1;
+    for (; args && args[argc - 1]; argc++)
+        argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int in = open(in_path, O_RDONLY), out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+            err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0 || err < 0) _exit(127);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        if (chdir(tmp) != 0) _exit(127);
+        execv(STRATA_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    run_result r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)};
+    r.out = read_all(out_path);
+    r.err = read_all(err_path);
+    return r;
+}
+
+static void run_free(run_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* expect_run runs the shell and asserts its status, standard output and standard error. */
+#define expect_run(input, args, status_, out_, err_)                                                         \
+    do {                                                                                                     \
+        run_result r_ = run(input, args);                                                                    \
+        cr_expect_str_eq(r_.out, out_, "stdout was:\n%s", r_.out);                                           \
+        cr_expect_str_eq(r_.err, err_, "stderr was:\n%s", r_.err);                                           \
+        cr_expect_eq(r_.status, status_, "exit status %d, stderr: %s", r_.status, r_.err);                   \
+        run_free(&r_);                                                                                       \
+    } while (0)
+
+static const char *sample =
+    "CREATE TABLE t(a INTEGER, b TEXT, c DECIMAL(5,2));"
+    "INSERT INTO t VALUES (1, 'one', 1.5), (22, 'two, \"q\"', NULL), (NULL, 'x\ny', -3.25);";
+
+static char *with_sample(const char *query) {
+    static char sql[1024];
+    snprintf(sql, sizeof sql, "%s%s", sample, query);
+    return sql;
+}
+
+TestSuite(cli, .init = setup, .fini = teardown);
+
+Test(cli, table_mode_is_boxed_with_numbers_right_aligned) {
+    expect_run(NULL, ARGS("-c", with_sample("SELECT * FROM t")), 0,
+               "┌──────┬──────────┬───────┐\n"
+               "│  a   │    b     │   c   │\n"
+               "├──────┼──────────┼───────┤\n"
+               "│    1 │ one      │  1.50 │\n"
+               "│   22 │ two, \"q\" │  NULL │\n"
+               "│ NULL │ x\\ny     │ -3.25 │\n"
+               "└──────┴──────────┴───────┘\n",
+               "");
+}
+
+Test(cli, table_mode_without_header_and_with_no_rows) {
+    expect_run(NULL, ARGS("-noheader", "-c", "SELECT 1 AS a, 'xy' AS b"), 0,
+               "┌───┬────┐\n"
+               "│ 1 │ xy │\n"
+               "└───┴────┘\n",
+               "");
+    expect_run(NULL, ARGS("-c", "SELECT 1 AS long_name WHERE false"), 0,
+               "┌───────────┐\n"
+               "│ long_name │\n"
+               "└───────────┘\n",
+               "");
+    expect_run(NULL, ARGS("-c", "SELECT 'é日本' AS x"), 0,
+               "┌───────┐\n"
+               "│   x   │\n"
+               "├───────┤\n"
+               "│ é日本 │\n"
+               "└───────┘\n",
+               "");
+}
+
+Test(cli, table_mode_streams_past_its_buffer_to_the_widths_it_chose) {
+    run_result r = run(NULL, ARGS("-c", "SELECT i, CASE WHEN i > 10000 THEN 'longer' ELSE 'ab' END AS s "
+                                        "FROM generate_series(1, 10002) t(i)"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *end = "│ 10000 │ ab │\n"
+                      "│ 10001 │ l… │\n"
+                      "│ 10002 │ l… │\n"
+                      "└───────┴────┘\n";
+    size_t n = strlen(r.out), m = strlen(end);
+    cr_assert(n > m && strcmp(r.out + n - m, end) == 0, "output ends:\n%s", r.out + (n > 200 ? n - 200 : 0));
+    run_free(&r);
+}
+
+Test(cli, csv_mode_quotes_as_rfc_4180) {
+    expect_run(NULL, ARGS("-csv", "-c", with_sample("SELECT *, a > 1 AS big, ' pad' AS p FROM t")), 0,
+               "a,b,c,big,p\n"
+               "1,one,1.50,false,\" pad\"\n"
+               "22,\"two, \"\"q\"\"\",,true,\" pad\"\n"
+               ",\"x\ny\",-3.25,,\" pad\"\n",
+               "");
+    expect_run(NULL, ARGS("-csv", "-noheader", "-c", "SELECT 1 AS a, 'b' AS b"), 0, "1,b\n", "");
+}
+
+Test(cli, json_mode_is_an_array_of_objects) {
+    expect_run(
+        NULL,
+        ARGS("-json", "-c", with_sample("SELECT *, a > 1 AS big, E'tab\\there\\\\' AS \"k\"\"ey\" FROM t")),
+        0,
+        "[{\"a\":1,\"b\":\"one\",\"c\":1.50,\"big\":false,\"k\\\"ey\":\"tab\\there\\\\\"},\n"
+        "{\"a\":22,\"b\":\"two, \\\"q\\\"\",\"c\":null,\"big\":true,\"k\\\"ey\":\"tab\\there\\\\\"},\n"
+        "{\"a\":null,\"b\":\"x\\ny\",\"c\":-3.25,\"big\":null,\"k\\\"ey\":\"tab\\there\\\\\"}]\n",
+        "");
+    expect_run(NULL, ARGS("-json", "-c", "SELECT 1 AS a WHERE false"), 0, "[]\n", "");
+    expect_run(NULL, ARGS("-json", "-c", "SELECT 2.5::double AS d, DATE '2024-02-29' AS day"), 0,
+               "[{\"d\":2.5,\"day\":\"2024-02-29\"}]\n", "");
+}
+
+Test(cli, line_mode_names_each_value) {
+    expect_run(
+        NULL, ARGS("-line", "-c", with_sample("SELECT a, b AS bee FROM t WHERE a IS NOT NULL ORDER BY a")), 0,
+        "  a = 1\n"
+        "bee = one\n"
+        "\n"
+        "  a = 22\n"
+        "bee = two, \"q\"\n",
+        "");
+}
+
+Test(cli, list_mode_separates_with_bars) {
+    expect_run(NULL, ARGS("-list", "-c", with_sample("SELECT a, b FROM t WHERE b <> 'x\ny' ORDER BY a")), 0,
+               "a|b\n"
+               "1|one\n"
+               "22|two, \"q\"\n",
+               "");
+    expect_run(NULL, ARGS("-list", "-noheader", "-c", "SELECT NULL AS a, 'z' AS b"), 0, "NULL|z\n", "");
+}
+
+Test(cli, statements_without_rows_print_nothing) { expect_run(NULL, ARGS("-c", sample), 0, "", ""); }
+
+Test(cli, an_error_stops_with_the_positioned_message_and_status_1) {
+    expect_run(NULL, ARGS("-list", "-c", "SELECT 1; SELEC 2; SELECT 3"), 1, "?column?\n1\n",
+               "Error: syntax error at line 1, column 1: expected a statement such as SELECT, INSERT or "
+               "CREATE, found \"SELEC\"\n"
+               "SELEC 2; SELECT 3\n"
+               "^\n");
+    expect_run(NULL, ARGS("-c", "SELECT 1/0"), 1, "",
+               "Error: error at line 1, column 9: division by zero\n"
+               "SELECT 1/0\n"
+               "        ^\n");
+}
+
+Test(cli, stdin_statements_span_lines_and_semicolons_hide_in_literals_and_comments) {
+    expect_run("SELECT 1 AS a;\n"
+               "-- a comment; with a semicolon\n"
+               "SELECT 'x;\ny' AS \"b;\"\n"
+               ", E'it\\'s;' AS c; /* ; /* nested; */ ; */ SELECT\n"
+               "2 AS last\n",
+               ARGS("-list"), 0,
+               "a\n1\n"
+               "b;|c\nx;\ny|it's;\n"
+               "last\n2\n",
+               "");
+}
+
+Test(cli, stdin_error_names_the_line_and_stops) {
+    expect_run("SELECT 1 AS a;\n\nSELECT nme;\nSELECT 3 AS never;\n", ARGS("-csv"), 1, "a\n1\n",
+               "Error: stdin:3: error at line 1, column 8: column \"nme\" does not exist\n"
+               "SELECT nme;\n"
+               "       ^\n");
+}
+
+Test(cli, script_file_with_dot_commands) {
+    write_file(path_in("script.sql"), "CREATE TABLE s(k INTEGER, v TEXT);\n"
+                                      "INSERT INTO s VALUES (1, 'a'), (2, 'b');\n"
+                                      ".mode csv\n"
+                                      "SELECT * FROM s ORDER BY k;\n"
+                                      ".headers off\n"
+                                      ".mode list\n"
+                                      "SELECT v, k FROM s ORDER BY k DESC;\n"
+                                      ".mode\n");
+    expect_run(NULL, ARGS("-f", "script.sql"), 0, "k,v\n1,a\n2,b\nb|2\na|1\ncurrent output mode: list\n", "");
+}
+
+Test(cli, script_file_error_names_file_and_line) {
+    write_file(path_in("bad.sql"), "SELECT 1 AS a;\n.bogus\nSELECT 2;\n");
+    expect_run(NULL, ARGS("-list", "-f", "bad.sql"), 1, "a\n1\n",
+               "Error: bad.sql:2: unknown command \".bogus\"; .help lists the commands\n");
+    expect_run(NULL, ARGS("-f", "missing.sql"), 1, "",
+               "Error: cannot open \"missing.sql\": No such file or directory\n");
+}
+
+Test(cli, read_runs_a_file_and_quit_ends_the_shell) {
+    write_file(path_in("inc.sql"), "SELECT 'from inc' AS src;\n");
+    expect_run(".mode list\n.read inc.sql\nSELECT 'after' AS src;\n.quit\nSELECT 'never';\n", NULL, 0,
+               "src\nfrom inc\nsrc\nafter\n", "");
+}
+
+Test(cli, timer_prints_the_run_time) {
+    run_result r = run(".timer on\nSELECT 1 AS a;\n.timer off\nSELECT 2 AS b;\n", ARGS("-list"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char seconds[16];
+    cr_assert_eq(sscanf(r.out, "a\n1\nRun Time: real %15s\nb\n2\n", seconds), 1, "output:\n%s", r.out);
+    cr_expect(strlen(seconds) >= 5 && seconds[strlen(seconds) - 4] == '.', "seconds %s", seconds);
+    cr_expect(strstr(r.out, "\nb\n2\n") != NULL, "output:\n%s", r.out);
+    run_free(&r);
+}
+
+Test(cli, help_and_the_not_yet_supported_catalog_commands) {
+    run_result r = run(".help\n", NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, ".mode [MODE]") && strstr(r.out, ".timer on|off") && strstr(r.out, ".read FILE"),
+              "help:\n%s", r.out);
+    run_free(&r);
+    expect_run(".tables\n", NULL, 1, "",
+               "Error: stdin:1: .tables is not supported yet: the public API has no way to list tables\n");
+    expect_run(NULL, ARGS("-c", ".schema t"), 1, "",
+               "Error: .schema is not supported yet: the public API has no way to list tables\n");
+    expect_run(NULL, ARGS("-c", ".mode xml"), 1, "", "Error: usage: .mode table|csv|json|line|list\n");
+}
+
+Test(cli, database_file_and_positional_sql_persist) {
+    expect_run(NULL, ARGS("db.strata", "CREATE TABLE p(x INTEGER); INSERT INTO p VALUES (7)"), 0, "", "");
+    expect_run(NULL, ARGS("-csv", "db.strata", "SELECT x * 6 AS y FROM p"), 0, "y\n42\n", "");
+    expect_run("SELECT count(*) AS n FROM p;", ARGS("-json", "db.strata"), 0, "[{\"n\":1}]\n", "");
+}
+
+Test(cli, bad_options_are_refused) {
+    run_result r = run(NULL, ARGS("-bogus"));
+    cr_expect_eq(r.status, 1);
+    cr_expect(strncmp(r.err, "Error: unknown option -bogus\nusage: strata", 42) == 0, "stderr:\n%s", r.err);
+    run_free(&r);
+    expect_run(NULL, ARGS("-c"), 1, "", "Error: -c needs an argument\n");
+    expect_run(NULL, ARGS("a.db", "SELECT 1", "extra"), 1, "",
+               "Error: too many arguments (extra); quote the SQL as one argument\n");
+}
