@@ -5,6 +5,7 @@
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64)
 #   make bench-rowstore   the row-store benchmark against SQLite
+#   make fuzz-run   build the libFuzzer target with clang and run it FUZZ_SECONDS (60) seconds
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
 
@@ -13,6 +14,8 @@ SANITIZE ?= 0
 PORTABLE ?= 0
 
 DEB_PACKAGES := libsimde-dev libzstd-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev pkg-config
+# clang and its libFuzzer runtime build the fuzz target (make fuzz)
+DEB_PACKAGES += clang libclang-rt-dev
 
 ifeq ($(PORTABLE),1)
   ARCH := -march=x86-64
@@ -115,6 +118,48 @@ $(B)/tests/sql/slt_runner: tests/sql/slt_runner.c tests/sql/slt_md5.c tests/sql/
 
 test-sql: $(B)/tests/sql/slt_runner
 	$(B)/tests/sql/slt_runner $(SLT_ARGS) tests/sql
+
+# libFuzzer target over strata_exec (tests/fuzz/README.md), built with clang into $(BUILD)/fuzz/:
+# `make fuzz` builds it, `make fuzz-run FUZZ_SECONDS=60` runs it from a seed corpus made of the
+# statements of tests/sql/*.test; a crash leaves its input in $(BUILD)/fuzz/crash-*.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B := $(BUILD)/fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -O1 -g -fno-omit-frame-pointer -fPIC -pthread -Iinclude -Icore \
+  -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_B)/%.o,$(LIB_SRC))
+.PHONY: fuzz fuzz-run fuzz-check
+
+fuzz-check:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs clang with libFuzzer (Debian: clang libclang-rt-dev; run 'make deps')"; exit 1; }
+	@printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+	  | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null \
+	  || { echo "$(FUZZ_CC) cannot link -fsanitize=fuzzer: libFuzzer is missing (Debian: libclang-rt-dev; run 'make deps')"; exit 1; }
+
+$(FUZZ_B)/%.o: %.c $(wildcard include/*.h $(addsuffix /*.h,$(LIB_DIRS))) | fuzz-check
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_B)/fuzz_sql: tests/fuzz/fuzz_sql.c tests/helpers/sql_guard.h $(FUZZ_OBJ) | fuzz-check
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -lm
+
+fuzz: $(FUZZ_B)/fuzz_sql
+
+# The seed corpus: one file per statement or query of tests/sql (the SQL between the record's
+# first line and its result or the blank line that ends it).
+$(FUZZ_B)/seeds/.done: $(wildcard tests/sql/*/*.test)
+	@rm -rf $(FUZZ_B)/seeds && mkdir -p $(FUZZ_B)/seeds
+	@awk -v dir=$(FUZZ_B)/seeds ' \
+	  /^(statement|query)/ { insql = 1; sql = ""; next } \
+	  insql && (/^----/ || /^$$/) { if (sql != "") { n++; f = dir "/seed-" n; printf "%s", sql > f; close(f) } insql = 0; next } \
+	  insql { sql = sql (sql == "" ? "" : "\n") $$0 }' $(sort $(wildcard tests/sql/*/*.test))
+	@touch $@
+	@echo "seed corpus: $$(ls $(FUZZ_B)/seeds | wc -l) statements"
+
+fuzz-run: $(FUZZ_B)/fuzz_sql $(FUZZ_B)/seeds/.done
+	@mkdir -p $(FUZZ_B)/corpus
+	$(FUZZ_B)/fuzz_sql -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=4096 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/sql.dict -artifact_prefix=$(FUZZ_B)/ -print_final_stats=1 $(FUZZ_B)/corpus $(FUZZ_B)/seeds
 
 clean:
 	rm -rf build
