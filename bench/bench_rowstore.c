@@ -46,14 +46,10 @@
 #include <sqlite3.h>
 
 #include "../rowstore/kv.h"
+#include "bench_common.h"
 
 #ifndef BENCH_CFLAGS
 #define BENCH_CFLAGS "unknown (not built by `make bench-rowstore`)"
-#endif
-#ifdef __clang__
-#define COMPILER "clang " __clang_version__
-#else
-#define COMPILER "gcc " __VERSION__
 #endif
 #ifndef BENCH_LIB
 #define BENCH_LIB "unknown"
@@ -68,44 +64,11 @@
 /* Both engines get the same cache budget, large enough that the 1M-row database (about 110 MB)
 ** fits: "warm" reads then come from the engine cache, as the seeds define warm. */
 #define DEFAULT_CACHE_MIB 256
-#define FLOOR_WRITES 200
 #define DISK_CHECK_WRITES 32 /* the floor again, inside each engine's process, just before workload 5 */
 
 /* ---------------------------------------------------------------------------------------------
-** Small helpers: failure, time, deterministic data.
+** Deterministic data (failure, time and random numbers are in bench_common.h).
 */
-
-static const char *current_workload = "setup"; /* named by die() so a failure says where */
-static const char *current_engine = "harness";
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "bench_rowstore: %s, workload '%s': ", current_engine, current_workload);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* A uniform number in [0, n) without a division. */
-static uint64_t below(uint64_t *state, uint64_t n) {
-    return (uint64_t)(((unsigned __int128)splitmix64(state) * n) >> 64);
-}
 
 static uint8_t value_pool[POOL_BYTES + VALUE_LEN];
 
@@ -297,17 +260,17 @@ typedef struct engine {
 
 /* --- strata ---------------------------------------------------------------------------------- */
 
-typedef struct strata_db {
+typedef struct kvs_db {
     kv_db *db;
     kv_txn *txn;
     kv_cursor *cursor;
     int cursor_started;
     btree_buf value; /* kv_get copies into it; reused, so no allocation per get */
-} strata_db;
+} kvs_db;
 
-static void *strata_open(const char *path, int fresh, const options *o) {
+static void *kvs_open(const char *path, int fresh, const options *o) {
     (void)fresh;
-    strata_db *s = calloc(1, sizeof *s);
+    kvs_db *s = calloc(1, sizeof *s);
     if (s == NULL) die("out of memory");
     kv_options opt;
     memset(&opt, 0, sizeof opt);
@@ -318,38 +281,38 @@ static void *strata_open(const char *path, int fresh, const options *o) {
     return s;
 }
 
-static void strata_close(void *h) {
-    strata_db *s = h;
+static void kvs_close(void *h) {
+    kvs_db *s = h;
     int rc = kv_close(s->db);
     if (rc != STRATA_OK) die("kv_close: %s", strata_errstr(rc));
     btree_buf_free(&s->value);
     free(s);
 }
 
-static void strata_begin(strata_db *s, int write) {
+static void kvs_begin(kvs_db *s, int write) {
     strata_err err = {0};
     int rc = kv_begin(s->db, write, &s->txn, &err);
     if (rc != STRATA_OK) die("kv_begin(%d): %s (%s)", write, err.msg, strata_errstr(rc));
 }
 
-static void strata_begin_write(void *h) { strata_begin(h, 1); }
-static void strata_begin_read(void *h) { strata_begin(h, 0); }
+static void kvs_begin_write(void *h) { kvs_begin(h, 1); }
+static void kvs_begin_read(void *h) { kvs_begin(h, 0); }
 
-static void strata_commit(void *h) {
-    strata_db *s = h;
+static void kvs_commit(void *h) {
+    kvs_db *s = h;
     int rc = kv_commit(s->txn); /* frees the transaction in every case */
     s->txn = NULL;
     if (rc != STRATA_OK) die("kv_commit: %s", strata_errstr(rc));
 }
 
-static void strata_end_read(void *h) {
-    strata_db *s = h;
+static void kvs_end_read(void *h) {
+    kvs_db *s = h;
     kv_rollback(s->txn);
     s->txn = NULL;
 }
 
-static void strata_put(void *h, uint64_t key, const uint8_t *val, size_t vlen) {
-    strata_db *s = h;
+static void kvs_put(void *h, uint64_t key, const uint8_t *val, size_t vlen) {
+    kvs_db *s = h;
     uint8_t k[8];
     key_encode(k, key);
     int rc = kv_put(s->txn, k, sizeof k, val, vlen);
@@ -357,8 +320,8 @@ static void strata_put(void *h, uint64_t key, const uint8_t *val, size_t vlen) {
         die("kv_put(%llu): %s (%s)", (unsigned long long)key, kv_txn_errmsg(s->txn), strata_errstr(rc));
 }
 
-static void strata_get(void *h, uint64_t key, const uint8_t **val, size_t *vlen) {
-    strata_db *s = h;
+static void kvs_get(void *h, uint64_t key, const uint8_t **val, size_t *vlen) {
+    kvs_db *s = h;
     uint8_t k[8];
     key_encode(k, key);
     int rc = kv_get(s->txn, k, sizeof k, &s->value);
@@ -368,15 +331,15 @@ static void strata_get(void *h, uint64_t key, const uint8_t **val, size_t *vlen)
     *vlen = s->value.len;
 }
 
-static void strata_scan_begin(void *h) {
-    strata_db *s = h;
+static void kvs_scan_begin(void *h) {
+    kvs_db *s = h;
     int rc = kv_cursor_open(s->txn, &s->cursor);
     if (rc != STRATA_OK) die("kv_cursor_open: %s", strata_errstr(rc));
     s->cursor_started = 0;
 }
 
-static int strata_scan_next(void *h, uint64_t *key, const uint8_t **val, size_t *vlen) {
-    strata_db *s = h;
+static int kvs_scan_next(void *h, uint64_t *key, const uint8_t **val, size_t *vlen) {
+    kvs_db *s = h;
     int rc = s->cursor_started ? kv_cursor_next(s->cursor) : kv_cursor_first(s->cursor);
     s->cursor_started = 1;
     if (rc != STRATA_OK && rc != STRATA_DONE && rc != STRATA_NOTFOUND)
@@ -392,8 +355,8 @@ static int strata_scan_next(void *h, uint64_t *key, const uint8_t **val, size_t 
     return 1;
 }
 
-static void strata_scan_end(void *h) {
-    strata_db *s = h;
+static void kvs_scan_end(void *h) {
+    kvs_db *s = h;
     kv_cursor_close(s->cursor);
     s->cursor = NULL;
 }
@@ -415,15 +378,15 @@ static int row_source_next(void *arg, const void **key, size_t *klen, const void
     return STRATA_OK;
 }
 
-static void strata_load(void *h, uint64_t rows) {
-    strata_db *s = h;
+static void kvs_load(void *h, uint64_t rows) {
+    kvs_db *s = h;
     row_source src = {.next = 0, .end = rows};
     int rc = kv_load(s->txn, row_source_next, &src);
     if (rc != STRATA_OK) die("kv_load: %s (%s)", kv_txn_errmsg(s->txn), strata_errstr(rc));
 }
 
-static void strata_stats(void *h, int walk_tree, engine_stats *out) {
-    strata_db *s = h;
+static void kvs_stats(void *h, int walk_tree, engine_stats *out) {
+    kvs_db *s = h;
     pager_stats ps;
     pager_get_stats(kv_pager(s->db), &ps);
     out->syncs = (double)ps.syncs;
@@ -432,27 +395,27 @@ static void strata_stats(void *h, int walk_tree, engine_stats *out) {
     out->leaf_fill = NAN;
     if (!walk_tree) return;
     btree_stats bs;
-    strata_begin(s, 0);
+    kvs_begin(s, 0);
     if (btree_get_stats(kv_txn_pager(s->txn), kv_root(s->txn), &bs) == STRATA_OK)
         out->leaf_fill = bs.leaf_fill;
-    strata_end_read(s);
+    kvs_end_read(s);
 }
 
 static const engine strata_engine = {
     .name = "strata",
-    .open = strata_open,
-    .close = strata_close,
-    .begin_write = strata_begin_write,
-    .commit = strata_commit,
-    .begin_read = strata_begin_read,
-    .end_read = strata_end_read,
-    .put = strata_put,
-    .get = strata_get,
-    .scan_begin = strata_scan_begin,
-    .scan_next = strata_scan_next,
-    .scan_end = strata_scan_end,
-    .load = strata_load,
-    .stats = strata_stats,
+    .open = kvs_open,
+    .close = kvs_close,
+    .begin_write = kvs_begin_write,
+    .commit = kvs_commit,
+    .begin_read = kvs_begin_read,
+    .end_read = kvs_end_read,
+    .put = kvs_put,
+    .get = kvs_get,
+    .scan_begin = kvs_scan_begin,
+    .scan_next = kvs_scan_next,
+    .scan_end = kvs_scan_end,
+    .load = kvs_load,
+    .stats = kvs_stats,
 };
 
 /* --- SQLite ---------------------------------------------------------------------------------- */
@@ -700,48 +663,6 @@ static const metric_def metric_defs[M_COUNT] = {
 static const int checksum_metrics[] = {M_GET_ROWS,  M_GET_KEYS,  M_GET_VALUES,
                                        M_SCAN_ROWS, M_SCAN_KEYS, M_SCAN_VALUES};
 
-/* ---------------------------------------------------------------------------------------------
-** Peak memory of one workload: Linux resets the RSS high-water mark on "5" > /proc/self/clear_refs,
-** so VmHWM read after a workload is the peak during it (including what the process already held).
-*/
-
-static int peak_reset_works = 1;
-
-/* peak_reset starts a timed workload: it flushes the file data that this and earlier processes
-** left dirty (so that the kernel's background writeback of hundreds of megabytes does not run
-** during the timed part, whichever engine wrote them), then resets the memory high-water mark. */
-static void peak_reset(void) {
-    sync();
-    malloc_trim(0);
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f == NULL || fputs("5", f) < 0) peak_reset_works = 0;
-    if (f && fclose(f) != 0) peak_reset_works = 0;
-}
-
-static double peak_kib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    double kib = NAN;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lf kB", &kib) == 1) break;
-    if (f) fclose(f);
-    if (isnan(kib)) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        kib = (double)ru.ru_maxrss;
-    }
-    return kib;
-}
-
-static double file_size(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 ? (double)st.st_size : 0;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* ---------------------------------------------------------------------------------------------
 ** The workloads, written once for both engines. Each stores its figures in m[].
@@ -914,45 +835,6 @@ static void wl_commits(const engine *e, void *db, const options *o, double *m) {
     free(lat);
 }
 
-/* The floor of a durable commit: one 4 KiB pwrite + fdatasync, overwriting a synced file (as a
-** reused WAL is) and, for reference, appending to a new one (as a growing WAL is). Returns the
-** median of `writes` (at most FLOOR_WRITES) in µs; the file is removed. */
-static double floor_median_us(const char *path, int preallocate, int writes) {
-    static uint8_t page[4096];
-    memcpy(page, value_pool, sizeof page);
-    if (writes < 1 || writes > FLOOR_WRITES) die("floor: %d writes", writes);
-    int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
-    if (fd < 0) die("open %s: %s", path, strerror(errno));
-    if (preallocate) {
-        for (int i = 0; i < writes; i++)
-            if (pwrite(fd, page, sizeof page, (off_t)i * 4096) != (ssize_t)sizeof page)
-                die("pwrite: %s", strerror(errno));
-        if (fsync(fd) != 0) die("fsync: %s", strerror(errno));
-    }
-    uint64_t lat[FLOOR_WRITES];
-    for (int i = 0; i < writes; i++) {
-        page[0] = (uint8_t)i;
-        uint64_t t0 = now_ns();
-        if (pwrite(fd, page, sizeof page, (off_t)i * 4096) != (ssize_t)sizeof page)
-            die("pwrite: %s", strerror(errno));
-        if (fdatasync(fd) != 0) die("fdatasync: %s", strerror(errno));
-        lat[i] = now_ns() - t0;
-    }
-    close(fd);
-    unlink(path);
-    qsort(lat, (size_t)writes, sizeof lat[0], cmp_u64);
-    return (double)(lat[(writes - 1) / 2] + lat[writes / 2]) / 2 / 1e3;
-}
-
-/* io_pressure is the share of the last 10 s in which some task waited for I/O (Linux PSI), in
-** percent; NAN where the kernel does not report it. Another process's I/O shows up here. */
-static double io_pressure(void) {
-    FILE *f = fopen("/proc/pressure/io", "r");
-    double v = NAN;
-    if (f && fscanf(f, "some avg10=%lf", &v) != 1) v = NAN;
-    if (f) fclose(f);
-    return v;
-}
 
 /* ---------------------------------------------------------------------------------------------
 ** A child process: one engine, all workloads, figures written to <dir>/result.txt.
@@ -1067,17 +949,6 @@ typedef struct sample {
     double m[M_COUNT];
 } sample;
 
-typedef struct summary {
-    int n;
-    double median, min, max;
-} summary;
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 static void read_results(const char *dir, sample *s) {
     char path[4200], id[128];
@@ -1119,19 +990,7 @@ static void run_child(const char *exe, const options *o, const char *run_dir, sa
                           o->sqlite_page_size ? "--sqlite-page-size" : NULL,
                           psz,
                           NULL};
-    fflush(NULL);
-    uint64_t t0 = now_ns();
-    pid_t pid = fork();
-    if (pid < 0) die("fork: %s", strerror(errno));
-    if (pid == 0) {
-        execv(exe, (char *const *)argv);
-        fprintf(stderr, "bench_rowstore: exec %s: %s\n", exe, strerror(errno));
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) die("waitpid: %s", strerror(errno));
-    s->seconds = (double)(now_ns() - t0) / 1e9;
+    int status = run_process(argv, &s->seconds);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr,
                 "bench_rowstore: the %s child of repetition %d failed (%s %d); databases kept in %s\n",
@@ -1143,175 +1002,18 @@ static void run_child(const char *exe, const options *o, const char *run_dir, sa
     if (!o->keep) remove_tree(dir);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static summary summarize(const sample *samples, int nsamples, int engine, int metric) {
     double v[256];
-    summary s = {0, NAN, NAN, NAN};
-    for (int i = 0; i < nsamples && s.n < 256; i++)
-        if (samples[i].engine == engine && !isnan(samples[i].m[metric])) v[s.n++] = samples[i].m[metric];
-    if (s.n == 0) return s;
-    qsort(v, s.n, sizeof v[0], cmp_double);
-    s.min = v[0];
-    s.max = v[s.n - 1];
-    s.median = s.n % 2 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2;
-    return s;
+    int n = 0;
+    for (int i = 0; i < nsamples && n < 256; i++)
+        if (samples[i].engine == engine && !isnan(samples[i].m[metric])) v[n++] = samples[i].m[metric];
+    return summary_of(v, n);
 }
 
-/* Lower is better for every figure reported. */
-static const char *verdict(summary a, summary b, int is_size) {
-    if (a.n == 0 || b.n == 0) return "n/a";
-    if (a.n < 2 || b.n < 2) return "1 sample: none";
-    if (a.max < b.min) return is_size ? "smaller" : "faster";
-    if (a.min > b.max) return is_size ? "larger" : "slower";
-    return is_size && a.min == a.max && b.min == b.max ? "same" : "overlap";
-}
-
-/* --- environment ------------------------------------------------------------------------- */
-
-typedef struct environment {
-    char date[32], stamp[16], cpu[256], kernel[512], fs[64], commit[64];
-    char *git_status; /* porcelain output, "" when clean */
-    long cores;
-    double mem_gib;
-    char load_before[64], load_after[64];
-} environment;
-
-static void read_first_line(const char *cmd, char *out, size_t n) {
-    out[0] = '\0';
-    FILE *p = popen(cmd, "r");
-    if (p == NULL) return;
-    if (fgets(out, (int)n, p) == NULL) out[0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    pclose(p);
-}
-
-static char *read_all(const char *cmd) {
-    FILE *p = popen(cmd, "r");
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    if (buf == NULL) die("out of memory");
-    if (p) {
-        size_t n;
-        while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0)
-            if ((len += n) + 1 == cap && (buf = realloc(buf, cap *= 2)) == NULL) die("out of memory");
-        pclose(p);
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-static void load_average(char *out, size_t n) {
-    FILE *f = fopen("/proc/loadavg", "r");
-    out[0] = '\0';
-    if (f && fgets(out, (int)n, f)) out[strcspn(out, "\n")] = '\0';
-    if (f) fclose(f);
-    char *p = out; /* keep the three averages only */
-    for (int spaces = 0; *p; p++)
-        if (*p == ' ' && ++spaces == 3) *p = '\0';
-}
-
-static const char *fs_name(const char *dir) {
-    struct statfs sf;
-    if (statfs(dir, &sf) != 0) return "unknown";
-    switch ((unsigned long)sf.f_type) {
-    case 0xEF53: return "ext2/3/4";
-    case 0x58465342: return "xfs";
-    case 0x9123683E: return "btrfs";
-    case 0x01021994: return "tmpfs";
-    case 0x794C7630: return "overlayfs";
-    case 0x6969: return "nfs";
-    case 0x2FC12FC1: return "zfs";
-    case 0xF2F52010: return "f2fs";
-    default: return "other";
-    }
-}
-
-static void gather_environment(environment *env, const char *tmp_dir) {
-    memset(env, 0, sizeof *env);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(env->date, sizeof env->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    strftime(env->stamp, sizeof env->stamp, "%Y-%m-%d", &tm);
-
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            char *v = strchr(line, ':') + 1;
-            while (*v == ' ' || *v == '\t')
-                v++;
-            v[strcspn(v, "\n")] = '\0';
-            snprintf(env->cpu, sizeof env->cpu, "%s", v);
-            break;
-        }
-    if (f) fclose(f);
-    env->cores = sysconf(_SC_NPROCESSORS_ONLN);
-    f = fopen("/proc/meminfo", "r");
-    double kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemTotal: %lf kB", &kib) == 1) break;
-    if (f) fclose(f);
-    env->mem_gib = kib / (1024.0 * 1024.0);
-    struct utsname u;
-    if (uname(&u) == 0)
-        snprintf(env->kernel, sizeof env->kernel, "%s %s %s (%s)", u.sysname, u.release, u.machine,
-                 u.version);
-    snprintf(env->fs, sizeof env->fs, "%s", fs_name(tmp_dir));
-    read_first_line("git rev-parse --short HEAD 2>/dev/null", env->commit, sizeof env->commit);
-    if (env->commit[0] == '\0') snprintf(env->commit, sizeof env->commit, "unknown");
-    env->git_status = read_all("git status --porcelain 2>/dev/null");
-    load_average(env->load_before, sizeof env->load_before);
-}
 
 /* --- report ------------------------------------------------------------------------------ */
 
-/* A number for a table cell: grouped thousands when large, 3 significant digits when small. */
-static void fmt_num(char *out, size_t n, double v) {
-    if (isnan(v)) {
-        snprintf(out, n, "n/a");
-    } else if (fabs(v) >= 1000) {
-        char digits[64], *o = out;
-        int len = snprintf(digits, sizeof digits, "%.0f", v), lead = len % 3 ? len % 3 : 3;
-        for (int i = 0; i < len && (size_t)(o - out) + 2 < n; i++) {
-            if (i > 0 && (i - lead) % 3 == 0 && digits[i - 1] != '-') *o++ = ',';
-            *o++ = digits[i];
-        }
-        *o = '\0';
-    } else if (fabs(v) >= 100 || v == floor(v)) {
-        snprintf(out, n, "%.0f", v);
-    } else if (fabs(v) >= 10) {
-        snprintf(out, n, "%.1f", v);
-    } else {
-        snprintf(out, n, "%.2f", v);
-    }
-}
-
-static void fmt_summary(char *out, size_t n, summary s, double scale) {
-    char a[40], b[40], c[40];
-    if (s.n == 0) {
-        snprintf(out, n, "n/a");
-        return;
-    }
-    fmt_num(a, sizeof a, s.median * scale);
-    fmt_num(b, sizeof b, s.min * scale);
-    fmt_num(c, sizeof c, s.max * scale);
-    if (s.min == s.max)
-        snprintf(out, n, "%s", a);
-    else
-        snprintf(out, n, "%s (%s–%s)", a, b, c);
-}
-
-static void fmt_mib(char *out, size_t n, summary s) {
-    if (s.n == 0)
-        snprintf(out, n, "–");
-    else
-        snprintf(out, n, "%.0f", s.median / 1024);
-}
 
 /* "strata 1.2 (1.0–1.5), SQLite 1.1 (...)" for a figure of the environment recorded by each child. */
 static void fmt_by_engine(char *out, size_t n, const sample *samples, int nsamples, int metric) {
@@ -1447,28 +1149,6 @@ static void write_report(FILE *out, const options *o, const environment *env, co
         env->date, saved_as ? " Raw samples: " : "", saved_as ? saved_as : "");
 }
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v) {
-    if (isnan(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.10g", v);
-}
 
 static void write_json(FILE *f, const options *o, const environment *env, const sample *samples,
                        int nsamples) {
@@ -1602,17 +1282,7 @@ static void run_parent(const options *o) {
     cross_check(samples, nsamples);
 
     char md_path[512] = "", json_path[512] = "";
-    if (o->save) {
-        for (int i = 1;; i++) {
-            char suffix[16] = "";
-            if (i > 1) snprintf(suffix, sizeof suffix, "-%d", i);
-            snprintf(md_path, sizeof md_path, "bench/results/rowstore-%s-%s%s.md", env.stamp, env.commit,
-                     suffix);
-            snprintf(json_path, sizeof json_path, "bench/results/rowstore-%s-%s%s.json", env.stamp,
-                     env.commit, suffix);
-            if (access(md_path, F_OK) != 0 && access(json_path, F_OK) != 0) break;
-        }
-    }
+    if (o->save) result_paths("rowstore", &env, md_path, json_path, sizeof md_path);
     write_report(stdout, o, &env, samples, nsamples, o->save ? json_path : NULL);
     if (o->save) {
         FILE *f = fopen(md_path, "w");
@@ -1631,6 +1301,7 @@ static void run_parent(const options *o) {
 
 int main(int argc, char **argv) {
     options o;
+    bench_program = "bench_rowstore";
     parse_options(argc, argv, &o);
     value_pool_init();
     if (o.child_engine) {
