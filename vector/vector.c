@@ -107,6 +107,18 @@ void vec_scratch_free(void *p, size_t n) {
     free(p);
 }
 
+void vec_cache_release(void) {
+    pthread_mutex_lock(&cache_mu);
+    for (int c = 0; c < CACHE_CLASSES; c++)
+        while (cache_head[c]) {
+            cached_block *b = cache_head[c];
+            cache_head[c] = b->next;
+            cache_bytes -= cache_size[c];
+            free(b);
+        }
+    pthread_mutex_unlock(&cache_mu);
+}
+
 static size_t block_bytes(unsigned width) {
     return (size_t)VECTOR_SIZE * width + VALIDITY_WORDS * sizeof(uint64_t) + VECTOR_SIZE * sizeof(sel_t);
 }

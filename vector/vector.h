@@ -74,6 +74,9 @@ unsigned vec_phys_width(vec_phys p);
 ** malloc and free large blocks each time. Free with vec_scratch_free and the same n. */
 void *vec_scratch_alloc(size_t n);
 void vec_scratch_free(void *p, size_t n);
+/* vec_cache_release frees every cached block (memory pressure; tests that inject allocation
+** failures, which a cached block would otherwise hide). */
+void vec_cache_release(void);
 
 /* ---- selection vectors --------------------------------------------------------------------- */
 
