@@ -54,11 +54,13 @@ typedef struct shell {
 static sigjmp_buf prompt_jump;
 static volatile sig_atomic_t at_prompt;
 static volatile sig_atomic_t interrupted;
+static strata_db *running_db; /* the database a statement runs on, for strata_interrupt */
 
 static void on_sigint(int sig) {
     (void)sig;
     if (at_prompt) siglongjmp(prompt_jump, 1);
     interrupted = 1;
+    if (running_db) strata_interrupt(running_db); /* stops a long step too */
 }
 
 /* report writes an error to stderr, after what is already on stdout. source and line name the
@@ -167,7 +169,9 @@ static int run_sql(shell *sh, const char *sql, const char *source, long line) {
         }
         if (!st) return DONE_OK; /* only comments were left */
         interrupted = 0;
+        running_db = sh->db;
         rc = run_rows(sh, st);
+        running_db = NULL;
         strata_finalize(st);
         if (rc == STRATA_INTERRUPT) {
             report(source, line, "interrupted");
@@ -194,8 +198,8 @@ static const char help_text[] =
     ".mode [MODE]         Set the output mode (table, csv, json, line, list) or show it\n"
     ".quit                Exit the shell\n"
     ".read FILE           Run the SQL and dot commands of FILE\n"
-    ".schema [TABLE]      Show CREATE statements (not supported yet)\n"
-    ".tables              List the tables (not supported yet)\n"
+    ".schema [TABLE]      Show the DDL of every object, or of one table's\n"
+    ".tables              List the tables and views\n"
     ".timer on|off        Print the time each statement takes\n";
 
 /* split_args splits line in place into at most max words, honouring '...' and "..." quotes.
@@ -221,6 +225,28 @@ static bool on_off(const char *s, bool *out) {
     if (!strcmp(s, "on") || !strcmp(s, "yes") || !strcmp(s, "1")) return *out = true, true;
     if (!strcmp(s, "off") || !strcmp(s, "no") || !strcmp(s, "0")) return !(*out = false);
     return false;
+}
+
+/* print_schema prints the stored DDL of every object (or of those of one table), each ending
+** with ';', as the sqlite3 shell's .schema does. */
+static int print_schema(shell *sh, const char *table, const char *source, long lineno) {
+    strata_stmt *st;
+    const char *sql = table ? "SELECT sql FROM strata_catalog WHERE tbl_name = ? AND sql <> '' "
+                              "ORDER BY type DESC, name"
+                            : "SELECT sql FROM strata_catalog WHERE sql <> '' ORDER BY tbl_name, type DESC, name";
+    if (strata_prepare(sh->db, sql, &st, NULL) != STRATA_OK) {
+        report(source, lineno, "%s", strata_errmsg(sh->db));
+        return DONE_ERROR;
+    }
+    if (table) strata_bind_text(st, 1, table, -1);
+    int rc;
+    while ((rc = strata_step(st)) == STRATA_ROW) printf("%s;\n", strata_column_text(st, 0));
+    strata_finalize(st);
+    if (rc != STRATA_DONE) {
+        report(source, lineno, "%s", strata_errmsg(sh->db));
+        return DONE_ERROR;
+    }
+    return DONE_OK;
 }
 
 static int run_dot(shell *sh, char *line, const char *source, long lineno) {
@@ -284,9 +310,20 @@ static int run_dot(shell *sh, char *line, const char *source, long lineno) {
         sh->scan = saved.scan;
         return rc;
     }
-    if (!strcmp(cmd, "tables") || !strcmp(cmd, "schema")) {
-        report(source, lineno, ".%s is not supported yet: the public API has no way to list tables", cmd);
-        return DONE_ERROR;
+    if (!strcmp(cmd, "tables")) {
+        if (argc > 1) {
+            report(source, lineno, "usage: .tables");
+            return DONE_ERROR;
+        }
+        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type IN ('table', 'view') ORDER BY name", source,
+                       lineno);
+    }
+    if (!strcmp(cmd, "schema")) {
+        if (argc > 2) {
+            report(source, lineno, "usage: .schema [TABLE]");
+            return DONE_ERROR;
+        }
+        return print_schema(sh, argc == 2 ? argv[1] : NULL, source, lineno);
     }
     report(source, lineno, "unknown command \".%s\"; .help lists the commands", cmd);
     return DONE_ERROR;

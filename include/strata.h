@@ -159,6 +159,11 @@ const char *strata_column_text(strata_stmt *s, int i);
 const void *strata_column_blob(strata_stmt *s, int i);
 int strata_column_bytes(strata_stmt *s, int i);
 
+/* strata_interrupt makes every statement running on db stop at its next chunk of work with
+** STRATA_INTERRUPT (the statement's changes are rolled back, as for any error). It may be called
+** from another thread or a signal handler. */
+void strata_interrupt(strata_db *db);
+
 /* strata_changes: rows inserted, updated or deleted by the last INSERT/UPDATE/DELETE. */
 int64_t strata_changes(strata_db *db);
 

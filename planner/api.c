@@ -31,6 +31,7 @@ struct strata_db {
     strata_err err;   /* the last error */
     int64_t changes;
     strata_stmt *stmts; /* open statements */
+    volatile int interrupted; /* strata_interrupt: running statements stop */
 };
 
 struct strata_chunk {
@@ -68,6 +69,7 @@ struct strata_stmt {
     char **lines;
     uint32_t ncols_fixed;
     const char **names_fixed;
+    const char **decltypes; /* in mem: formatted on demand */
 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -148,6 +150,7 @@ static void stmt_release_run(strata_stmt *s);
 /* bind_stmt (re)parses and binds the statement's text against the current catalog. */
 static int bind_stmt(strata_stmt *s, strata_err *err) {
     arena_reset(&s->mem);
+    s->decltypes = NULL;
     s->plan = NULL;
     s->ast = NULL;
     sql_stmt *st;
@@ -190,7 +193,10 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     const char *t;
     int rc = sql_parse(&scratch, sql, &st, &t, &err);
     arena_free(&scratch);
-    if (rc) return db_error(db, &err, rc);
+    if (rc) {
+        if (db->txn) db->txn_aborted = true;
+        return db_error(db, &err, rc);
+    }
     if (tail) *tail = t;
     if (!st) return STRATA_OK;
     strata_stmt *s = calloc(1, sizeof *s);
@@ -208,6 +214,7 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     arena_init(&s->run, 0);
     arena_init(&s->param_mem, 0);
     if ((rc = bind_stmt(s, &err))) {
+        if (db->txn) db->txn_aborted = true; /* as PostgreSQL: any error aborts the transaction block */
         arena_free(&s->mem);
         arena_free(&s->run);
         arena_free(&s->param_mem);
@@ -410,6 +417,7 @@ static int run_ddl(strata_stmt *s) {
                 uint32_t *cols = arena_alloc(&s->run, (n + 1) * sizeof *cols);
                 expr **keys = arena_alloc(&s->run, ix->nkeys * sizeof *keys);
                 if (!cols || !keys) rc = err_set(&err, STRATA_NOMEM, "out of memory");
+                else memset(keys, 0, ix->nkeys * sizeof *keys);
                 for (uint32_t i = 0; i < n && !rc; i++) cols[i] = i;
                 for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
                     rc = bind_table_expr(&b, td, ix->keys[k], &keys[k]);
@@ -573,10 +581,56 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
 
 static const char *explain_names[] = {"plan"};
 
+static bool any_running(strata_db *db) {
+    for (strata_stmt *o = db->stmts; o; o = o->next)
+        if (o->running) return true;
+    return false;
+}
+
+void strata_interrupt(strata_db *db) {
+    if (db) db->interrupted = 1;
+}
+
+/* integrity_lines runs the whole-file check over every tree the catalog names. */
+static int integrity_lines(strata_stmt *s) {
+    strata_db *db = s->db;
+    strata_err err = {0};
+    pager_txn *t = db->txn;
+    int rc = STRATA_OK;
+    if (!t && (rc = pager_begin(db->p, 0, &t, &err))) return db_error(db, &err, rc);
+    catalog *c = &db->cat;
+    pgno_t *roots = malloc((c->ntables + c->nindexes + 1) * sizeof *roots);
+    uint32_t n = 0;
+    if (!roots) rc = err_set(&err, STRATA_NOMEM, "out of memory");
+    if (!rc) {
+        pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
+        if (croot) roots[n++] = croot;
+        for (uint32_t i = 0; i < c->ntables; i++) roots[n++] = c->tables[i]->root;
+        for (uint32_t i = 0; i < c->nindexes; i++) roots[n++] = c->indexes[i]->root;
+        btree_buf report = {0};
+        uint64_t problems = 0;
+        rc = btree_check_file(t, roots, n, &report, &problems, &err);
+        if (!rc && !problems) explain_add(s, "ok");
+        for (char *line = (char *)report.data; !rc && line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl) *nl = 0;
+            explain_add(s, line);
+            line = nl ? nl + 1 : NULL;
+        }
+        btree_buf_free(&report);
+    }
+    free(roots);
+    if (t != db->txn) pager_rollback(t);
+    return rc ? db_error(db, &err, rc) : STRATA_OK;
+}
+
+static const char *integrity_names[] = {"integrity_check"};
+
 static int start(strata_stmt *s) {
     strata_db *db = s->db;
     strata_err err = {0};
     int rc;
+    if (!any_running(db)) db->interrupted = 0;
     if (s->bound_version != db->schema_version && (rc = bind_stmt(s, &err))) return db_error(db, &err, rc);
     if (!s->ast) return STRATA_DONE;
     switch (s->ast->kind) {
@@ -601,6 +655,15 @@ static int start(strata_stmt *s) {
     case ST_INSERT:
     case ST_UPDATE:
     case ST_DELETE: break;
+    case ST_PRAGMA:
+        if (!strcmp(s->ast->set.name, "integrity_check")) {
+            if ((rc = integrity_lines(s))) return rc;
+            s->ncols_fixed = 1;
+            s->names_fixed = integrity_names;
+            s->running = true;
+            return STRATA_OK;
+        }
+        return db_errorf(db, STRATA_ERROR, "unrecognized PRAGMA \"%s\"", s->ast->set.name);
     default: return db_errorf(db, STRATA_ERROR, "statement not supported yet");
     }
     pager_txn *t;
@@ -609,7 +672,7 @@ static int start(strata_stmt *s) {
         return fail_statement(s, &(strata_err){STRATA_READONLY, "cannot write in a read-only transaction"}, STRATA_READONLY);
     memset(&s->x, 0, sizeof s->x);
     s->x = (exec_ctx){.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
-                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen};
+                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted};
     err_clear(&s->run_err);
     if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
     s->out_ready = true;
@@ -709,7 +772,8 @@ int strata_finalize(strata_stmt *s) {
 
 int strata_column_count(strata_stmt *s) {
     if (!s) return 0;
-    if (s->ast && s->ast->kind == ST_EXPLAIN) return 1;
+    if (s->ast && (s->ast->kind == ST_EXPLAIN || (s->ast->kind == ST_PRAGMA && !strcmp(s->ast->set.name, "integrity_check"))))
+        return 1;
     return s->plan ? (int)s->plan->ncols : 0;
 }
 
@@ -725,14 +789,26 @@ static bool col_ok(strata_stmt *s, int i) {
 const char *strata_column_name(strata_stmt *s, int i) {
     if (!col_ok(s, i)) return NULL;
     if (s->ast->kind == ST_EXPLAIN) return "plan";
+    if (s->ast->kind == ST_PRAGMA) return "integrity_check";
     const char *n = s->plan->names[i];
     return n ? n : "?column?";
 }
 
 const char *strata_column_decltype(strata_stmt *s, int i) {
     if (!col_ok(s, i)) return NULL;
-    if (s->ast->kind == ST_EXPLAIN) return "character varying";
-    return sql_type_name(s->plan->types[i].id);
+    if (s->ast->kind == ST_EXPLAIN || s->ast->kind == ST_PRAGMA) return "character varying";
+    if (!s->decltypes) {
+        s->decltypes = arena_alloc(&s->mem, s->plan->ncols * sizeof *s->decltypes);
+        if (!s->decltypes) return sql_type_name(s->plan->types[i].id);
+        memset(s->decltypes, 0, s->plan->ncols * sizeof *s->decltypes);
+    }
+    if (!s->decltypes[i]) {
+        char buf[64];
+        sql_type_format(s->plan->types[i], buf, sizeof buf);
+        s->decltypes[i] = arena_strdup(&s->mem, buf);
+        if (!s->decltypes[i]) return sql_type_name(s->plan->types[i].id);
+    }
+    return s->decltypes[i];
 }
 
 static bool have_row(strata_stmt *s) { return s->running && (s->nlines ? s->row < s->nlines : s->row < s->out.count); }
@@ -765,6 +841,7 @@ int strata_column_is_null(strata_stmt *s, int i) {
 int64_t strata_column_int64(strata_stmt *s, int i) {
     sql_value v, c;
     if (!row_value(s, i, &v) || v.is_null) return 0;
+    if (v.type.id == TYPE_DATE || v.type.id == TYPE_TIMESTAMP) return v.v.i; /* days, microseconds */
     strata_err err = {0};
     if (value_cast(&v, sql_type_make(TYPE_BIGINT), true, &s->run, &c, &err)) {
         db_error(s->db, &err, STRATA_ERROR);

@@ -1167,6 +1167,48 @@ static int bind_cte_ref(bind_ctx *b, cte_scope *cs, const sql_from *f, plan_op *
     return STRATA_OK;
 }
 
+/* bind_catalog_rows binds strata_catalog, the relation that lists the catalog as SQLite's
+** sqlite_schema does: (type, name, tbl_name, sql), one row per table, index and view, with the DDL
+** text stored for it. Its rows are those of the catalog when the statement is bound. */
+static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
+    catalog *c = b->cat;
+    uint32_t n = 0, cap = c->ntables + c->nindexes + c->nviews;
+    plan_op *p = new_op(b, PLAN_VALUES, 4);
+    if (!p) return nomem(b);
+    static const char *names[4] = {"type", "name", "tbl_name", "sql"};
+    p->values.cells = alloc0(b, (size_t)(cap + 1) * 4 * sizeof(expr *));
+    if (!p->values.cells) return nomem(b);
+    for (uint32_t i = 0; i < cap; i++) {
+        const char *type, *name, *tbl, *text;
+        if (i < c->ntables) {
+            table_def *td = c->tables[i];
+            type = "table", name = tbl = td->name, text = td->sql;
+        } else if (i < c->ntables + c->nindexes) {
+            index_def *ix = c->indexes[i - c->ntables];
+            type = "index", name = ix->name, tbl = ix->table->name, text = ix->sql;
+        } else {
+            view_def *v = c->views[i - c->ntables - c->nindexes];
+            type = "view", name = tbl = v->name, text = v->sql;
+        }
+        const char *vals[4] = {type, name, tbl, text ? text : ""};
+        for (int k = 0; k < 4; k++) {
+            expr *e = mk_const(b, value_text(vals[k], (uint32_t)strlen(vals[k])), f->off);
+            if (!e) return nomem(b);
+            p->values.cells[n * 4 + (uint32_t)k] = e;
+        }
+        n++;
+    }
+    p->values.nrows = n;
+    const char *alias = f->alias ? f->alias : "strata_catalog";
+    for (int k = 0; k < 4; k++) {
+        p->types[k] = sql_type_make(TYPE_VARCHAR);
+        p->names[k] = names[k];
+        if (scope_add(b, sc, alias, names[k], p->types[k])) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     int rc;
     switch (f->kind) {
@@ -1187,6 +1229,7 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
             b->depth--;
             return rc;
         }
+        if (!strcmp(f->table, "strata_catalog")) return bind_catalog_rows(b, f, out, sc);
         const char *s = catalog_suggest(b->cat, f->table);
         if (s) return bind_error(b, f->off, "relation \"%s\" does not exist (did you mean \"%s\"?)", f->table, s);
         return bind_error(b, f->off, "relation \"%s\" does not exist", f->table);

@@ -669,49 +669,74 @@ int catalog_drop(catalog *c, pager_txn *t, const sql_stmt *st, const char *sql, 
 
 /* rename_in_expr renames column references from `from` to `to` in an expression tree written
 ** over one table (CHECK, DEFAULT and index expressions). */
-static void rename_in_expr(sql_expr *e, const char *from, const char *to) {
-    if (!e) return;
+/* visit_cols calls fn on every column reference of an expression written over one table (CHECK,
+** DEFAULT and index expressions); it counts the calls that return true. */
+static int visit_cols(sql_expr *e, bool (*fn)(sql_expr *col, void *arg), void *arg) {
+    if (!e) return 0;
+    int n = 0;
     switch (e->kind) {
-    case EX_COL:
-        if (!strcmp(e->col.column, from)) e->col.column = to;
-        break;
-    case EX_UNARY: rename_in_expr(e->unary.arg, from, to); break;
-    case EX_IS_NULL: rename_in_expr(e->unary.arg, from, to); break;
+    case EX_COL: return fn(e, arg);
+    case EX_UNARY:
+    case EX_IS_NULL: return visit_cols(e->unary.arg, fn, arg);
     case EX_BINARY:
-    case EX_IS_DISTINCT:
-        rename_in_expr(e->binary.left, from, to);
-        rename_in_expr(e->binary.right, from, to);
-        break;
+    case EX_IS_DISTINCT: return visit_cols(e->binary.left, fn, arg) + visit_cols(e->binary.right, fn, arg);
     case EX_BETWEEN:
-        rename_in_expr(e->between.arg, from, to);
-        rename_in_expr(e->between.low, from, to);
-        rename_in_expr(e->between.high, from, to);
-        break;
+        return visit_cols(e->between.arg, fn, arg) + visit_cols(e->between.low, fn, arg) +
+               visit_cols(e->between.high, fn, arg);
     case EX_IN:
-        rename_in_expr(e->in.arg, from, to);
-        for (int i = 0; i < e->in.list.n; i++) rename_in_expr(e->in.list.items[i], from, to);
-        break;
+        n = visit_cols(e->in.arg, fn, arg);
+        for (int i = 0; i < e->in.list.n; i++) n += visit_cols(e->in.list.items[i], fn, arg);
+        return n;
     case EX_LIKE:
-        rename_in_expr(e->like.arg, from, to);
-        rename_in_expr(e->like.pattern, from, to);
-        rename_in_expr(e->like.escape, from, to);
-        break;
+        return visit_cols(e->like.arg, fn, arg) + visit_cols(e->like.pattern, fn, arg) + visit_cols(e->like.escape, fn, arg);
     case EX_CASE:
-        rename_in_expr(e->caseof.operand, from, to);
+        n = visit_cols(e->caseof.operand, fn, arg) + visit_cols(e->caseof.otherwise, fn, arg);
         for (int i = 0; i < e->caseof.whens.n; i++) {
             sql_when *w = e->caseof.whens.items[i];
-            rename_in_expr(w->when, from, to);
-            rename_in_expr(w->then, from, to);
+            n += visit_cols(w->when, fn, arg) + visit_cols(w->then, fn, arg);
         }
-        rename_in_expr(e->caseof.otherwise, from, to);
-        break;
-    case EX_CAST: rename_in_expr(e->cast.arg, from, to); break;
+        return n;
+    case EX_CAST: return visit_cols(e->cast.arg, fn, arg);
     case EX_FUNC:
-        for (int i = 0; i < e->func.args.n; i++) rename_in_expr(e->func.args.items[i], from, to);
-        break;
-    case EX_EXTRACT: rename_in_expr(e->extract.arg, from, to); break;
-    default: break;
+        for (int i = 0; i < e->func.args.n; i++) n += visit_cols(e->func.args.items[i], fn, arg);
+        return n;
+    case EX_EXTRACT: return visit_cols(e->extract.arg, fn, arg);
+    default: return 0;
     }
+}
+
+typedef struct rename_arg {
+    const char *from, *to;
+} rename_arg;
+
+static bool rename_col(sql_expr *col, void *arg) {
+    rename_arg *r = arg;
+    if (strcmp(col->col.column, r->from)) return false;
+    col->col.column = r->to;
+    return true;
+}
+
+static bool names_col(sql_expr *col, void *arg) { return !strcmp(col->col.column, (const char *)arg); }
+
+/* rename_in_expr renames column references from `from` to `to`. */
+static void rename_in_expr(sql_expr *e, const char *from, const char *to) {
+    rename_arg r = {from, to};
+    visit_cols(e, rename_col, &r);
+}
+
+/* index_text_append records a rename that followed an index's CREATE INDEX in its stored text,
+** which loading replays onto the index's keys (see load_entry). */
+static int index_text_append(ddl *d, index_def *ix, const sql_stmt *st) {
+    if (d->loading) return STRATA_OK;
+    size_t a = strlen(ix->sql), b = st->end - st->off;
+    char *s = arena_alloc(&d->c->mem, a + b + 3);
+    if (!s) return nomem(d->err);
+    memcpy(s, ix->sql, a);
+    memcpy(s + a, ";\n", 2);
+    memcpy(s + a + 2, d->sql + st->off, b);
+    s[a + b + 2] = 0;
+    ix->sql = s;
+    return entry_put(d, 'i', ix->name, ix->root, (ix->constraint ? FLAG_CONSTRAINT : 0) | (ix->primary ? 2 : 0), s);
 }
 
 /* The text stored for a table grows by each ALTER: "CREATE TABLE ...;\nALTER TABLE ...". */
@@ -810,9 +835,14 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
         if (ci == td->rowid_col) return ddl_error(d, st->off, "cannot drop column %s: it is the primary key of %s", st->alter.name, td->name);
         for (uint32_t k = 0; k < td->nindexes; k++)
             for (uint32_t j = 0; j < td->indexes[k]->nkeys; j++)
-                if (td->indexes[k]->key_cols[j] == ci || td->indexes[k]->key_cols[j] < 0)
+                if (td->indexes[k]->key_cols[j] == ci ||
+                    (td->indexes[k]->key_cols[j] < 0 && visit_cols(td->indexes[k]->keys[j], names_col, (void *)st->alter.name)))
                     return ddl_error(d, st->off, "cannot drop column %s because index %s depends on it",
                                      st->alter.name, td->indexes[k]->name);
+        for (uint32_t k = 0; k < td->nchecks; k++)
+            if (visit_cols(td->checks[k].expr, names_col, (void *)st->alter.name))
+                return ddl_error(d, st->off, "cannot drop column %s because constraint %s depends on it", st->alter.name,
+                                 td->checks[k].name);
         table_desc old = td->desc;
         uint32_t *keep = arena_alloc(&c->mem, td->ncols * sizeof *keep);
         column_def *nc = arena_alloc(&c->mem, td->ncols * sizeof *nc);
@@ -846,9 +876,11 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
         if (!to) return nomem(d->err);
         for (uint32_t k = 0; k < td->nchecks; k++) rename_in_expr(td->checks[k].expr, td->cols[ci].name, to);
         for (uint32_t k = 0; k < td->ncols; k++) rename_in_expr(td->cols[k].default_expr, td->cols[ci].name, to);
-        for (uint32_t k = 0; k < td->nindexes; k++)
+        for (uint32_t k = 0; k < td->nindexes; k++) {
             for (uint32_t j = 0; j < td->indexes[k]->nkeys; j++)
                 rename_in_expr(td->indexes[k]->keys[j], td->cols[ci].name, to);
+            if ((rc = index_text_append(d, td->indexes[k], st))) return rc;
+        }
         td->cols[ci].name = to;
         if ((rc = append_ddl(d, td, st))) return rc;
         break;
@@ -860,6 +892,8 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
         td->name = arena_strdup(&c->mem, st->alter.new_name);
         if (!td->name) return nomem(d->err);
         if ((rc = append_ddl(d, td, st))) return rc;
+        for (uint32_t k = 0; k < td->nindexes; k++)
+            if ((rc = index_text_append(d, td->indexes[k], st))) return rc;
         break;
     }
     }
@@ -984,9 +1018,23 @@ static int load_entry(catalog *c, pager_txn *t, const uint8_t *key, size_t klen,
             copy.alter.table = td ? td->name : st->alter.table;
             rc = apply_alter(&d, &copy, ap);
         } else if (st->kind == ST_CREATE_INDEX && kind == 'i') {
+            /* renames recorded after it apply to its keys and table name first */
+            sql_script rest = sc;
+            sql_stmt copy = *st;
+            for (;;) {
+                sql_stmt *al;
+                if ((rc = sql_script_next(&rest, &c->mem, &al, err)) || !al) break;
+                if (al->kind != ST_ALTER_TABLE) continue;
+                if (al->alter.action == ALTER_RENAME_TABLE && !strcmp(copy.create_index.table, al->alter.table))
+                    copy.create_index.table = al->alter.new_name;
+                else if (al->alter.action == ALTER_RENAME_COLUMN)
+                    for (int k = 0; k < copy.create_index.keys.n; k++)
+                        rename_in_expr(((sql_order *)copy.create_index.keys.items[k])->expr, al->alter.name, al->alter.new_name);
+            }
             index_def *ix;
-            rc = apply_create_index(&d, st, flags, &ix);
+            if (!rc) rc = apply_create_index(&d, &copy, flags, &ix);
             if (!rc && ix) ix->sql = text;
+            if (!rc) break; /* the ALTERs that follow were applied above */
         } else if (st->kind == ST_CREATE_VIEW && kind == 'v') {
             rc = apply_create_view(&d, st);
             if (!rc) c->views[c->nviews - 1]->sql = text;

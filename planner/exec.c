@@ -2140,6 +2140,7 @@ static int run_from(exec_ctx *x, pipeline *pl, int start, data_chunk **result) {
 static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     int rc;
     *result = NULL;
+    if (x->interrupt && *x->interrupt) return err_set(x->err, STRATA_INTERRUPT, "interrupted");
     for (int i = pl->nops - 1; i >= 0; i--)
         if (pl->more[i]) return run_from(x, pl, i, result);
     if (!pl->source_done) {

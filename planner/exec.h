@@ -31,6 +31,7 @@ struct exec_ctx {
     void *pipelines;   /* exec.c's pipelines of the running plan */
     sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
     uint32_t nouter;
+    volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */

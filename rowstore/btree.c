@@ -1866,3 +1866,83 @@ int btree_get_stats(pager_txn *t, pgno_t root, btree_stats *out) {
     out->leaf_fill = out->leaf_pages ? fill / (double)out->leaf_pages : 0;
     return rc;
 }
+
+/* ---- whole-file check --------------------------------------------------------------------- */
+
+#define BTREE_REPORT_MAX_LINES 1000
+
+typedef struct accounting {
+    uint8_t *owned;  /* bitmap over the pages */
+    pgno_t npages;
+    btree_buf *report;
+    uint64_t problems;
+} accounting;
+
+static void acc_problem(accounting *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void acc_problem(accounting *a, const char *fmt, ...) {
+    a->problems++;
+    if (!a->report || a->problems > BTREE_REPORT_MAX_LINES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    btree_buf_append_linev(a->report, fmt, ap);
+    va_end(ap);
+}
+
+static int acc_mark(void *arg, pgno_t pgno) {
+    accounting *a = arg;
+    if (pgno == 0 || pgno >= a->npages) {
+        acc_problem(a, "page %u: referenced but out of range (%u pages)", pgno, a->npages);
+        return STRATA_OK;
+    }
+    if (a->owned[pgno >> 3] & (1u << (pgno & 7)))
+        acc_problem(a, "page %u: owned twice (by the tree and the free list, or twice by one of them)", pgno);
+    a->owned[pgno >> 3] |= (uint8_t)(1u << (pgno & 7));
+    return STRATA_OK;
+}
+
+static int acc_mark_free(void *arg, pgno_t pgno, int is_trunk) {
+    (void)is_trunk;
+    return acc_mark(arg, pgno);
+}
+
+int btree_check_file(pager_txn *pt, const pgno_t *roots, uint32_t nroots, btree_buf *report, uint64_t *problems,
+                     strata_err *err) {
+    strata_err *te = pager_txn_err(pt);
+    accounting a;
+    memset(&a, 0, sizeof a);
+    a.report = report;
+    a.npages = pager_page_count(pt);
+    a.owned = calloc(a.npages / 8 + 1, 1);
+    int rc = STRATA_OK;
+    *problems = 0;
+    if (!a.owned) return err_set(err, STRATA_NOMEM, "out of memory (integrity check)");
+    for (uint32_t r = 0; r < nroots; r++) {
+        if (roots[r] >= a.npages) {
+            acc_problem(&a, "tree root %u out of range", roots[r]);
+            continue;
+        }
+        uint64_t tree_problems = 0;
+        rc = btree_check(pt, roots[r], acc_mark, &a, report, &tree_problems);
+        a.problems += tree_problems;
+        if (rc) {
+            err_set(err, te->code ? te->code : rc, "%s", te->code ? te->msg : strata_errstr(rc));
+            goto done;
+        }
+    }
+    rc = pager_freelist_walk(pt, acc_mark_free, &a);
+    if (rc == STRATA_CORRUPT) { /* a damaged free list is a finding, not a reason to stop */
+        acc_problem(&a, "%s", te->msg);
+        err_clear(te);
+        rc = STRATA_OK;
+    } else if (rc) {
+        err_set(err, te->code ? te->code : rc, "%s", te->code ? te->msg : strata_errstr(rc));
+        goto done;
+    }
+    for (pgno_t pg = 1; pg < a.npages; pg++)
+        if (!(a.owned[pg >> 3] & (1u << (pg & 7))))
+            acc_problem(&a, "page %u: leaked (neither in a tree nor on the free list)", pg);
+done:
+    free(a.owned);
+    *problems = a.problems;
+    return rc;
+}

@@ -95,6 +95,13 @@ int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
 int btree_check(pager_txn *t, pgno_t root, int (*mark)(void *arg, pgno_t pgno), void *arg,
                 btree_buf *report, uint64_t *problems);
 
+/* btree_check_file checks every tree of roots[0..nroots) with btree_check and then the page
+** accounting of the whole file: every page owned by exactly one tree or the free list, none
+** leaked. Problems go to report (may be NULL; at most 1000 lines) and *problems counts them.
+** Returns STRATA_OK when the check completed, whatever it found. */
+int btree_check_file(pager_txn *pt, const pgno_t *roots, uint32_t nroots, btree_buf *report, uint64_t *problems,
+                     strata_err *err);
+
 /* Statistics for tests and the benchmark: pages by kind and average leaf fill (0..1): the bytes
 ** of cells and cell offsets over the bytes a leaf has for them (page minus header), averaged over
 ** the leaves. depth counts levels, leaves included (1 for a tree that is a single leaf). */

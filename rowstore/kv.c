@@ -19,7 +19,6 @@
 #include <string.h>
 
 #define KV_ROOT_SLOT 0
-#define KV_REPORT_MAX_LINES 1000
 
 struct kv_db {
     pager *p;
@@ -218,82 +217,13 @@ int kv_checkpoint(kv_db *db, strata_err *err) { return pager_checkpoint(db->p, e
 
 /* ---- integrity check ---------------------------------------------------------------------- */
 
-typedef struct accounting {
-    uint8_t *owned;  /* bitmap over the pages */
-    pgno_t npages;
-    btree_buf *report;
-    uint64_t problems;
-} accounting;
-
-static void acc_problem(accounting *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void acc_problem(accounting *a, const char *fmt, ...) {
-    a->problems++;
-    if (!a->report || a->problems > KV_REPORT_MAX_LINES) return;
-    va_list ap;
-    va_start(ap, fmt);
-    btree_buf_append_linev(a->report, fmt, ap);
-    va_end(ap);
-}
-
-static int acc_mark(void *arg, pgno_t pgno) {
-    accounting *a = arg;
-    if (pgno == 0 || pgno >= a->npages) {
-        acc_problem(a, "page %u: referenced but out of range (%u pages)", pgno, a->npages);
-        return STRATA_OK;
-    }
-    if (a->owned[pgno >> 3] & (1u << (pgno & 7)))
-        acc_problem(a, "page %u: owned twice (by the tree and the free list, or twice by one of them)", pgno);
-    a->owned[pgno >> 3] |= (uint8_t)(1u << (pgno & 7));
-    return STRATA_OK;
-}
-
-static int acc_mark_free(void *arg, pgno_t pgno, int is_trunk) {
-    (void)is_trunk;
-    return acc_mark(arg, pgno);
-}
-
 int kv_integrity_check(kv_db *db, btree_buf *report, uint64_t *problems, strata_err *err) {
     pager_txn *pt;
     *problems = 0;
     int rc = pager_begin(db->p, 0, &pt, err);
     if (rc) return rc;
-    strata_err *te = pager_txn_err(pt);
-    accounting a;
-    memset(&a, 0, sizeof a);
-    a.report = report;
-    a.npages = pager_page_count(pt);
-    a.owned = calloc(a.npages / 8 + 1, 1);
-    if (!a.owned) {
-        rc = err_set(err, STRATA_NOMEM, "out of memory (integrity check)");
-        goto done;
-    }
-    uint64_t root = pager_meta_get(pt, KV_ROOT_SLOT);
-    if (root >= a.npages) {
-        acc_problem(&a, "page 0: tree root %llu out of range", (unsigned long long)root);
-    } else if (root != 0) {
-        uint64_t tree_problems = 0;
-        rc = btree_check(pt, (pgno_t)root, acc_mark, &a, report, &tree_problems);
-        a.problems += tree_problems;
-        if (rc) {
-            copy_err(err, pt, rc);
-            goto done;
-        }
-    }
-    rc = pager_freelist_walk(pt, acc_mark_free, &a);
-    if (rc == STRATA_CORRUPT) { /* a damaged free list is a finding, not a reason to stop */
-        acc_problem(&a, "%s", te->msg);
-        err_clear(te);
-        rc = STRATA_OK;
-    } else if (rc) {
-        copy_err(err, pt, rc);
-        goto done;
-    }
-    for (pgno_t pg = 1; pg < a.npages; pg++)
-        if (!(a.owned[pg >> 3] & (1u << (pg & 7))))
-            acc_problem(&a, "page %u: leaked (neither in the tree nor on the free list)", pg);
-done:
+    pgno_t root = (pgno_t)pager_meta_get(pt, KV_ROOT_SLOT);
+    rc = btree_check_file(pt, &root, root ? 1 : 0, report, problems, err);
     pager_rollback(pt);
-    free(a.owned);
-    *problems = a.problems;
     return rc;
 }

@@ -279,16 +279,18 @@ Test(cli, timer_prints_the_run_time) {
     run_free(&r);
 }
 
-Test(cli, help_and_the_not_yet_supported_catalog_commands) {
+Test(cli, help_tables_and_schema) {
     run_result r = run(".help\n", NULL);
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, ".mode [MODE]") && strstr(r.out, ".timer on|off") && strstr(r.out, ".read FILE"),
               "help:\n%s", r.out);
     run_free(&r);
-    expect_run(".tables\n", NULL, 1, "",
-               "Error: stdin:1: .tables is not supported yet: the public API has no way to list tables\n");
-    expect_run(NULL, ARGS("-c", ".schema t"), 1, "",
-               "Error: .schema is not supported yet: the public API has no way to list tables\n");
+    expect_run("CREATE TABLE zeta(a INTEGER);\nCREATE TABLE alpha(b TEXT);\nCREATE VIEW v AS SELECT a FROM zeta;\n"
+               ".mode list\n.tables\n",
+               NULL, 0, "name\nalpha\nv\nzeta\n", "");
+    expect_run("CREATE TABLE t(a INTEGER);\nCREATE INDEX ta ON t(a);\n.schema t\n", NULL, 0,
+               "CREATE TABLE t(a INTEGER);\nCREATE INDEX ta ON t(a);\n", "");
+    expect_run(".schema nosuch\n", NULL, 0, "", "");
     expect_run(NULL, ARGS("-c", ".mode xml"), 1, "", "Error: usage: .mode table|csv|json|line|list\n");
 }
 

@@ -58,15 +58,11 @@ static inline int sql_contains_word(const char *sql, const char *word) {
     return 0;
 }
 
-/* sql_known_crash says whether sql may hit a crash already reported:
-**   BUG index-key-uninit: CREATE INDEX whose key fails to bind frees uninitialized expression
-**   pointers (run_ddl in planner/api.c): "CREATE TABLE u(id INT, s TEXT); CREATE INDEX i ON u
-**   (x.id, s)" -> expr_release on 0xbebebebebebebebe under ASan.
-**   BUG explain-text-overflow: EXPLAIN read with strata_column_text (strata_exec with a callback)
-**   makes strata_finalize free past the text array: "EXPLAIN SELECT 1, 2" with a callback. */
+/* sql_known_crash says whether sql may hit a crash already reported (none open now; the two
+** found by the mutation test, an uninitialized index key array in CREATE INDEX and EXPLAIN's text
+** buffer in strata_finalize, are fixed). */
 static inline int sql_known_crash(const char *sql) {
-    if (sql_contains_word(sql, "INDEX")) return 1;
-    if (sql_contains_word(sql, "EXPLAIN")) return 1;
+    (void)sql;
     return 0;
 }
 
