@@ -93,10 +93,14 @@ $(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata.a $(B)/strata $(w
 	$(CC) $(CFLAGS_ALL) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
-test: deps-check $(TEST_BIN)
+test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner
 	@export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0; \
 	fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
+	echo "== SQL logic tests (in memory, then on disk)"; \
+	$(B)/tests/sql/slt_runner tests/sql | tail -1 | tee /dev/stderr | grep -q ' 0 failed$$' || fail=1; \
+	rm -rf $(B)/tests/sql/db; mkdir -p $(B)/tests/sql/db; \
+	$(B)/tests/sql/slt_runner --file-db $(B)/tests/sql/db tests/sql | tail -1 | tee /dev/stderr | grep -q ' 0 failed$$' || fail=1; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 deps-check:

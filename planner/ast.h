@@ -65,7 +65,8 @@ typedef enum sql_expr_kind {
     EX_FUNC,        /* f(args), count(*), count(DISTINCT x); SUBSTRING/TRIM forms become calls: func */
     EX_EXTRACT,     /* EXTRACT(field FROM x): extract */
     EX_EXISTS,      /* EXISTS (subquery): select */
-    EX_SUBQUERY     /* (SELECT ...) as a scalar: select */
+    EX_SUBQUERY,    /* (SELECT ...) as a scalar: select */
+    EX_QUANTIFIED   /* x op ANY|SOME|ALL (subquery): in.arg, in.select, in.op, in.all */
 } sql_expr_kind;
 
 typedef enum sql_op {
@@ -129,6 +130,8 @@ struct sql_expr {
             sql_expr *arg;
             sql_list list;      /* sql_expr; empty when select is set */
             sql_select *select; /* x IN (SELECT ...) */
+            sql_op op;          /* EX_QUANTIFIED: the comparison */
+            bool all;           /* EX_QUANTIFIED: ALL (ANY and SOME otherwise) */
         } in;
         struct {
             sql_expr *arg, *pattern, *escape; /* escape may be NULL */

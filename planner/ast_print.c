@@ -199,6 +199,12 @@ static void expr(FILE *f, const sql_expr *e) {
         fputs(e->kind == EX_EXISTS ? "(exists " : "(subquery ", f);
         select_(f, e->select);
         break;
+    case EX_QUANTIFIED:
+        fprintf(f, "(%s %s ", e->in.all ? "all" : "any", op_name(e->in.op));
+        expr(f, e->in.arg);
+        fputc(' ', f);
+        select_(f, e->in.select);
+        break;
     }
     fputc(')', f);
 }

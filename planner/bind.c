@@ -274,6 +274,7 @@ static bool has_aggregate(const sql_expr *a) {
             if (has_aggregate(a->in.list.items[i])) return true;
         return false;
     case EX_LIKE: return has_aggregate(a->like.arg) || has_aggregate(a->like.pattern);
+    case EX_QUANTIFIED: return has_aggregate(a->in.arg);
     case EX_CASE:
         if (has_aggregate(a->caseof.operand) || has_aggregate(a->caseof.otherwise)) return true;
         for (int i = 0; i < a->caseof.whens.n; i++) {
@@ -607,7 +608,7 @@ static int bind_expr(ectx *c, const sql_expr *a, expr **out) {
     }
     int rc;
     if (c->agg && !(a->kind == EX_FUNC && is_aggregate_name(a->func.name)) && !has_aggregate(a) &&
-        a->kind != EX_SUBQUERY && a->kind != EX_EXISTS) {
+        a->kind != EX_SUBQUERY && a->kind != EX_EXISTS && a->kind != EX_QUANTIFIED && a->kind != EX_IN) {
         /* aggregate mode: a GROUP BY key, a constant, or an error for a bare column */
         ectx pre = {b, c->agg->pre, NULL, "GROUP BY"};
         expr *plain;
@@ -884,6 +885,26 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
         break;
     }
     case EX_EXISTS: return bind_subquery(c, a->select, SUB_EXISTS, a->off, out);
+    case EX_QUANTIFIED: {
+        expr *sub, *arg;
+        if ((rc = bind_expr(c, a->in.arg, &arg)) ||
+            (rc = bind_subquery(c, a->in.select, a->in.all ? SUB_ALL : SUB_ANY, a->off, &sub)))
+            return rc;
+        plan_op *p = sub->sub.plan;
+        if (p->ncols != 1) return bind_error(b, a->off, "subquery has too many columns");
+        sql_type t;
+        expr probe = {.kind = EXPR_COL, .type = p->types[0]};
+        if ((rc = common_type(b, arg, &probe, a->off, &t))) return rc;
+        if (t.id == TYPE_NULL) t = sql_type_make(TYPE_VARCHAR);
+        if ((rc = bind_cast(b, arg, t, false, &arg)) || (rc = cast_columns(b, &p, &t))) return rc;
+        sub->sub.plan = p;
+        sub->sub.cmp = cmp_of[a->in.op];
+        sub->nargs = 1;
+        if (!(sub->args = alloc0(b, sizeof *sub->args))) return nomem(b);
+        sub->args[0] = arg;
+        *out = sub;
+        return STRATA_OK;
+    }
     case EX_SUBQUERY: return bind_subquery(c, a->select, SUB_SCALAR, a->off, out);
     }
     return *out ? STRATA_OK : nomem(b);
@@ -1476,6 +1497,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, sco
         }
     }
     ectx sel = {b, &sc, aggregating ? &ag : NULL, NULL};
+    uint8_t *untyped = NULL;
     /* the select list */
     uint32_t cap = 16, n = 0;
     expr **exprs = alloc0(b, cap * sizeof *exprs);
@@ -1513,10 +1535,15 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, sco
             exprs = ne, names = nn, cap *= 2;
         }
         if ((rc = bind_expr(&sel, tg->expr, &exprs[n]))) return rc;
+        if (exprs[n]->untyped && exprs[n]->kind == EXPR_CONST && exprs[n]->type.id == TYPE_VARCHAR) {
+            if (!untyped && !(untyped = alloc0(b, (size_t)q->targets.n + 64))) return nomem(b);
+            if (n < (uint32_t)q->targets.n + 64) untyped[n] = 1;
+        }
         if ((rc = settle(b, &exprs[n]))) return rc;
         names[n++] = tg->alias ? tg->alias : default_name(tg->expr);
     }
     expr *having = NULL;
+    if (untyped && n > (uint32_t)q->targets.n + 64) untyped = NULL; /* SELECT * made the list long: give up the hint */
     if (q->having) {
         if ((rc = bind_expr(&sel, q->having, &having)) || (rc = require_bool(b, &having, "HAVING"))) return rc;
     }
@@ -1590,6 +1617,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, sco
             if (!(vis[i] = mk_col(b, i, p->types[i], 0))) return nomem(b);
         if ((rc = project(b, p, vis, names, nvisible, &p))) return rc;
     }
+    p->untyped = untyped;
     *out = p;
     return STRATA_OK;
 }
@@ -1703,7 +1731,8 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         if (!t) return nomem(b);
         for (uint32_t i = 0; i < l->ncols && !rc; i++) {
             strata_err tmp = {0};
-            if (value_common_type(l->types[i], r->types[i], 0, &t[i], &tmp)) rc = type_error(b, q->off, &tmp);
+            int flags = (l->untyped && l->untyped[i] ? VALUE_LITERAL_A : 0) | (r->untyped && r->untyped[i] ? VALUE_LITERAL_B : 0);
+            if (value_common_type(l->types[i], r->types[i], flags, &t[i], &tmp)) rc = type_error(b, q->off, &tmp);
             if (t[i].id == TYPE_NULL) t[i] = sql_type_make(TYPE_VARCHAR);
         }
         if (rc || (rc = cast_columns(b, &l, t)) || (rc = cast_columns(b, &r, t))) break;
@@ -1957,6 +1986,76 @@ static int bind_returning(bind_ctx *b, table_def *td, const sql_list *ret, plan_
     return STRATA_OK;
 }
 
+/* bind_on_conflict finds the arbiter of ON CONFLICT (the rowid or a unique index whose keys are
+** exactly the columns named) and binds DO UPDATE's SET and WHERE over the existing row's columns
+** followed by the proposed row's ("excluded"). */
+static int bind_on_conflict(bind_ctx *b, table_def *td, const sql_stmt *st, plan_op *p) {
+    const sql_on_conflict *oc = st->insert.on_conflict;
+    uint32_t n = td->ncols;
+    int rc;
+    p->dml.on_conflict_nothing = !oc->do_update;
+    p->dml.on_conflict_update = oc->do_update;
+    if (!oc->columns.n) {
+        if (oc->do_update)
+            return bind_error(b, oc->off, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
+        return STRATA_OK; /* DO NOTHING on any unique constraint */
+    }
+    uint32_t want[64];
+    uint32_t nw = (uint32_t)oc->columns.n;
+    if (nw > 64) return bind_error(b, oc->off, "too many ON CONFLICT columns");
+    for (uint32_t k = 0; k < nw; k++) {
+        int ci = -1;
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(td->cols[i].name, oc->columns.items[k])) ci = (int)i;
+        if (ci < 0) return bind_error(b, oc->off, "column \"%s\" does not exist", (const char *)oc->columns.items[k]);
+        want[k] = (uint32_t)ci;
+    }
+    if (nw == 1 && (int32_t)want[0] == td->rowid_col) {
+        p->dml.conflict_rowid = true;
+    } else {
+        for (uint32_t i = 0; i < td->nindexes && !p->dml.conflict_index; i++) {
+            index_def *ix = td->indexes[i];
+            if (!ix->unique || ix->nkeys != nw) continue;
+            bool all = true;
+            for (uint32_t k = 0; k < nw && all; k++) {
+                bool found = false;
+                for (uint32_t j = 0; j < ix->nkeys; j++) found |= ix->key_cols[j] == (int32_t)want[k];
+                all = found;
+            }
+            if (all) p->dml.conflict_index = ix;
+        }
+        if (!p->dml.conflict_index)
+            return bind_error(b, oc->off, "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+    }
+    if (!oc->do_update) return STRATA_OK;
+    scope sc = {0};
+    const char *tname = st->insert.alias ? st->insert.alias : td->name;
+    for (uint32_t i = 0; i < 2 * n; i++)
+        if (scope_add(b, &sc, i < n ? tname : "excluded", td->cols[i % n].name, td->cols[i % n].type)) return nomem(b);
+    ectx c = {b, &sc, NULL, "ON CONFLICT DO UPDATE"};
+    p->dml.nconflict_set = (uint32_t)oc->set.n;
+    p->dml.conflict_cols = alloc0(b, (size_t)oc->set.n * sizeof *p->dml.conflict_cols);
+    p->dml.conflict_values = alloc0(b, (size_t)oc->set.n * sizeof *p->dml.conflict_values);
+    if (!p->dml.conflict_cols || !p->dml.conflict_values) return nomem(b);
+    for (int k = 0; k < oc->set.n; k++) {
+        sql_assign *as = oc->set.items[k];
+        int ci = -1;
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(td->cols[i].name, as->column)) ci = (int)i;
+        if (ci < 0) return bind_error(b, as->off, "column \"%s\" of relation \"%s\" does not exist", as->column, td->name);
+        expr *v;
+        if (as->value->kind == EX_DEFAULT) rc = column_default(b, td, (uint32_t)ci, as->off, &v);
+        else if (!(rc = bind_expr(&c, as->value, &v))) rc = bind_cast(b, v, td->cols[ci].type, false, &v);
+        if (rc) return rc;
+        p->dml.conflict_cols[k] = (uint32_t)ci;
+        p->dml.conflict_values[k] = v;
+    }
+    if (oc->where && ((rc = bind_expr(&c, oc->where, &p->dml.conflict_where)) ||
+                      (rc = require_bool(b, &p->dml.conflict_where, "WHERE"))))
+        return rc;
+    return STRATA_OK;
+}
+
 int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     int rc = STRATA_OK;
     table_def *td = dml_table(b, st->insert.table, st->off, &rc);
@@ -2052,10 +2151,7 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     if (!p) return nomem(b);
     p->child[0] = src;
     p->dml.table = td;
-    if (st->insert.on_conflict) {
-        if (st->insert.on_conflict->do_update) return bind_error(b, st->insert.on_conflict->off, "ON CONFLICT DO UPDATE is not supported yet");
-        p->dml.on_conflict_nothing = true;
-    }
+    if (st->insert.on_conflict && (rc = bind_on_conflict(b, td, st, p))) return rc;
     if ((rc = bind_returning(b, td, &st->insert.returning, p))) return rc;
     *out = p;
     return STRATA_OK;
@@ -2079,11 +2175,40 @@ int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     int rc = STRATA_OK;
     table_def *td = dml_table(b, st->update.table, st->off, &rc);
     if (!td) return rc;
-    if (st->update.from) return bind_error(b, st->update.from->off, "UPDATE ... FROM is not supported yet");
     scope sc = {0};
     plan_op *src;
-    if ((rc = dml_source(b, td, st->update.alias, st->update.where, &src, &sc))) return rc;
     uint32_t n = td->ncols;
+    if (st->update.from) {
+        /* UPDATE ... FROM: the table (with its rowid) joined with the FROM items; WHERE links them */
+        plan_op *fp, *tp;
+        scope fsc = {0};
+        const char *alias = st->update.alias ? st->update.alias : td->name;
+        if ((rc = scan_table(b, td, alias, true, &tp, &sc)) || (rc = scope_add(b, &sc, alias, "rowid", sql_type_make(TYPE_BIGINT))))
+            return rc;
+        sc.cols[n].hidden = true;
+        if ((rc = bind_from(b, st->update.from, &fp, &fsc))) return rc;
+        plan_op *j = new_op(b, PLAN_NL_JOIN, tp->ncols + fp->ncols);
+        if (!j) return nomem(b);
+        j->child[0] = tp;
+        j->child[1] = fp;
+        j->join.kind = JK_INNER;
+        for (uint32_t i = 0; i < tp->ncols; i++) j->types[i] = tp->types[i], j->names[i] = tp->names[i];
+        for (uint32_t i = 0; i < fp->ncols; i++) j->types[tp->ncols + i] = fp->types[i], j->names[tp->ncols + i] = fp->names[i];
+        for (uint32_t i = 0; i < fsc.n; i++) {
+            if (scope_add(b, &sc, fsc.cols[i].table, fsc.cols[i].name, fsc.cols[i].type)) return nomem(b);
+            sc.cols[sc.n - 1].hidden = fsc.cols[i].hidden;
+        }
+        src = j;
+        if (st->update.where) {
+            ectx c = {b, &sc, NULL, "WHERE"};
+            expr *w;
+            if ((rc = bind_expr(&c, st->update.where, &w)) || (rc = require_bool(b, &w, "WHERE")) ||
+                (rc = place_all(b, &src, w, false)) || (rc = choose_access(b, src)))
+                return rc;
+        }
+    } else if ((rc = dml_source(b, td, st->update.alias, st->update.where, &src, &sc))) {
+        return rc;
+    }
     expr **ex = alloc0(b, (n + 1) * sizeof *ex);
     if (!ex) return nomem(b);
     if (!(ex[0] = mk_col(b, n, sql_type_make(TYPE_BIGINT), st->off))) return nomem(b);

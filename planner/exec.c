@@ -288,6 +288,11 @@ typedef struct dml_state {
     bool done;
     expr **checks;       /* bound CHECK constraints */
     expr ***index_keys;  /* per index: bound key expressions */
+    data_chunk pair;     /* ON CONFLICT DO UPDATE: the existing row, then the proposed one */
+    data_chunk upd;      /* ... and the row it becomes: rowid, then the table's columns */
+    int64_t *aff;        /* ... rowids this statement inserted or updated (open addressing) */
+    uint8_t *aff_used;
+    uint32_t aff_cap, aff_n;
     data_chunk old;      /* UPDATE/DELETE: rows as they were */
     data_chunk row;      /* the table columns of the input (the part after the rowid) */
     int64_t *rowids;
@@ -1251,6 +1256,18 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     if ((rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
     if ((rc = chunk_init(&s->old, td->types, td->ncols, x->err))) return rc;
     s->hold = dml_must_hold(p->child[0], td);
+    if (p->dml.on_conflict_update) {
+        sql_type *t2 = arena_alloc(x->mem, (2 * td->ncols + 1) * sizeof *t2);
+        if (!t2) return nomem(x);
+        t2[0] = sql_type_make(TYPE_BIGINT);
+        for (uint32_t i = 0; i < td->ncols; i++) t2[1 + i] = td->types[i];
+        if ((rc = chunk_init(&s->upd, t2, td->ncols + 1, x->err))) return rc;
+        for (uint32_t i = 0; i < 2 * td->ncols; i++) t2[i] = td->types[i % td->ncols];
+        if ((rc = chunk_init(&s->pair, t2, 2 * td->ncols, x->err))) return rc;
+        for (uint32_t k = 0; k < p->dml.nconflict_set; k++)
+            if ((rc = expr_prepare(p->dml.conflict_values[k], x->err))) return rc;
+        if (p->dml.conflict_where && (rc = expr_prepare(p->dml.conflict_where, x->err))) return rc;
+    }
     if ((rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     s->row.ncols = td->ncols;
     return STRATA_OK;
@@ -1265,6 +1282,12 @@ static void dml_close(plan_op *p) {
         for (uint32_t k = 0; k < td->indexes[i]->nkeys && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
     coll_free(&s->returned);
     coll_free(&s->pending);
+    chunk_free(&s->pair);
+    chunk_free(&s->upd);
+    free(s->aff);
+    free(s->aff_used);
+    for (uint32_t k = 0; k < p->dml.nconflict_set; k++) expr_release(p->dml.conflict_values[k]);
+    expr_release(p->dml.conflict_where);
     chunk_free(&s->old);
     btree_buf_free(&s->key);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
@@ -1377,12 +1400,14 @@ static int index_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, 
     return STRATA_OK;
 }
 
-/* unique_conflict says whether row r would violate the rowid key or a unique index. */
-static int unique_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, uint32_t r, int64_t rowid,
-                           bool *conflict) {
+/* find_conflict says whether row r conflicts with an existing row on the ON CONFLICT arbiter (the
+** rowid or one index), or without one on the rowid or any unique index; *other gets that row. */
+static int find_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, uint32_t r, int64_t rowid,
+                         bool *conflict, int64_t *other) {
     table_def *td = p->dml.table;
+    bool any = !p->dml.conflict_rowid && !p->dml.conflict_index;
     *conflict = false;
-    if (td->rowid_col >= 0) {
+    if (td->rowid_col >= 0 && (any || p->dml.conflict_rowid)) {
         uint8_t found = 0;
         uint32_t none = 0;
         chunk_reset(&s->old);
@@ -1390,19 +1415,19 @@ static int unique_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *ro
         if (rc) return table_error(x, rc);
         if (found) {
             *conflict = true;
+            *other = rowid;
             return STRATA_OK;
         }
     }
     for (uint32_t i = 0; i < td->nindexes; i++) {
         index_def *ix = td->indexes[i];
-        if (!ix->unique) continue;
+        if (!ix->unique || (!any && ix != p->dml.conflict_index)) continue;
         vector *vecs[ix->nkeys];
         int rc = index_keys_eval(x, s, ix, i, row, vecs);
         if (rc) return rc;
         if (keys_have_null(vecs, ix->nkeys, r)) continue;
         if ((rc = encode_key(x, s, vecs, ix->nkeys, r))) return rc;
-        int64_t other;
-        rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
+        rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, other);
         if (rc == STRATA_OK) {
             *conflict = true;
             return STRATA_OK;
@@ -1410,6 +1435,88 @@ static int unique_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *ro
         if (rc != STRATA_NOTFOUND) return table_error(x, rc);
     }
     return STRATA_OK;
+}
+
+/* The rowids an upsert touched: DO UPDATE may not change a row twice in one statement. */
+static int affected_add(exec_ctx *x, dml_state *s, int64_t rowid, bool *was) {
+    if (2 * (s->aff_n + 1) > s->aff_cap) {
+        uint32_t nc = s->aff_cap ? 2 * s->aff_cap : 1024;
+        int64_t *na = malloc(nc * sizeof *na);
+        uint8_t *nu = calloc(nc, 1);
+        if (!na || !nu) {
+            free(na);
+            free(nu);
+            return nomem(x);
+        }
+        for (uint32_t i = 0; i < s->aff_cap; i++)
+            if (s->aff_used[i]) {
+                uint32_t h = (uint32_t)vec_hash_i64(s->aff[i]) & (nc - 1);
+                while (nu[h]) h = (h + 1) & (nc - 1);
+                nu[h] = 1, na[h] = s->aff[i];
+            }
+        free(s->aff);
+        free(s->aff_used);
+        s->aff = na, s->aff_used = nu, s->aff_cap = nc;
+    }
+    uint32_t h = (uint32_t)vec_hash_i64(rowid) & (s->aff_cap - 1);
+    for (; s->aff_used[h]; h = (h + 1) & (s->aff_cap - 1))
+        if (s->aff[h] == rowid) {
+            *was = true;
+            return STRATA_OK;
+        }
+    s->aff_used[h] = 1;
+    s->aff[h] = rowid;
+    s->aff_n++;
+    *was = false;
+    return STRATA_OK;
+}
+
+static int update_sink(exec_ctx *x, plan_op *p, data_chunk *in);
+
+/* upsert_update applies DO UPDATE to existing row `other` for proposed row r of in. */
+static int upsert_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, uint32_t r, int64_t other) {
+    table_def *td = p->dml.table;
+    uint32_t n = td->ncols;
+    bool was;
+    int rc = affected_add(x, s, other, &was);
+    if (rc) return rc;
+    if (was)
+        return err_set(x->err, STRATA_ERROR,
+                       "ON CONFLICT DO UPDATE command cannot affect row a second time\nHINT: Ensure that no rows "
+                       "proposed for insertion within the same command have duplicate constrained values.");
+    uint32_t *all = arena_alloc(x->mem, n * sizeof *all);
+    if (!all) return nomem(x);
+    for (uint32_t c = 0; c < n; c++) all[c] = c;
+    chunk_reset(&s->old);
+    if ((rc = table_get(x->txn, &td->desc, all, n, &other, 1, &s->old, NULL))) return table_error(x, rc);
+    if (s->old.count != 1) return err_set(x->err, STRATA_CORRUPT, "row of \"%s\" vanished during ON CONFLICT", td->name);
+    chunk_reset(&s->pair);
+    sel_t rr = r;
+    for (uint32_t c = 0; c < n; c++) {
+        if ((rc = vec_copy(&s->pair.cols[c], 0, &s->old.cols[c], NULL, 1, x->err)) ||
+            (rc = vec_copy(&s->pair.cols[n + c], 0, &in->cols[c], &rr, 1, x->err)))
+            return rc;
+    }
+    s->pair.count = 1;
+    if (p->dml.conflict_where) {
+        sel_t sel[1];
+        uint32_t m;
+        if ((rc = expr_select(x, p->dml.conflict_where, &s->pair, 1, sel, &m))) return rc;
+        if (!m) return STRATA_OK; /* the WHERE of DO UPDATE keeps the row as it is */
+    }
+    chunk_reset(&s->upd);
+    ((int64_t *)s->upd.cols[0].data)[0] = other;
+    for (uint32_t c = 0; c < n; c++)
+        if ((rc = vec_copy(&s->upd.cols[1 + c], 0, &s->old.cols[c], NULL, 1, x->err))) return rc;
+    for (uint32_t k = 0; k < p->dml.nconflict_set; k++) {
+        expr *e = p->dml.conflict_values[k];
+        if ((rc = expr_eval(x, e, &s->pair, 1))) return rc;
+        vector *dst = &s->upd.cols[1 + p->dml.conflict_cols[k]];
+        vec_reset(dst);
+        if ((rc = vec_copy(dst, 0, e->result, NULL, 1, x->err))) return rc;
+    }
+    s->upd.count = 1;
+    return update_sink(x, p, &s->upd);
 }
 
 /* fk_check: every foreign key of rows of row must find its referenced row. */
@@ -1564,36 +1671,45 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     }
     sel_t keep[VECTOR_SIZE];
     uint32_t nkeep = 0;
+    bool upsert = p->dml.on_conflict_nothing || p->dml.on_conflict_update;
+    int64_t *rowids = s->rowids; /* upsert_update's UPDATE takes s->rowids over: keep ours apart */
+    int64_t own[upsert ? VECTOR_SIZE : 1];
+    if (upsert) rowids = own;
+    if (upsert && (rc = fk_check(x, p, s, in))) return rc;
     for (uint32_t r = 0; r < n; r++) {
         if (td->rowid_col >= 0) {
             sql_value v;
             vec_get_value(&in->cols[td->rowid_col], r, &v);
-            s->rowids[r] = v.v.i;
+            rowids[r] = v.v.i;
         } else {
             if (td->next_rowid == INT64_MAX) return err_set(x->err, STRATA_FULL, "table \"%s\" has no rowids left", td->name);
-            s->rowids[r] = td->next_rowid++;
+            rowids[r] = td->next_rowid++;
         }
-        if (p->dml.on_conflict_nothing) {
-            bool conflict;
-            if ((rc = unique_conflict(x, p, s, in, r, s->rowids[r], &conflict))) return rc;
-            if (conflict) continue;
+        if (!upsert) {
+            keep[nkeep++] = r;
+            continue;
+        }
+        /* one row at a time: a row may conflict with one inserted just before it */
+        bool conflict;
+        int64_t other;
+        if ((rc = find_conflict(x, p, s, in, r, rowids[r], &conflict, &other))) return rc;
+        if (conflict) {
+            if (p->dml.on_conflict_update && (rc = upsert_update(x, p, s, in, r, other))) return rc;
+            continue;
         }
         keep[nkeep] = r;
-        /* rows of one statement that collide with each other: insert one at a time then */
-        if (p->dml.on_conflict_nothing) {
-            int64_t rid = s->rowids[r];
-            if ((rc = table_insert(x->txn, &td->desc, in, &keep[nkeep], 1, &rid))) return table_error(x, rc);
-            uint8_t sk[VECTOR_SIZE];
-            memset(sk, 1, n);
-            sk[r] = 0;
-            int64_t rids[VECTOR_SIZE];
-            rids[r] = rid;
-            if ((rc = index_update(x, p, s, in, rids, true, sk))) return rc;
-        }
+        int64_t rid = rowids[r];
+        if ((rc = table_insert(x->txn, &td->desc, in, &keep[nkeep], 1, &rid))) return table_error(x, rc);
+        uint8_t sk[VECTOR_SIZE];
+        memset(sk, 1, n);
+        sk[r] = 0;
+        if ((rc = index_update(x, p, s, in, rowids, true, sk))) return rc;
+        bool was;
+        if (p->dml.on_conflict_update && (rc = affected_add(x, s, rid, &was))) return rc;
         nkeep++;
     }
-    if ((rc = fk_check(x, p, s, in))) return rc;
-    if (!p->dml.on_conflict_nothing) {
+    if (!upsert) {
+        if ((rc = fk_check(x, p, s, in))) return rc;
         rc = table_insert(x->txn, &td->desc, in, NULL, n, s->rowids);
         if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0) {
             err_clear(x->err);
@@ -2257,7 +2373,9 @@ typedef struct sub_state {
     sql_value value;
     group_table set; /* IN: the distinct values */
     bool set_ready, set_has_null;
-    arena mem;       /* strings of value */
+    arena mem;       /* strings of value and of vals */
+    sql_value *vals; /* SUB_ANY, SUB_ALL: every value the subquery returned */
+    uint32_t nvals, cap_vals;
     uint32_t gid[VECTOR_SIZE];
     uint64_t hashes[VECTOR_SIZE];
 } sub_state;
@@ -2268,6 +2386,7 @@ void exec_subquery_release(expr *e) {
     if (s->ready) chunk_free(&s->out);
     if (s->set_ready) gt_free(&s->set);
     arena_free(&s->mem);
+    free(s->vals);
     free(s);
     e->aux = NULL;
 }
@@ -2297,6 +2416,27 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
             rows = 1;
             break; /* one row decides */
         }
+        if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) {
+            for (uint32_t r = 0; r < s->out.count && !rc; r++) {
+                if (s->nvals == s->cap_vals) {
+                    uint32_t nc = s->cap_vals ? 2 * s->cap_vals : 64;
+                    sql_value *nv = realloc(s->vals, nc * sizeof *nv);
+                    if (!nv) {
+                        rc = nomem(x);
+                        break;
+                    }
+                    s->vals = nv, s->cap_vals = nc;
+                }
+                sql_value *v = &s->vals[s->nvals++];
+                vec_get_value(&s->out.cols[0], r, v);
+                if (!v->is_null && (v->type.id == TYPE_VARCHAR || v->type.id == TYPE_BLOB)) {
+                    sstr cp;
+                    if ((rc = sstr_copy(&s->mem, sstr_data(&v->v.s), v->v.s.len, &cp, x->err))) break;
+                    v->v.s = cp;
+                }
+            }
+            continue;
+        }
         if (e->sub.kind == SUB_IN) {
             vector *col = &s->out.cols[0];
             if ((rc = gt_find_or_add(&s->set, &col, s->out.count, s->gid, NULL, s->hashes, x->err))) break;
@@ -2318,6 +2458,35 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
     exec_close(&sub, p);
     if (!rc && e->sub.kind == SUB_EXISTS) *value = value_bool(rows > 0);
     return rc;
+}
+
+/* quantified_result: x cmp ANY|ALL (the values) with SQL's NULL rules: ANY is true when some
+** comparison is true, else NULL when some is NULL, else false (so false for no values); ALL is
+** false when some comparison is false, else NULL when some is NULL, else true. */
+static void quantified_result(sub_state *s, expr *e, uint32_t r, vector *out) {
+    sql_value a;
+    vec_get_value(e->args[0]->result, r, &a);
+    bool any_null = false, decided = false, is_all = e->sub.kind == SUB_ALL;
+    for (uint32_t i = 0; i < s->nvals && !decided; i++) {
+        if (a.is_null || s->vals[i].is_null) {
+            any_null = true;
+            continue;
+        }
+        int c = value_compare(&a, &s->vals[i]);
+        bool holds;
+        switch (e->sub.cmp) {
+        case CMP_EQ: holds = c == 0; break;
+        case CMP_NE: holds = c != 0; break;
+        case CMP_LT: holds = c < 0; break;
+        case CMP_LE: holds = c <= 0; break;
+        case CMP_GT: holds = c > 0; break;
+        default: holds = c >= 0; break;
+        }
+        if (holds != is_all) decided = true;
+    }
+    if (decided) ((uint8_t *)out->data)[r] = !is_all;
+    else if (any_null) vec_set_null(out, r, 1);
+    else ((uint8_t *)out->data)[r] = is_all;
 }
 
 /* in_result: x IN (the set) with SQL's NULL rules. */
@@ -2370,6 +2539,10 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
             if ((rc = sub_run(x, e, s, NULL, &s->value))) return rc;
             s->computed = true;
         }
+        if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) {
+            for (uint32_t r = 0; r < count; r++) quantified_result(s, e, r, out);
+            return STRATA_OK;
+        }
         if (e->sub.kind != SUB_IN) {
             vec_reset(out);
             if ((rc = vec_set_value(out, 0, &s->value, x->err))) return rc;
@@ -2389,8 +2562,10 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
             s->set_has_null = false;
         }
         arena_reset(&s->mem);
+        s->nvals = 0;
         if ((rc = sub_run(x, e, s, outer, &v))) return rc;
-        if (e->sub.kind == SUB_IN) in_result(s, e, r, out);
+        if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) quantified_result(s, e, r, out);
+        else if (e->sub.kind == SUB_IN) in_result(s, e, r, out);
         else if ((rc = vec_set_value(out, r, &v, x->err))) return rc;
     }
     return STRATA_OK;

@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <assert.h>
 #include <string.h>
 #include <strings.h>
 
@@ -32,7 +33,7 @@ typedef struct parser {
     const char *sql;
     size_t len;
     sql_lexer *lx;
-    sql_token tok[2]; /* tok[0] is the current token, tok[1] the lookahead read by peek(p, 1) */
+    sql_token tok[3]; /* tok[0] is the current token, tok[1..2] lookahead read by peek(p, 1..2) */
     int ntok;
     size_t prev_end; /* end offset of the last consumed token */
     int depth;
@@ -46,6 +47,7 @@ typedef struct parser {
 /* peek returns the token k ahead (0: the current one). A lexer error is recorded as the parse's
 ** error and the token becomes the end of input, which ends the parse. */
 static sql_token *peek(parser *p, int k) {
+    assert(k < (int)(sizeof p->tok / sizeof p->tok[0]));
     while (p->ntok <= k) {
         sql_token *t = &p->tok[p->ntok++];
         sql_lexer_next(p->lx, t);
@@ -657,6 +659,16 @@ static sql_expr *infix(parser *p, sql_expr *left, int prec, sql_op op) {
         advance(p);
         e->binary.op = op;
         e->binary.left = left;
+        /* x op ANY|SOME|ALL (subquery) */
+        if (prec == P_CMP && is(p, TK_IDENT) && (is_word(p, CUR(p), "any") || is_word(p, CUR(p), "some") || is_kw(p, KW_ALL)) &&
+            peek(p, 1)->kind == TK_LPAREN && starts_query(peek(p, 2))) {
+            e->kind = EX_QUANTIFIED;
+            e->in.all = is_kw(p, KW_ALL);
+            e->in.op = op;
+            e->in.arg = left;
+            advance(p);
+            return (e->in.select = subquery(p)) ? e : NULL;
+        }
         return (e->binary.right = expr_prec(p, prec + 1)) ? e : NULL;
     }
     if (accept_kw(p, KW_IS)) {

@@ -50,11 +50,11 @@ typedef enum expr_kind {
     EXPR_IN_LIST,     /* args[0] IN (args[1..n)), all of one type; negated */
     EXPR_EXTRACT,     /* EXTRACT(field FROM args[0]) */
     EXPR_CONCAT,      /* args[0] || args[1] as text */
-    EXPR_SUBQUERY     /* sub: a scalar subquery, EXISTS, or x IN (subquery) (args[0] = x) */
+    EXPR_SUBQUERY     /* sub: a scalar subquery, EXISTS, x IN (subquery) or x op ANY|ALL (subquery) (args[0] = x) */
 } expr_kind;
 
 typedef enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } cmp_op;
-typedef enum subquery_kind { SUB_SCALAR, SUB_EXISTS, SUB_IN } subquery_kind;
+typedef enum subquery_kind { SUB_SCALAR, SUB_EXISTS, SUB_IN, SUB_ANY, SUB_ALL } subquery_kind;
 
 typedef struct expr expr;
 struct expr {
@@ -84,7 +84,7 @@ struct expr {
             bool correlated;  /* refers to outer columns: re-run per outer row */
             uint32_t nouter;  /* correlated: outer column indexes ... */
             uint32_t *outer;  /* ... of the input chunk, bound as the plan's params */
-            int outer_param0; /* first parameter number they take */
+            cmp_op cmp;       /* SUB_ANY, SUB_ALL: x cmp ANY|ALL (subquery), x = args[0] */
         } sub;
     };
     /* run time (expr.c) */
@@ -144,6 +144,8 @@ struct plan_op {
     uint32_t ncols;     /* output columns */
     sql_type *types;
     const char **names; /* output column names (for the API), may be NULL inside the tree */
+    uint8_t *untyped;   /* a query's output column that is a bare 'literal' (NULL: none): a set
+                        ** operation gives it the other side's type, as PostgreSQL's "unknown" */
     plan_op *child[2];
     union {
         struct {
@@ -208,7 +210,9 @@ struct plan_op {
             /* INSERT: child gives all table columns, already cast and defaulted.
             ** UPDATE: child gives rowid, then all table columns (new values).
             ** DELETE: child gives rowid, then all table columns (old values). */
-            bool on_conflict_nothing;
+            bool on_conflict_nothing;  /* ON CONFLICT DO NOTHING */
+            bool on_conflict_update;   /* ON CONFLICT DO UPDATE */
+            bool conflict_rowid;       /* the arbiter is the rowid (INTEGER PRIMARY KEY) */
             uint32_t nreturning;
             expr **returning; /* over the table's columns */
             /* ON CONFLICT DO UPDATE */
@@ -216,7 +220,7 @@ struct plan_op {
             uint32_t *conflict_cols;  /* table columns set ... */
             expr **conflict_values;   /* ... to these, over (old columns, excluded columns) */
             expr *conflict_where;
-            index_def *conflict_index;/* the arbiter; NULL: any unique constraint */
+            index_def *conflict_index;/* the arbiter index; NULL with !conflict_rowid: any unique constraint */
         } dml;
         struct {
             cte_store *store;
