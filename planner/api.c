@@ -48,6 +48,8 @@ struct strata_stmt {
     arena run;      /* per-run memory */
     sql_stmt *ast;
     plan_op *plan;  /* NULL for statements without a plan (DDL, transaction control) */
+    void *pipelines; /* the plan's pipelines, kept between runs (exec_destroy frees them) */
+    uint64_t runs;
     uint64_t bound_version;
     int nparams;
     sql_value *params;
@@ -149,6 +151,7 @@ static void stmt_release_run(strata_stmt *s);
 
 /* bind_stmt (re)parses and binds the statement's text against the current catalog. */
 static int bind_stmt(strata_stmt *s, strata_err *err) {
+    exec_destroy(s->plan, &s->pipelines); /* what the old plan kept between runs */
     arena_reset(&s->mem);
     s->decltypes = NULL;
     s->plan = NULL;
@@ -508,7 +511,10 @@ static int run_ddl(strata_stmt *s) {
 /* ---- running ------------------------------------------------------------------------------ */
 
 static void stmt_release_run(strata_stmt *s) {
-    if (s->running && s->plan) exec_close(&s->x, s->plan);
+    if (s->running && s->plan) {
+        exec_close(&s->x, s->plan);
+        s->pipelines = s->x.pipelines;
+    }
     if (s->out_ready) {
         chunk_free(&s->out);
         s->out_ready = false;
@@ -672,12 +678,15 @@ static int start(strata_stmt *s) {
         return fail_statement(s, &(strata_err){STRATA_READONLY, "cannot write in a read-only transaction"}, STRATA_READONLY);
     memset(&s->x, 0, sizeof s->x);
     s->x = (exec_ctx){.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
-                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted};
+                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted,
+                      .pipelines = s->pipelines, .run = ++s->runs};
     err_clear(&s->run_err);
     if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
     s->out_ready = true;
     s->running = true;
-    if ((rc = exec_open(&s->x, s->plan))) return fail_statement(s, &s->run_err, rc);
+    rc = exec_open(&s->x, s->plan);
+    s->pipelines = s->x.pipelines;
+    if (rc) return fail_statement(s, &s->run_err, rc);
     return STRATA_OK;
 }
 
@@ -752,6 +761,7 @@ int strata_reset(strata_stmt *s) {
 int strata_finalize(strata_stmt *s) {
     if (!s) return STRATA_OK;
     strata_reset(s);
+    exec_destroy(s->plan, &s->pipelines);
     strata_db *db = s->db;
     if (s->prev) s->prev->next = s->next;
     else db->stmts = s->next;

@@ -22,6 +22,9 @@
 #include "bind.h"
 #include "parser.h"
 
+static void op_close(plan_op *p);
+static void pipelines_free(void *pipes);
+
 /* ---- collections of rows ------------------------------------------------------------------ */
 
 typedef struct collection {
@@ -318,6 +321,7 @@ static int eval_scalar(exec_ctx *x, expr *e, sql_value *out) {
         *out = e->value;
         return STRATA_OK;
     }
+    if (e->kind == EXPR_PARAM) return expr_param_value(x, e, out);
     return expr_eval_const(x, e, out);
 }
 
@@ -1253,8 +1257,7 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     }
     for (uint32_t i = 0; i < p->dml.nreturning; i++)
         if ((rc = expr_prepare(p->dml.returning[i], x->err))) return rc;
-    if ((rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
-    if ((rc = chunk_init(&s->old, td->types, td->ncols, x->err))) return rc;
+    if (p->dml.nreturning && (rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
     s->hold = dml_must_hold(p->child[0], td);
     if (p->dml.on_conflict_update) {
         sql_type *t2 = arena_alloc(x->mem, (2 * td->ncols + 1) * sizeof *t2);
@@ -1268,8 +1271,16 @@ static int dml_open(exec_ctx *x, plan_op *p) {
             if ((rc = expr_prepare(p->dml.conflict_values[k], x->err))) return rc;
         if (p->dml.conflict_where && (rc = expr_prepare(p->dml.conflict_where, x->err))) return rc;
     }
-    if ((rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
+    if (s->hold && (rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     s->row.ncols = td->ncols;
+    return STRATA_OK;
+}
+
+/* dml_old gives s->old, the chunk that rows read back from the table go to, empty (made on
+** first use: most INSERTs never read a row back). */
+static int dml_old(exec_ctx *x, plan_op *p, dml_state *s) {
+    if (!s->old.cols && p->dml.table->ncols) return chunk_init(&s->old, p->dml.table->types, p->dml.table->ncols, x->err);
+    chunk_reset(&s->old);
     return STRATA_OK;
 }
 
@@ -1286,8 +1297,6 @@ static void dml_close(plan_op *p) {
     chunk_free(&s->upd);
     free(s->aff);
     free(s->aff_used);
-    for (uint32_t k = 0; k < p->dml.nconflict_set; k++) expr_release(p->dml.conflict_values[k]);
-    expr_release(p->dml.conflict_where);
     chunk_free(&s->old);
     btree_buf_free(&s->key);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
@@ -1410,8 +1419,8 @@ static int find_conflict(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row,
     if (td->rowid_col >= 0 && (any || p->dml.conflict_rowid)) {
         uint8_t found = 0;
         uint32_t none = 0;
-        chunk_reset(&s->old);
-        int rc = table_get(x->txn, &td->desc, &none, 0, &rowid, 1, &s->old, &found);
+        int rc = dml_old(x, p, s);
+        if (!rc) rc = table_get(x->txn, &td->desc, &none, 0, &rowid, 1, &s->old, &found);
         if (rc) return table_error(x, rc);
         if (found) {
             *conflict = true;
@@ -1487,7 +1496,7 @@ static int upsert_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, 
     uint32_t *all = arena_alloc(x->mem, n * sizeof *all);
     if (!all) return nomem(x);
     for (uint32_t c = 0; c < n; c++) all[c] = c;
-    chunk_reset(&s->old);
+    if ((rc = dml_old(x, p, s))) return rc;
     if ((rc = table_get(x->txn, &td->desc, all, n, &other, 1, &s->old, NULL))) return table_error(x, rc);
     if (s->old.count != 1) return err_set(x->err, STRATA_CORRUPT, "row of \"%s\" vanished during ON CONFLICT", td->name);
     chunk_reset(&s->pair);
@@ -1548,7 +1557,7 @@ static int fk_check(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
                 vec_get_value(vecs[0], r, &v);
                 uint8_t fnd = 0;
                 uint32_t none = 0;
-                chunk_reset(&s->old);
+                if ((rc = dml_old(x, p, s))) return rc;
                 rc = table_get(x->txn, &rt->desc, &none, 0, &v.v.i, 1, &s->old, &fnd);
                 if (rc) return table_error(x, rc);
                 found = fnd;
@@ -1716,7 +1725,7 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
             for (uint32_t r = 0; r < n; r++) {
                 uint8_t found = 0;
                 uint32_t none = 0;
-                chunk_reset(&s->old);
+                if (dml_old(x, p, s)) return STRATA_NOMEM;
                 table_get(x->txn, &td->desc, &none, 0, &s->rowids[r], 1, &s->old, &found);
                 bool dup_in_batch = false;
                 for (uint32_t q = 0; q < r; q++) dup_in_batch |= s->rowids[q] == s->rowids[r];
@@ -1759,8 +1768,8 @@ static int update_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     uint32_t *all = malloc(td->ncols * sizeof *all);
     if (!all) return nomem(x);
     for (uint32_t c = 0; c < td->ncols; c++) all[c] = c;
-    chunk_reset(&s->old);
-    rc = table_get(x->txn, &td->desc, all, td->ncols, s->rowids, n, &s->old, NULL);
+    rc = dml_old(x, p, s);
+    if (!rc) rc = table_get(x->txn, &td->desc, all, td->ncols, s->rowids, n, &s->old, NULL);
     free(all);
     if (rc) return table_error(x, rc);
     if (s->old.count != n) return err_set(x->err, STRATA_CORRUPT, "row of \"%s\" vanished during UPDATE", td->name);
@@ -1833,6 +1842,7 @@ static int dml_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 /* ---- WITH RECURSIVE ----------------------------------------------------------------------- */
 
 typedef struct rec_state {
+    void *pipelines[2];   /* of the anchor and the step, kept between iterations */
     collection cur, next; /* this iteration's rows (the working table), the next one's */
     group_table seen;     /* UNION: every row so far */
     int phase;            /* 0 before the anchor, 1 streaming cur, 2 done */
@@ -1859,6 +1869,10 @@ static int rec_open(exec_ctx *x, plan_op *p) {
 static void rec_close(plan_op *p) {
     rec_state *s = p->state;
     if (!s) return;
+    for (int i = 0; i < 2; i++) { /* the children's expressions stay prepared (op_release) */
+        op_close(p->child[i]);
+        pipelines_free(s->pipelines[i]);
+    }
     coll_free(&s->cur);
     coll_free(&s->next);
     chunk_free(&s->tmp);
@@ -1869,8 +1883,10 @@ static void rec_close(plan_op *p) {
 /* rec_run runs child (anchor or step) to its end, adding its new rows to s->next. */
 static int rec_run(exec_ctx *x, plan_op *p, rec_state *s, plan_op *child) {
     exec_ctx sub = *x;
-    sub.pipelines = NULL;
+    int which = child == p->child[1];
+    sub.pipelines = s->pipelines[which];
     int rc = exec_open(&sub, child);
+    s->pipelines[which] = sub.pipelines;
     while (!rc) {
         chunk_reset(&s->tmp);
         if ((rc = exec_next(&sub, child, &s->tmp)) || !s->tmp.count) break;
@@ -1992,9 +2008,11 @@ static void release_exprs(expr **list, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) expr_release(list[i]);
 }
 
+/* op_close frees the run-time states of p's tree (a run ends); the prepared expressions stay for
+** the next run (op_release frees those). */
 static void op_close(plan_op *p) {
     if (!p) return;
-    if (p->kind == PLAN_RECURSIVE) {
+    if (p->kind == PLAN_RECURSIVE) { /* its children ran nested and were closed there */
         rec_close(p);
         p->state = NULL;
         return;
@@ -2002,23 +2020,9 @@ static void op_close(plan_op *p) {
     op_close(p->child[0]);
     op_close(p->child[1]);
     switch (p->kind) {
-    case PLAN_SCAN:
-        scan_close(p);
-        expr_release(p->scan.lo_expr);
-        expr_release(p->scan.hi_expr);
-        break;
-    case PLAN_INDEX_SCAN:
-        iscan_close(p);
-        for (int k = 0; k < p->iscan.nlo; k++) expr_release(p->iscan.lo[k]);
-        for (int k = 0; k < p->iscan.nhi; k++) expr_release(p->iscan.hi[k]);
-        break;
-    case PLAN_FILTER: expr_release(p->filter.pred); break;
-    case PLAN_PROJECT: release_exprs(p->project.exprs, p->ncols); break;
-    case PLAN_AGG:
-        agg_close(p);
-        release_exprs(p->agg.keys, p->agg.nkeys);
-        for (uint32_t a = 0; a < p->agg.naggs; a++) expr_release(p->agg.aggs[a].arg);
-        break;
+    case PLAN_SCAN: scan_close(p); break;
+    case PLAN_INDEX_SCAN: iscan_close(p); break;
+    case PLAN_AGG: agg_close(p); break;
     case PLAN_SORT:
         if (p->state) {
             sort_state *s = p->state;
@@ -2030,8 +2034,37 @@ static void op_close(plan_op *p) {
     case PLAN_DISTINCT:
     case PLAN_SETOP: setop_close(p); break;
     case PLAN_HASH_JOIN:
+    case PLAN_NL_JOIN: join_close(p); break;
+    case PLAN_INSERT:
+    case PLAN_UPDATE:
+    case PLAN_DELETE: dml_close(p); break;
+    default: free(p->state); break;
+    }
+    p->state = NULL;
+}
+
+/* op_release frees the prepared expressions of p's tree (the plan is done with for good). */
+static void op_release(plan_op *p) {
+    if (!p) return;
+    op_release(p->child[0]);
+    op_release(p->child[1]);
+    switch (p->kind) {
+    case PLAN_SCAN:
+        expr_release(p->scan.lo_expr);
+        expr_release(p->scan.hi_expr);
+        break;
+    case PLAN_INDEX_SCAN:
+        for (int k = 0; k < p->iscan.nlo; k++) expr_release(p->iscan.lo[k]);
+        for (int k = 0; k < p->iscan.nhi; k++) expr_release(p->iscan.hi[k]);
+        break;
+    case PLAN_FILTER: expr_release(p->filter.pred); break;
+    case PLAN_PROJECT: release_exprs(p->project.exprs, p->ncols); break;
+    case PLAN_AGG:
+        release_exprs(p->agg.keys, p->agg.nkeys);
+        for (uint32_t a = 0; a < p->agg.naggs; a++) expr_release(p->agg.aggs[a].arg);
+        break;
+    case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
-        join_close(p);
         release_exprs(p->join.lkeys, p->join.nkeys);
         release_exprs(p->join.rkeys, p->join.nkeys);
         expr_release(p->join.pred);
@@ -2039,27 +2072,24 @@ static void op_close(plan_op *p) {
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE:
-        dml_close(p);
         release_exprs(p->dml.returning, p->dml.nreturning);
+        release_exprs(p->dml.conflict_values, p->dml.nconflict_set);
+        expr_release(p->dml.conflict_where);
         break;
     case PLAN_VALUES:
         for (uint64_t i = 0; i < (uint64_t)p->values.nrows * p->ncols; i++) expr_release(p->values.cells[i]);
-        free(p->state);
         break;
     case PLAN_SERIES:
         expr_release(p->series.start);
         expr_release(p->series.stop);
         expr_release(p->series.step);
-        free(p->state);
         break;
     case PLAN_LIMIT:
         expr_release(p->limit.limit);
         expr_release(p->limit.offset);
-        free(p->state);
         break;
-    default: free(p->state); break;
+    default: break;
     }
-    p->state = NULL;
 }
 
 static int source_next(exec_ctx *x, plan_op *p, data_chunk *out) {
@@ -2300,21 +2330,42 @@ static int pipe_run(exec_ctx *x, pipeline *pl) {
     return STRATA_OK;
 }
 
+static void pipelines_free(void *pipes) {
+    exec_plan *ep = pipes;
+    if (!ep) return;
+    for (int i = 0; i < ep->n; i++) {
+        if (ep->pipes[i]->ready)
+            for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
+        free(ep->pipes[i]);
+    }
+    free(ep->pipes);
+    free(ep);
+}
+
+/* pipelines_rewind makes pipelines of an earlier run of the plan ready to run again. */
+static void pipelines_rewind(exec_plan *ep) {
+    for (int i = 0; i < ep->n; i++) {
+        pipeline *pl = ep->pipes[i];
+        memset(pl->more, 0, sizeof pl->more);
+        pl->source_done = pl->finished = pl->flushing = false;
+        pl->flush_op = 0;
+        for (int k = 0; k <= pl->nops; k++) chunk_reset(&pl->bufs[k]);
+    }
+}
+
 int exec_open(exec_ctx *x, plan_op *root) {
     int rc = op_open(x, root);
     if (rc) return rc;
+    if (x->pipelines) { /* the plan ran before: its pipelines are there */
+        pipelines_rewind(x->pipelines);
+        return STRATA_OK;
+    }
     exec_plan *ep = calloc(1, sizeof *ep);
     if (!ep) return nomem(x);
     plan_op *chain[MAX_PIPE_OPS];
     rc = build(x, ep, root, chain, 0, NULL, 0);
     if (rc) {
-        for (int i = 0; i < ep->n; i++) {
-            if (ep->pipes[i]->ready)
-                for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
-            free(ep->pipes[i]);
-        }
-        free(ep->pipes);
-        free(ep);
+        pipelines_free(ep);
         return rc;
     }
     x->pipelines = ep;
@@ -2351,22 +2402,24 @@ int exec_next(exec_ctx *x, plan_op *root, data_chunk *out) {
 }
 
 void exec_close(exec_ctx *x, plan_op *root) {
-    exec_plan *ep = x->pipelines;
-    if (ep) {
-        for (int i = 0; i < ep->n; i++) {
-            for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
-            free(ep->pipes[i]);
-        }
-        free(ep->pipes);
-        free(ep);
-        x->pipelines = NULL;
-    }
+    (void)x;
     op_close(root);
+}
+
+void exec_destroy(plan_op *root, void **pipelines) {
+    if (!root) return;
+    op_close(root);
+    op_release(root);
+    pipelines_free(*pipelines);
+    *pipelines = NULL;
 }
 
 /* What a subquery keeps between evaluations: the chunk its plan writes into, and for an
 ** uncorrelated one its result (a value, or for IN the set of values). */
 typedef struct sub_state {
+    void *pipelines;  /* of e->sub.plan, kept between runs */
+    plan_op *plan;
+    uint64_t run;     /* uncorrelated: the statement run its result belongs to */
     data_chunk out;
     bool ready;     /* out initialized */
     bool computed;  /* uncorrelated: result known */
@@ -2383,6 +2436,7 @@ typedef struct sub_state {
 void exec_subquery_release(expr *e) {
     sub_state *s = e->aux;
     if (!s) return;
+    exec_destroy(s->plan, &s->pipelines);
     if (s->ready) chunk_free(&s->out);
     if (s->set_ready) gt_free(&s->set);
     arena_free(&s->mem);
@@ -2397,12 +2451,14 @@ void exec_subquery_release(expr *e) {
 static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_value *value) {
     if (x->depth > 64) return expr_error(x, e, STRATA_ERROR, "subqueries nested too deeply");
     exec_ctx sub = *x;
-    sub.pipelines = NULL;
+    sub.pipelines = s->pipelines;
     sub.outer = outer;
     sub.nouter = e->sub.nouter;
     sub.depth = x->depth + 1;
     plan_op *p = e->sub.plan;
+    s->plan = p;
     int rc = exec_open(&sub, p);
+    s->pipelines = sub.pipelines;
     uint64_t rows = 0;
     *value = value_null(e->type);
     if (e->sub.kind == SUB_IN && !s->set_ready && !rc) {
@@ -2535,9 +2591,16 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     vector *out = e->result;
     int rc;
     if (!e->sub.correlated) {
-        if (!s->computed) {
+        if (!s->computed || s->run != x->run) { /* once per run of the statement */
+            if (s->set_ready) {
+                gt_free(&s->set);
+                s->set_ready = s->set_has_null = false;
+            }
+            arena_reset(&s->mem);
+            s->nvals = 0;
             if ((rc = sub_run(x, e, s, NULL, &s->value))) return rc;
             s->computed = true;
+            s->run = x->run;
         }
         if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) {
             for (uint32_t r = 0; r < count; r++) quantified_result(s, e, r, out);

@@ -32,6 +32,7 @@ struct exec_ctx {
     sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
     uint32_t nouter;
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
+    uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */
@@ -53,6 +54,9 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
 /* expr_select evaluates a BOOLEAN e and writes the rows where it is true into sel; *n is their
 ** number. */
 int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n);
+/* expr_param_value gives the value of an EXPR_PARAM (a bound parameter or a correlated
+** subquery's outer value) cast to the parameter's type; strings are not copied. */
+int expr_param_value(exec_ctx *x, const expr *e, sql_value *out);
 /* expr_eval_const evaluates an expression without columns to one value (strings in x->mem). */
 int expr_eval_const(exec_ctx *x, expr *e, sql_value *out);
 /* expr_error records a run-time error positioned at e. */
@@ -60,10 +64,16 @@ int expr_error(exec_ctx *x, const expr *e, int code, const char *msg);
 
 /* ---- plans (exec.c) ---------------------------------------------------------------------- */
 
+/* exec_open starts a run of root: its operators' states are made, its expressions prepared
+** (once: they stay prepared between runs) and its pipelines built, or reused when x->pipelines
+** holds those of an earlier run of the same plan. */
 int exec_open(exec_ctx *x, plan_op *root);
 /* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
 int exec_next(exec_ctx *x, plan_op *root, data_chunk *out);
+/* exec_close ends a run: the operators' states go; x->pipelines and the prepared expressions stay
+** for the next run. exec_destroy frees those too (pipelines: the x->pipelines of the last run). */
 void exec_close(exec_ctx *x, plan_op *root);
+void exec_destroy(plan_op *root, void **pipelines);
 /* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into e->result (expr.c
 ** calls it): an uncorrelated subquery runs once and its result is kept, a correlated one runs
 ** for every row with that row's outer values. exec_subquery_release frees what it kept. */

@@ -542,6 +542,23 @@ static int eval_case(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
 
 /* ---- the dispatcher ----------------------------------------------------------------------- */
 
+int expr_param_value(exec_ctx *x, const expr *e, sql_value *out) {
+    sql_value p;
+    if (e->param < 0) p = (uint32_t)-e->param <= x->nouter ? x->outer[-e->param - 1] : value_null(e->type);
+    else p = e->param <= x->nparams ? x->params[e->param - 1] : value_null(e->type);
+    if (p.is_null) {
+        *out = value_null(e->type);
+        return STRATA_OK;
+    }
+    if (sql_type_equal(p.type, e->type)) {
+        *out = p;
+        return STRATA_OK;
+    }
+    strata_err tmp = {0};
+    if (value_cast(&p, e->type, false, x->mem, out, &tmp)) return fail_at(x, e, &tmp);
+    return STRATA_OK;
+}
+
 int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     vector *out = e->result;
     vec_reset(out);
@@ -553,13 +570,9 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
         return STRATA_OK;
     case EXPR_CONST: return set_const(out, &e->value, x->err);
     case EXPR_PARAM: {
-        sql_value p, v;
-        if (e->param < 0) p = (uint32_t)-e->param <= x->nouter ? x->outer[-e->param - 1] : value_null(e->type);
-        else p = e->param <= x->nparams ? x->params[e->param - 1] : value_null(e->type);
-        strata_err tmp = {0};
-        if (p.is_null) v = value_null(e->type);
-        else if (value_cast(&p, e->type, false, x->mem, &v, &tmp)) return fail_at(x, e, &tmp);
-        return set_const(out, &v, x->err);
+        sql_value v;
+        int rc2 = expr_param_value(x, e, &v);
+        return rc2 ? rc2 : set_const(out, &v, x->err);
     }
     case EXPR_CASE: return eval_case(x, e, in, count);
     default: break;
