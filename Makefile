@@ -98,9 +98,11 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner
 	fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
 	echo "== SQL logic tests (in memory, then on disk)"; \
-	$(B)/tests/sql/slt_runner tests/sql | tail -1 | tee /dev/stderr | grep -q ' 0 failed$$' || fail=1; \
+	$(B)/tests/sql/slt_runner tests/sql > $(B)/tests/sql/mem.log 2>&1 || fail=1; tail -1 $(B)/tests/sql/mem.log; \
 	rm -rf $(B)/tests/sql/db; mkdir -p $(B)/tests/sql/db; \
-	$(B)/tests/sql/slt_runner --file-db $(B)/tests/sql/db tests/sql | tail -1 | tee /dev/stderr | grep -q ' 0 failed$$' || fail=1; \
+	$(B)/tests/sql/slt_runner --file-db $(B)/tests/sql/db tests/sql > $(B)/tests/sql/file.log 2>&1 || fail=1; \
+	tail -1 $(B)/tests/sql/file.log; \
+	grep -h -A12 '^FAIL' $(B)/tests/sql/mem.log $(B)/tests/sql/file.log | head -60; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 deps-check:

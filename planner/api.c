@@ -172,6 +172,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     case ST_DELETE: rc = bind_delete(&b, target, &s->plan); break;
     default: break;
     }
+    if (!rc && s->plan) rc = bind_prune(&b, s->plan);
     if (rc) return rc;
     if (b.nparams > s->nparams) {
         sql_value *np = realloc(s->params, (size_t)b.nparams * sizeof *np);

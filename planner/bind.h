@@ -37,6 +37,9 @@ int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out);
 /* bind_table_expr binds an expression over the columns of one table (CHECK, DEFAULT, index keys;
 ** td NULL: no columns at all). */
 int bind_table_expr(bind_ctx *b, table_def *td, const sql_expr *e, expr **out);
+/* bind_prune marks, in every table scan of plan p (subqueries included), the columns that some
+** operator above reads, so that the scan decodes only those. Call it once on a finished plan. */
+int bind_prune(bind_ctx *b, plan_op *p);
 /* bind_cast wraps e in a cast to type t unless it has that type already. */
 int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out);
 

@@ -24,6 +24,7 @@
 
 static void op_close(plan_op *p);
 static void pipelines_free(void *pipes);
+static int nomem(exec_ctx *x);
 
 /* ---- collections of rows ------------------------------------------------------------------ */
 
@@ -233,9 +234,47 @@ typedef struct agg_state {
 
 typedef struct scan_state {
     table_scan *scan;
-    data_chunk raw;
+    data_chunk raw;   /* the decoded columns: proj[k] of the table is raw column k ... */
+    uint32_t *proj;
+    uint32_t nproj;
     int64_t *rowids;
 } scan_state;
+
+/* scan_projection lists the table columns a scan decodes: those of its outputs some operator
+** reads (need NULL: all). */
+static int scan_projection(exec_ctx *x, const table_def *td, const uint32_t *cols, uint32_t ncols, const uint8_t *need,
+                           uint32_t **proj, uint32_t *nproj, data_chunk *raw) {
+    *proj = malloc((ncols + 1) * sizeof **proj);
+    sql_type *types = malloc((ncols + 1) * sizeof *types);
+    if (!*proj || !types) {
+        free(types);
+        return nomem(x);
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ncols; i++)
+        if (!need || need[i]) {
+            (*proj)[n] = cols[i];
+            types[n++] = td->cols[cols[i]].type;
+        }
+    *nproj = n;
+    int rc = chunk_init(raw, types, n, x->err);
+    free(types);
+    return rc;
+}
+
+/* scan_output shows the decoded columns as the scan's outputs; the others are constant NULLs. */
+static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, data_chunk *out) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ncols; i++) {
+        if (!need || need[i]) {
+            vec_reference(&out->cols[i], &raw->cols[k++]);
+            continue;
+        }
+        vec_reset(&out->cols[i]);
+        vec_set_null(&out->cols[i], 0, 1);
+        vec_make_constant(&out->cols[i]);
+    }
+}
 
 typedef struct join_state {
     collection build;    /* build rows */
@@ -353,6 +392,8 @@ static int rowid_bound(exec_ctx *x, expr *e, bool excl, bool lower, int64_t *out
 typedef struct iscan_state {
     index_scan *scan;
     data_chunk raw;
+    uint32_t *proj;
+    uint32_t nproj;
     int64_t rowids[VECTOR_SIZE];
     uint8_t found[VECTOR_SIZE];
     btree_buf lo, hi;
@@ -375,11 +416,7 @@ static int iscan_open(exec_ctx *x, plan_op *p) {
     iscan_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
     p->state = s;
-    sql_type *types = malloc((p->iscan.ncols + 1) * sizeof *types);
-    if (!types) return nomem(x);
-    for (uint32_t i = 0; i < p->iscan.ncols; i++) types[i] = p->iscan.table->cols[p->iscan.cols[i]].type;
-    int rc = chunk_init(&s->raw, types, p->iscan.ncols, x->err);
-    free(types);
+    int rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj, &s->raw);
     if (rc) return rc;
     bool null = false;
     if ((rc = encode_bounds(x, p->iscan.lo, p->iscan.nlo, &s->lo, &null)) ||
@@ -399,6 +436,7 @@ static void iscan_close(plan_op *p) {
     if (!s) return;
     if (s->scan) index_scan_close(s->scan);
     chunk_free(&s->raw);
+    free(s->proj);
     btree_buf_free(&s->lo);
     btree_buf_free(&s->hi);
     free(s);
@@ -414,10 +452,10 @@ static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
         if (rc) return table_error(x, rc);
         if (!n) return STRATA_OK;
         chunk_reset(&s->raw);
-        if ((rc = table_get(x->txn, &p->iscan.table->desc, p->iscan.cols, p->iscan.ncols, s->rowids, n, &s->raw, s->found)))
+        if ((rc = table_get(x->txn, &p->iscan.table->desc, s->proj, s->nproj, s->rowids, n, &s->raw, s->found)))
             return table_error(x, rc);
         if (!s->raw.count) continue;
-        for (uint32_t i = 0; i < p->iscan.ncols; i++) vec_reference(&out->cols[i], &s->raw.cols[i]);
+        scan_output(&s->raw, p->iscan.need, p->iscan.ncols, out);
         if (p->iscan.with_rowid) {
             int64_t *d = out->cols[p->iscan.ncols].data;
             uint32_t k = 0;
@@ -433,21 +471,15 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     scan_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
     p->state = s;
-    sql_type *types = malloc((p->scan.ncols + 1) * sizeof *types);
     s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
-    if (!types || !s->rowids) {
-        free(types);
-        return nomem(x);
-    }
-    for (uint32_t i = 0; i < p->scan.ncols; i++) types[i] = p->scan.table->cols[p->scan.cols[i]].type;
-    int rc = chunk_init(&s->raw, types, p->scan.ncols, x->err);
-    free(types);
+    if (!s->rowids) return nomem(x);
+    int rc = scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
     if (rc) return rc;
     int64_t lo = p->scan.lo, hi = p->scan.hi;
     if ((rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, &lo)) ||
         (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
         return rc == STRATA_DONE ? STRATA_OK : rc; /* DONE: no row can match; s->scan stays NULL */
-    rc = table_scan_open(x->txn, &p->scan.table->desc, p->scan.cols, p->scan.ncols, lo, hi, &s->scan);
+    rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
     return rc ? table_error(x, rc) : STRATA_OK;
 }
 
@@ -456,6 +488,7 @@ static void scan_close(plan_op *p) {
     if (!s) return;
     if (s->scan) table_scan_close(s->scan);
     chunk_free(&s->raw);
+    free(s->proj);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
     free(s);
 }
@@ -468,7 +501,7 @@ static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     int rc = table_scan_next(s->scan, &s->raw, s->rowids);
     if (rc) return table_error(x, rc);
     uint32_t n = s->raw.count;
-    for (uint32_t i = 0; i < p->scan.ncols; i++) vec_reference(&out->cols[i], &s->raw.cols[i]);
+    scan_output(&s->raw, p->scan.need, p->scan.ncols, out);
     if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));
     out->count = n;
     return STRATA_OK;

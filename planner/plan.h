@@ -156,6 +156,8 @@ struct plan_op {
             int64_t lo, hi;    /* rowid range */
             expr *lo_expr, *hi_expr; /* when set: bounds on the rowid evaluated at open (NULL: no row) */
             bool lo_excl, hi_excl;   /* ... excluding the bound itself */
+            uint8_t *need;           /* output columns anyone reads (NULL: all): the others are
+                                     ** not decoded and come out as constant NULLs */
         } scan;
         struct {
             table_def *table;
@@ -166,6 +168,7 @@ struct plan_op {
             expr **lo, **hi;   /* key values (constant or parameters): nlo/nhi leading key columns */
             int nlo, nhi;
             bool lo_incl, hi_incl;
+            uint8_t *need;     /* as scan.need */
         } iscan;
         struct {
             uint32_t nrows;
