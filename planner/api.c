@@ -71,6 +71,8 @@ struct strata_stmt {
     char **lines;
     uint32_t ncols_fixed;
     const char **names_fixed;
+    bool analyzed;        /* EXPLAIN ANALYZE ran: explain_op prints the operators' counts */
+    uint64_t analyzed_rows;
     const char **decltypes; /* in mem: formatted on demand */
 };
 
@@ -520,6 +522,7 @@ static void stmt_release_run(strata_stmt *s) {
         chunk_free(&s->out);
         s->out_ready = false;
     }
+    s->analyzed = false;
     for (uint32_t i = 0; i < s->nlines; i++) free(s->lines[i]);
     free(s->lines);
     s->lines = NULL;
@@ -576,6 +579,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     case PLAN_DELETE: snprintf(line + n, sizeof line - (size_t)n, " %s", p->dml.table->name); break;
     default: break;
     }
+    if (s->analyzed) {
+        size_t l = strlen(line);
+        snprintf(line + l, sizeof line - l, "  (rows=%llu time=%.3f ms)", (unsigned long long)p->rows_out, p->ns / 1e6);
+    }
     explain_add(s, line);
     if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) {
         explain_op(s, p->child[0], depth + 1);
@@ -587,6 +594,43 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
 }
 
 static const char *explain_names[] = {"plan"};
+
+static void reset_stats(plan_op *p) {
+    if (!p) return;
+    p->rows_out = p->ns = 0;
+    reset_stats(p->child[0]);
+    reset_stats(p->child[1]);
+}
+
+/* explain_analyze runs the plan to its end (its changes too, as PostgreSQL's EXPLAIN ANALYZE
+** does), counting rows and time per operator for explain_op to print. */
+static int explain_analyze(strata_stmt *s) {
+    strata_db *db = s->db;
+    pager_txn *t;
+    int rc = statement_txn(s, plan_writes(s->plan), &t);
+    if (rc) return rc;
+    reset_stats(s->plan);
+    exec_ctx x = {.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
+                  .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted,
+                  .pipelines = s->pipelines, .run = ++s->runs, .analyze = true};
+    err_clear(&s->run_err);
+    data_chunk out;
+    if ((rc = chunk_init(&out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
+    rc = exec_open(&x, s->plan);
+    s->pipelines = x.pipelines;
+    uint64_t rows = 0;
+    while (!rc) {
+        chunk_reset(&out);
+        if ((rc = exec_next(&x, s->plan, &out)) || !out.count) break;
+        rows += out.count;
+    }
+    exec_close(&x, s->plan);
+    chunk_free(&out);
+    if (rc) return fail_statement(s, &s->run_err, rc);
+    s->analyzed = true;
+    s->analyzed_rows = rows;
+    return end_own(s, true);
+}
 
 static bool any_running(strata_db *db) {
     for (strata_stmt *o = db->stmts; o; o = o->next)
@@ -651,8 +695,8 @@ static int start(strata_stmt *s) {
     case ST_DROP:
     case ST_ALTER_TABLE: return (rc = run_ddl(s)) ? rc : STRATA_DONE;
     case ST_EXPLAIN:
-        if (s->ast->explain.analyze) return db_errorf(db, STRATA_ERROR, "EXPLAIN ANALYZE is not supported yet");
         if (!s->plan) return db_errorf(db, STRATA_ERROR, "EXPLAIN needs a query, INSERT, UPDATE or DELETE");
+        if (s->ast->explain.analyze && (rc = explain_analyze(s))) return rc;
         explain_op(s, s->plan, 0);
         s->ncols_fixed = 1;
         s->names_fixed = explain_names;

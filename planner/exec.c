@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bind.h"
 #include "parser.h"
@@ -2125,7 +2126,25 @@ static void op_release(plan_op *p) {
     }
 }
 
+static uint64_t clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int source_next_op(exec_ctx *x, plan_op *p, data_chunk *out);
+
+/* source_next asks source p for its next chunk (timed and counted for EXPLAIN ANALYZE). */
 static int source_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    if (!x->analyze) return source_next_op(x, p, out);
+    uint64_t t0 = clock_ns();
+    int rc = source_next_op(x, p, out);
+    p->ns += clock_ns() - t0;
+    p->rows_out += out->count;
+    return rc;
+}
+
+static int source_next_op(exec_ctx *x, plan_op *p, data_chunk *out) {
     switch (p->kind) {
     case PLAN_SCAN: return scan_next(x, p, out);
     case PLAN_INDEX_SCAN: return iscan_next(x, p, out);
@@ -2282,7 +2301,18 @@ static int build(exec_ctx *x, exec_plan *ep, plan_op *p, plan_op **chain, int n,
     return STRATA_OK;
 }
 
+static int op_execute_op(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more, bool *finished);
+
 static int op_execute(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
+    if (!x->analyze) return op_execute_op(x, p, in, out, more, finished);
+    uint64_t t0 = clock_ns();
+    int rc = op_execute_op(x, p, in, out, more, finished);
+    p->ns += clock_ns() - t0;
+    p->rows_out += out->count;
+    return rc;
+}
+
+static int op_execute_op(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
     *more = false;
     switch (p->kind) {
     case PLAN_FILTER: return filter_exec(x, p, in, out);
@@ -2358,7 +2388,10 @@ static int pipe_run(exec_ctx *x, pipeline *pl) {
         data_chunk *out;
         int rc = pipe_step(x, pl, &out);
         if (rc) return rc;
-        if (out && out->count && (rc = sink_chunk(x, pl->sink, out, pl->side))) return rc;
+        if (!out || !out->count) continue;
+        uint64_t t0 = x->analyze ? clock_ns() : 0;
+        if ((rc = sink_chunk(x, pl->sink, out, pl->side))) return rc;
+        if (x->analyze) pl->sink->ns += clock_ns() - t0;
     }
     return STRATA_OK;
 }
@@ -2418,7 +2451,9 @@ int exec_next(exec_ctx *x, plan_op *root, data_chunk *out) {
         bool last_feeder = true;
         for (int k = i + 1; k < ep->n; k++)
             if (ep->pipes[k]->sink == pl->sink && !ep->pipes[k]->finished) last_feeder = false;
+        uint64_t t0 = x->analyze ? clock_ns() : 0;
         if (last_feeder && (rc = sink_finalize(x, pl->sink))) return rc;
+        if (x->analyze) pl->sink->ns += clock_ns() - t0;
     }
     pipeline *pl = ep->pipes[ep->n - 1];
     while (!pl->finished) {

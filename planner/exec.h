@@ -33,6 +33,7 @@ struct exec_ctx {
     uint32_t nouter;
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
+    bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */

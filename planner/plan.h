@@ -238,6 +238,7 @@ struct plan_op {
     };
     /* run time (exec.c) */
     void *state;
+    uint64_t rows_out, ns; /* EXPLAIN ANALYZE: rows produced, time spent in this operator */
 };
 
 #endif
