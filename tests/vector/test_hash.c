@@ -80,6 +80,7 @@ Test(hash, null_hashes_to_a_fixed_value) {
     for (int id = TYPE_NULL; id < TYPE_COUNT; id++) {
         vector v;
         init_vec(&v, (sql_type_id)id);
+        memset(v.data, 0, 4 * (size_t)v.width); /* rows 0 and 2: zeros (a fresh vector's rows are unset) */
         if (id != TYPE_NULL) {
             vec_set_null(&v, 1, 1);
             vec_set_null(&v, 3, 1);
