@@ -68,8 +68,8 @@ $(B)/libstrata.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libstrata.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LDFLAGS_ALL)
+$(B)/libstrata.so: $(LIB_OBJ) include/strata.map
+	$(CC) -shared -Wl,--version-script=include/strata.map -o $@ $(LIB_OBJ) $(LDFLAGS_ALL)
 
 $(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata.a $(wildcard tests/helpers/*.h)
 	@mkdir -p $(dir $@)
@@ -93,9 +93,12 @@ $(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata.a $(B)/strata $(w
 	$(CC) $(CFLAGS_ALL) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
-test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner
+test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	@export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0; \
-	fail=0; for t in $(TEST_BIN); do \
+	fail=0; \
+	echo "== libstrata.so exports only strata_* symbols"; \
+	if nm -D --defined-only $(B)/libstrata.so | awk '{print $$3}' | grep -v '^strata_' | grep .; then fail=1; fi; \
+	for t in $(TEST_BIN); do \
 	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
 	echo "== SQL logic tests (in memory, then on disk)"; \
 	$(B)/tests/sql/slt_runner tests/sql > $(B)/tests/sql/mem.log 2>&1 || fail=1; tail -1 $(B)/tests/sql/mem.log; \
