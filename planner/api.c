@@ -546,7 +546,7 @@ static void explain_add(strata_stmt *s, const char *line) {
 static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     static const char *names[] = {[PLAN_SCAN] = "SCAN", [PLAN_INDEX_SCAN] = "INDEX_SCAN", [PLAN_VALUES] = "VALUES",
                                   [PLAN_SERIES] = "SERIES", [PLAN_FILTER] = "FILTER", [PLAN_PROJECT] = "PROJECTION",
-                                  [PLAN_AGG] = "HASH_GROUP_BY", [PLAN_HASH_JOIN] = "HASH_JOIN", [PLAN_NL_JOIN] = "NESTED_LOOP_JOIN",
+                                  [PLAN_AGG] = "HASH_GROUP_BY", [PLAN_HASH_JOIN] = "HASH_JOIN", [PLAN_NL_JOIN] = "NESTED_LOOP_JOIN", [PLAN_INDEX_JOIN] = "INDEX_JOIN",
                                   [PLAN_SORT] = "ORDER_BY", [PLAN_LIMIT] = "LIMIT", [PLAN_DISTINCT] = "DISTINCT",
                                   [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
                                   [PLAN_DELETE] = "DELETE", [PLAN_CTE_SCAN] = "CTE_SCAN", [PLAN_RECURSIVE] = "RECURSIVE_CTE",
@@ -570,6 +570,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
         snprintf(line + n, sizeof line - (size_t)n, " %s%s%s", jk[p->join.kind], p->join.nkeys ? " on equality keys" : "",
                  p->join.pred ? " with condition" : "");
         break;
+    case PLAN_INDEX_JOIN:
+        snprintf(line + n, sizeof line - (size_t)n, " %s %s %s%s", jk[p->join.kind], p->child[1]->scan.table->name,
+                 p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
+        break;
     case PLAN_AGG: snprintf(line + n, sizeof line - (size_t)n, " (%u keys, %u aggregates)", p->agg.nkeys, p->agg.naggs); break;
     case PLAN_SORT:
         if (p->sort.limit >= 0) snprintf(line + n, sizeof line - (size_t)n, " top %lld", (long long)p->sort.limit);
@@ -584,6 +588,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
         snprintf(line + l, sizeof line - l, "  (rows=%llu time=%.3f ms)", (unsigned long long)p->rows_out, p->ns / 1e6);
     }
     explain_add(s, line);
+    if (p->kind == PLAN_INDEX_JOIN) { /* its right side is read by key, not scanned */
+        explain_op(s, p->child[0], depth + 1);
+        return;
+    }
     if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) {
         explain_op(s, p->child[0], depth + 1);
         explain_op(s, p->child[1], depth + 1);

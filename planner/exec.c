@@ -1254,6 +1254,143 @@ static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
     return join_emit_outer(x, p, s, NULL, NULL, n, false, out);
 }
 
+/* ---- index joins -------------------------------------------------------------------------- */
+
+typedef struct ijoin_state {
+    data_chunk fetched;  /* right rows read by key: the columns of child[1]'s projection */
+    uint32_t *proj;
+    uint32_t nproj;
+    data_chunk pairs;    /* joined rows, left columns then right */
+    data_chunk right;    /* a view of pairs' right columns, for scan_output */
+    index_scan *open;    /* the lookup of the current probe row, when it did not fit one chunk */
+    btree_buf key;
+    uint32_t pos_row;
+    int phase;           /* 0 lookups, 1 unmatched probe rows (LEFT), 2 done with this chunk */
+    sel_t prow[VECTOR_SIZE], kept[VECTOR_SIZE], sel[VECTOR_SIZE];
+    int64_t rids[VECTOR_SIZE];
+    uint8_t found[VECTOR_SIZE], pmatched[VECTOR_SIZE];
+} ijoin_state;
+
+static int ijoin_open(exec_ctx *x, plan_op *p) {
+    ijoin_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    s->phase = 2;
+    plan_op *r = p->child[1];
+    int rc = scan_projection(x, r->scan.table, r->scan.cols, r->scan.ncols, r->scan.need, &s->proj, &s->nproj, &s->fetched);
+    if (rc || (rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
+    if ((rc = expr_prepare(p->join.lkeys[0], x->err))) return rc;
+    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
+    s->right.ncols = r->ncols;
+    s->right.cols = s->pairs.cols + p->child[0]->ncols;
+    return STRATA_OK;
+}
+
+static void ijoin_close(plan_op *p) {
+    ijoin_state *s = p->state;
+    if (!s) return;
+    if (s->open) index_scan_close(s->open);
+    chunk_free(&s->fetched);
+    chunk_free(&s->pairs);
+    free(s->proj);
+    btree_buf_free(&s->key);
+    free(s);
+}
+
+static int ijoin_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more) {
+    ijoin_state *s = p->state;
+    plan_op *r = p->child[1];
+    table_def *td = r->scan.table;
+    uint32_t nl = p->child[0]->ncols;
+    expr *key = p->join.lkeys[0];
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    if (s->phase == 2) {
+        if ((rc = expr_eval(x, key, in, in->count))) return rc;
+        memset(s->pmatched, 0, in->count);
+        s->pos_row = 0;
+        s->phase = 0;
+    }
+    *more = true;
+    out->count = 0;
+    if (s->phase == 0) {
+        uint32_t n = 0;
+        while (s->pos_row < in->count && n < VECTOR_SIZE) {
+            uint32_t row = s->pos_row;
+            if (vec_is_null(key->result, row)) { /* a NULL key matches nothing */
+                s->pos_row++;
+                continue;
+            }
+            if (!p->join.lookup) {
+                sql_value v;
+                vec_get_value(key->result, row, &v);
+                s->prow[n] = row;
+                s->rids[n++] = v.v.i;
+                s->pos_row++;
+                continue;
+            }
+            if (!s->open) {
+                s->key.len = 0;
+                if ((rc = key_encode_row(&s->key, key->result, 1, row, x->err))) return rc;
+                if ((rc = index_scan_open(x->txn, p->join.lookup->root, s->key.data, s->key.len, 1, s->key.data, s->key.len, 1,
+                                          &s->open)))
+                    return table_error(x, rc);
+            }
+            uint32_t got;
+            if ((rc = index_scan_next(s->open, s->rids + n, VECTOR_SIZE - n, &got))) return table_error(x, rc);
+            for (uint32_t k = 0; k < got; k++) s->prow[n + k] = row;
+            n += got;
+            if (!got) {
+                index_scan_close(s->open);
+                s->open = NULL;
+                s->pos_row++;
+            }
+        }
+        if (s->pos_row >= in->count) s->phase = 1;
+        if (n) {
+            chunk_reset(&s->fetched);
+            if ((rc = table_get(x->txn, &td->desc, s->proj, s->nproj, s->rids, n, &s->fetched, s->found)))
+                return table_error(x, rc);
+            uint32_t m = 0;
+            for (uint32_t k = 0; k < n; k++)
+                if (s->found[k]) s->kept[m++] = s->prow[k];
+            chunk_reset(&s->pairs);
+            for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->kept, m);
+            scan_output(&s->fetched, r->scan.need, r->scan.ncols, &s->right);
+            s->pairs.count = m;
+            uint32_t q = m;
+            if (p->join.pred) {
+                if ((rc = expr_select(x, p->join.pred, &s->pairs, m, s->sel, &q))) return rc;
+            } else {
+                for (uint32_t k = 0; k < m; k++) s->sel[k] = k;
+            }
+            for (uint32_t k = 0; k < q; k++) s->pmatched[s->kept[s->sel[k]]] = 1;
+            for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &s->pairs.cols[c], s->sel, q);
+            out->count = q;
+            return STRATA_OK;
+        }
+    }
+    if (s->phase == 1) {
+        s->phase = 2;
+        *more = false;
+        if (p->join.kind == JK_LEFT) { /* probe rows nothing matched, with NULLs on the right */
+            uint32_t m = 0;
+            for (uint32_t row = 0; row < in->count; row++)
+                if (!s->pmatched[row]) s->kept[m++] = row;
+            chunk_reset(&s->pairs);
+            for (uint32_t c = 0; c < nl; c++) vec_slice(&out->cols[c], &in->cols[c], s->kept, m);
+            for (uint32_t c = nl; c < p->ncols; c++) {
+                vector *v = &s->pairs.cols[c];
+                vec_set_null(v, 0, 1);
+                vec_make_constant(v);
+                vec_reference(&out->cols[c], v);
+            }
+            out->count = m;
+        }
+    }
+    return STRATA_OK;
+}
+
 /* ---- DML ---------------------------------------------------------------------------------- */
 
 /* dml_must_hold says whether a DML operator must see all its input before changing the table:
@@ -2006,7 +2143,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
     int rc;
     if (p->kind == PLAN_RECURSIVE) return rec_open(x, p); /* its children run nested, per iteration */
     for (int i = 0; i < 2; i++)
-        if (p->child[i] && (rc = op_open(x, p->child[i]))) return rc;
+        if (p->child[i] && !(i == 1 && p->kind == PLAN_INDEX_JOIN) && (rc = op_open(x, p->child[i]))) return rc;
     switch (p->kind) {
     case PLAN_CTE_SCAN: return (p->state = calloc(1, sizeof(uint32_t))) ? STRATA_OK : nomem(x);
     case PLAN_SCAN: return scan_open(x, p);
@@ -2030,6 +2167,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
     case PLAN_SETOP: return setop_open(x, p);
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: return join_open(x, p);
+    case PLAN_INDEX_JOIN: return ijoin_open(x, p);
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: return dml_open(x, p);
@@ -2069,6 +2207,7 @@ static void op_close(plan_op *p) {
     case PLAN_SETOP: setop_close(p); break;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: join_close(p); break;
+    case PLAN_INDEX_JOIN: ijoin_close(p); break;
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: dml_close(p); break;
@@ -2099,6 +2238,7 @@ static void op_release(plan_op *p) {
         break;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
+    case PLAN_INDEX_JOIN:
         release_exprs(p->join.lkeys, p->join.nkeys);
         release_exprs(p->join.rkeys, p->join.nkeys);
         expr_release(p->join.pred);
@@ -2261,6 +2401,7 @@ static int build(exec_ctx *x, exec_plan *ep, plan_op *p, plan_op **chain, int n,
     case PLAN_FILTER:
     case PLAN_PROJECT:
     case PLAN_LIMIT:
+    case PLAN_INDEX_JOIN:
         chain[n] = p;
         return build(x, ep, p->child[0], chain, n + 1, sink, side);
     case PLAN_HASH_JOIN:
@@ -2320,6 +2461,7 @@ static int op_execute_op(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *ou
     case PLAN_LIMIT: return limit_exec(x, p, in, out, finished);
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: return join_exec(x, p, in, out, more);
+    case PLAN_INDEX_JOIN: return ijoin_exec(x, p, in, out, more);
     default: return err_set(x->err, STRATA_MISUSE, "operator %d does not stream", p->kind);
     }
 }

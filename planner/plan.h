@@ -104,6 +104,8 @@ typedef enum plan_kind {
     PLAN_AGG,       /* GROUP BY keys with aggregates: sink, then source */
     PLAN_HASH_JOIN, /* child[0] probe, child[1] build; equi keys plus residual pred */
     PLAN_NL_JOIN,   /* child[0] outer, child[1] inner (materialized); pred */
+    PLAN_INDEX_JOIN,/* child[0] probe; child[1] a table scan never run: each probe row looks its
+                    ** key up by rowid or through join.lookup (INNER and LEFT only) */
     PLAN_SORT,      /* ORDER BY keys, with limit for top-N: sink, then source */
     PLAN_LIMIT,     /* OFFSET then LIMIT */
     PLAN_DISTINCT,  /* distinct rows of all columns */
@@ -195,6 +197,7 @@ struct plan_op {
             uint32_t nkeys;
             expr **lkeys, **rkeys; /* over child[0] and child[1] columns */
             expr *pred;            /* residual, over the joined columns (left then right); may be NULL */
+            index_def *lookup;     /* PLAN_INDEX_JOIN: the index of rkeys[0], NULL for the rowid */
         } join;
         struct {
             uint32_t nkeys;
