@@ -603,6 +603,13 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
 
 static const char *explain_names[] = {"plan"};
 
+/* run_ctx is the execution context of a new run of s's plan in transaction t. */
+static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
+    return (exec_ctx){.txn = t, .cat = &s->db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
+                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &s->db->interrupted,
+                      .pipelines = s->pipelines, .run = ++s->runs};
+}
+
 static void reset_stats(plan_op *p) {
     if (!p) return;
     p->rows_out = p->ns = 0;
@@ -613,14 +620,12 @@ static void reset_stats(plan_op *p) {
 /* explain_analyze runs the plan to its end (its changes too, as PostgreSQL's EXPLAIN ANALYZE
 ** does), counting rows and time per operator for explain_op to print. */
 static int explain_analyze(strata_stmt *s) {
-    strata_db *db = s->db;
     pager_txn *t;
     int rc = statement_txn(s, plan_writes(s->plan), &t);
     if (rc) return rc;
     reset_stats(s->plan);
-    exec_ctx x = {.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
-                  .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted,
-                  .pipelines = s->pipelines, .run = ++s->runs, .analyze = true};
+    exec_ctx x = run_ctx(s, t);
+    x.analyze = true;
     err_clear(&s->run_err);
     data_chunk out;
     if ((rc = chunk_init(&out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
@@ -729,10 +734,7 @@ static int start(strata_stmt *s) {
     if ((rc = statement_txn(s, plan_writes(s->plan), &t))) return rc;
     if (plan_writes(s->plan) && !pager_txn_is_write(t))
         return fail_statement(s, &(strata_err){STRATA_READONLY, "cannot write in a read-only transaction"}, STRATA_READONLY);
-    memset(&s->x, 0, sizeof s->x);
-    s->x = (exec_ctx){.txn = t, .cat = &db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
-                      .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &db->interrupted,
-                      .pipelines = s->pipelines, .run = ++s->runs};
+    s->x = run_ctx(s, t);
     err_clear(&s->run_err);
     if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
     s->out_ready = true;
@@ -774,29 +776,30 @@ static int advance(strata_stmt *s) {
     return STRATA_ROW;
 }
 
+/* run_start starts a run of s: STRATA_OK when rows may follow, STRATA_DONE when the statement
+** finished at once (DDL, transaction control), or an error, which inside a transaction block
+** aborts the block as PostgreSQL does. */
+static int run_start(strata_stmt *s) {
+    strata_db *db = s->db;
+    int rc = start(s);
+    if (rc == STRATA_OK) return STRATA_OK;
+    s->done = true;
+    if (rc != STRATA_DONE && db->txn && !s->own && rc != STRATA_MISUSE && s->ast && s->ast->kind != ST_COMMIT &&
+        s->ast->kind != ST_ROLLBACK && s->ast->kind != ST_BEGIN)
+        db->txn_aborted = true;
+    return rc;
+}
+
 int strata_step(strata_stmt *s) {
     if (!s) return STRATA_MISUSE;
     strata_db *db = s->db;
     if (s->fetching) return db_errorf(db, STRATA_MISUSE, "strata_step after strata_fetch_chunk on the same run");
     if (s->done) return db_errorf(db, STRATA_MISUSE, "statement has finished: reset it to run it again");
     if (!s->running) {
-        int rc = start(s);
-        if (rc == STRATA_DONE) {
-            s->done = true;
-            return STRATA_DONE;
-        }
-        if (rc) {
-            s->done = true;
-            if (db->txn && !s->own && rc != STRATA_MISUSE && s->ast && s->ast->kind != ST_COMMIT &&
-                s->ast->kind != ST_ROLLBACK && s->ast->kind != ST_BEGIN)
-                db->txn_aborted = true;
-            return rc;
-        }
-        if (s->nlines) return advance(s);
-        /* writes run to completion at once; RETURNING rows are then read */
-        return advance(s);
+        int rc = run_start(s);
+        if (rc) return rc;
     }
-    return advance(s);
+    return advance(s); /* a write has run to its end by now; RETURNING rows are read from here */
 }
 
 int strata_reset(strata_stmt *s) {
@@ -994,15 +997,8 @@ int strata_fetch_chunk(strata_stmt *s, strata_chunk **out) {
     if (s->done) return STRATA_DONE;
     if (s->running && !s->fetching) return db_errorf(db, STRATA_MISUSE, "strata_fetch_chunk after strata_step on the same run");
     if (!s->running) {
-        int rc = start(s);
-        if (rc == STRATA_DONE) {
-            s->done = true;
-            return STRATA_DONE;
-        }
-        if (rc) {
-            s->done = true;
-            return rc;
-        }
+        int rc = run_start(s);
+        if (rc) return rc;
         if (s->nlines) {
             finish_ok(s);
             return db_errorf(db, STRATA_MISUSE, "EXPLAIN output is read with strata_step");

@@ -1623,6 +1623,27 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, sco
     return STRATA_OK;
 }
 
+/* order_by_outputs adds q's ORDER BY (which may only name output columns, by position or name:
+** `what` says so otherwise), LIMIT and OFFSET on top of p. */
+static int order_by_outputs(bind_ctx *b, const sql_select *q, plan_op **p, const char *what) {
+    int rc;
+    if (q->order_by.n) {
+        sort_key *keys = alloc0(b, (size_t)q->order_by.n * sizeof *keys);
+        if (!keys) return nomem(b);
+        for (int k = 0; k < q->order_by.n; k++) {
+            const sql_order *o = q->order_by.items[k];
+            int col;
+            if ((rc = order_key_output(b, o, *p, &col))) return rc;
+            if (col < 0) return bind_error(b, o->expr->off, "%s", what);
+            if (!(keys[k].e = mk_col(b, (uint32_t)col, (*p)->types[col], o->expr->off))) return nomem(b);
+            keys[k].desc = o->desc;
+            keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
+        }
+        if ((rc = make_sort(b, p, keys, (uint32_t)q->order_by.n))) return rc;
+    }
+    return add_limit(b, q, p);
+}
+
 static int bind_values(bind_ctx *b, const sql_select *q, plan_op **out) {
     uint32_t nrows = (uint32_t)q->rows.n;
     uint32_t ncols = (uint32_t)((sql_list *)q->rows.items[0])->n;
@@ -1701,24 +1722,7 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
     case SEL_CORE: rc = bind_select_core(b, q, &p, NULL); break;
     case SEL_VALUES:
         rc = bind_values(b, q, &p);
-        if (!rc && q->order_by.n) {
-            sort_key *keys = alloc0(b, (size_t)q->order_by.n * sizeof *keys);
-            if (!keys) return nomem(b);
-            for (int k = 0; k < q->order_by.n && !rc; k++) {
-                const sql_order *o = q->order_by.items[k];
-                int col;
-                if ((rc = order_key_output(b, o, p, &col))) break;
-                if (col < 0) {
-                    rc = bind_error(b, o->expr->off, "ORDER BY on VALUES must name an output column");
-                    break;
-                }
-                keys[k].e = mk_col(b, (uint32_t)col, p->types[col], o->expr->off);
-                keys[k].desc = o->desc;
-                keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
-            }
-            if (!rc) rc = make_sort(b, &p, keys, (uint32_t)q->order_by.n);
-        }
-        if (!rc) rc = add_limit(b, q, &p);
+        if (!rc) rc = order_by_outputs(b, q, &p, "ORDER BY on VALUES must name an output column");
         break;
     default: {
         plan_op *l, *r;
@@ -1745,24 +1749,7 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         p->child[1] = r;
         p->setop.kind = q->kind == SEL_UNION ? SETOP_UNION : q->kind == SEL_EXCEPT ? SETOP_EXCEPT : SETOP_INTERSECT;
         p->setop.all = q->all;
-        if (q->order_by.n) {
-            sort_key *keys = alloc0(b, (size_t)q->order_by.n * sizeof *keys);
-            if (!keys) return nomem(b);
-            for (int k = 0; k < q->order_by.n && !rc; k++) {
-                const sql_order *o = q->order_by.items[k];
-                int col;
-                if ((rc = order_key_output(b, o, p, &col))) break;
-                if (col < 0) {
-                    rc = bind_error(b, o->expr->off, "ORDER BY on a UNION/INTERSECT/EXCEPT result must be on one of the result columns");
-                    break;
-                }
-                keys[k].e = mk_col(b, (uint32_t)col, p->types[col], o->expr->off);
-                keys[k].desc = o->desc;
-                keys[k].nulls_first = o->nulls == NULLS_DEFAULT ? o->desc : o->nulls == NULLS_FIRST;
-            }
-            if (!rc) rc = make_sort(b, &p, keys, (uint32_t)q->order_by.n);
-        }
-        if (!rc) rc = add_limit(b, q, &p);
+        rc = order_by_outputs(b, q, &p, "ORDER BY on a UNION/INTERSECT/EXCEPT result must be on one of the result columns");
         break;
     }
     }

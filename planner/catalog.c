@@ -206,7 +206,7 @@ int catalog_resolve_type(const ast_type *at, const char *sql, size_t sqllen, sql
 
 static int column_index(const table_def *td, const char *name) {
     for (uint32_t i = 0; i < td->ncols; i++)
-        if (!strcmp(td->cols[i].name, name)) return (int)i;
+        if (td->cols[i].name && !strcmp(td->cols[i].name, name)) return (int)i;
     return -1;
 }
 
@@ -340,6 +340,22 @@ static int resolve_fk(ddl *d, table_def *td, fk_def *fk) {
     return STRATA_OK;
 }
 
+/* fk_from makes the foreign key of constraint cn over td's columns cols (names); the referenced
+** columns are resolved later (resolve_fk), once the referenced table is known. */
+static int fk_from(ddl *d, table_def *td, const sql_constraint *cn, const sql_list *cols, fk_def *fk) {
+    memset(fk, 0, sizeof *fk);
+    fk->name = cn->name;
+    fk->ncols = (uint32_t)cols->n;
+    fk->cols = arena_alloc(&d->c->mem, fk->ncols * sizeof *fk->cols);
+    if (!fk->cols) return nomem(d->err);
+    for (uint32_t j = 0; j < fk->ncols; j++) fk->cols[j] = (uint32_t)column_index(td, cols->items[j]);
+    fk->ref_table = cn->ref_table;
+    if (cn->ref_columns.n && cn->ref_columns.n != cols->n)
+        return ddl_error(d, cn->off, "number of referencing and referenced columns for foreign key disagree");
+    fk->ref_names = cn->ref_columns.n ? (const char **)cn->ref_columns.items : NULL;
+    return STRATA_OK;
+}
+
 static int apply_create_table(ddl *d, const sql_stmt *st) {
     catalog *c = d->c;
     const char *name = st->create_table.name;
@@ -348,9 +364,9 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
         return ddl_error(d, st->off, "relation \"%s\" already exists", name);
     }
     if (st->create_table.as_select)
-        return ddl_error(d, st->off, "CREATE TABLE ... AS is not supported yet%s", "");
+        return ddl_error(d, st->off, "CREATE TABLE ... AS is not supported yet");
     uint32_t n = (uint32_t)st->create_table.columns.n;
-    if (n == 0) return ddl_error(d, st->off, "a table needs at least one column%s", "");
+    if (n == 0) return ddl_error(d, st->off, "a table needs at least one column");
     table_def *td = arena_alloc(&c->mem, sizeof *td);
     if (!td) return nomem(d->err);
     memset(td, 0, sizeof *td);
@@ -359,6 +375,7 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
     td->cols = arena_alloc(&c->mem, n * sizeof *td->cols);
     td->rowid_col = -1;
     if (!td->name || !td->cols) return nomem(d->err);
+    memset(td->cols, 0, n * sizeof *td->cols); /* columns not yet defined have no name */
     /* primary key and unique constraints, collected as column-name lists */
     sql_list *pk = NULL;
     size_t pk_off = 0;
@@ -386,7 +403,7 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
             switch (cn->kind) {
             case CONS_PRIMARY_KEY:
                 if (pk) return ddl_error(d, cn->off, "multiple primary keys for table \"%s\" are not allowed", name);
-                if (nsingle >= 64) return ddl_error(d, cn->off, "too many constraints%s", "");
+                if (nsingle >= 64) return ddl_error(d, cn->off, "too many constraints");
                 single[nsingle].n = 1;
                 single[nsingle].items = (void **)&col->name;
                 pk = &single[nsingle++];
@@ -396,31 +413,22 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
             case CONS_NOT_NULL: col->not_null = true; break;
             case CONS_NULL: break;
             case CONS_UNIQUE:
-                if (nuniq >= 64 || nsingle >= 64) return ddl_error(d, cn->off, "too many constraints%s", "");
+                if (nuniq >= 64 || nsingle >= 64) return ddl_error(d, cn->off, "too many constraints");
                 single[nsingle].n = 1;
                 single[nsingle].items = (void **)&col->name;
                 uniques[nuniq++] = single[nsingle++];
                 break;
             case CONS_DEFAULT: col->default_expr = cn->expr; break;
             case CONS_CHECK:
-                if (nchecks >= 64) return ddl_error(d, cn->off, "too many constraints%s", "");
+                if (nchecks >= 64) return ddl_error(d, cn->off, "too many constraints");
                 checks[nchecks].name = cn->name;
                 checks[nchecks++].expr = cn->expr;
                 break;
             case CONS_FOREIGN_KEY: {
-                if (nfks >= 16) return ddl_error(d, cn->off, "too many foreign keys%s", "");
-                fk_def *fk = &fks[nfks++];
-                memset(fk, 0, sizeof *fk);
-                fk->name = cn->name;
-                fk->ncols = 1;
-                fk->cols = arena_alloc(&c->mem, sizeof *fk->cols);
-                if (!fk->cols) return nomem(d->err);
-                fk->cols[0] = i;
-                fk->ref_table = cn->ref_table;
-                if (cn->ref_columns.n > 1)
-                    return ddl_error(d, cn->off, "number of referencing and referenced columns for foreign key disagree%s", "");
-                /* ref_cols resolved below, once the referenced table is known */
-                fk->ref_names = cn->ref_columns.n ? (const char **)cn->ref_columns.items : NULL;
+                if (nfks >= 16) return ddl_error(d, cn->off, "too many foreign keys");
+                sql_list one = {1, 1, (void **)&col->name};
+                int rc = fk_from(d, td, cn, &one, &fks[nfks++]);
+                if (rc) return rc;
                 break;
             }
             }
@@ -430,8 +438,8 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
         sql_constraint *cn = st->create_table.constraints.items[k];
         for (int j = 0; j < cn->columns.n; j++)
             if (column_index(td, cn->columns.items[j]) < 0)
-                return ddl_error(d, cn->off, "column \"%s\" named in key does not exist%s",
-                                 (const char *)cn->columns.items[j], "");
+                return ddl_error(d, cn->off, "column \"%s\" named in key does not exist",
+                                 (const char *)cn->columns.items[j]);
         switch (cn->kind) {
         case CONS_PRIMARY_KEY:
             if (pk) return ddl_error(d, cn->off, "multiple primary keys for table \"%s\" are not allowed", name);
@@ -440,27 +448,18 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
             for (int j = 0; j < cn->columns.n; j++) td->cols[column_index(td, cn->columns.items[j])].not_null = true;
             break;
         case CONS_UNIQUE:
-            if (nuniq >= 64) return ddl_error(d, cn->off, "too many constraints%s", "");
+            if (nuniq >= 64) return ddl_error(d, cn->off, "too many constraints");
             uniques[nuniq++] = cn->columns;
             break;
         case CONS_CHECK:
-            if (nchecks >= 64) return ddl_error(d, cn->off, "too many constraints%s", "");
+            if (nchecks >= 64) return ddl_error(d, cn->off, "too many constraints");
             checks[nchecks].name = cn->name;
             checks[nchecks++].expr = cn->expr;
             break;
         case CONS_FOREIGN_KEY: {
-            if (nfks >= 16) return ddl_error(d, cn->off, "too many foreign keys%s", "");
-            fk_def *fk = &fks[nfks++];
-            memset(fk, 0, sizeof *fk);
-            fk->name = cn->name;
-            fk->ncols = (uint32_t)cn->columns.n;
-            fk->cols = arena_alloc(&c->mem, fk->ncols * sizeof *fk->cols);
-            if (!fk->cols) return nomem(d->err);
-            for (uint32_t j = 0; j < fk->ncols; j++) fk->cols[j] = (uint32_t)column_index(td, cn->columns.items[j]);
-            fk->ref_table = cn->ref_table;
-            if (cn->ref_columns.n && cn->ref_columns.n != cn->columns.n)
-                return ddl_error(d, cn->off, "number of referencing and referenced columns for foreign key disagree%s", "");
-            fk->ref_names = cn->ref_columns.n ? (const char **)cn->ref_columns.items : NULL;
+            if (nfks >= 16) return ddl_error(d, cn->off, "too many foreign keys");
+            int rc = fk_from(d, td, cn, &cn->columns, &fks[nfks++]);
+            if (rc) return rc;
             break;
         }
         default: break;
@@ -808,7 +807,7 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
             if (cn->kind == CONS_DEFAULT) col->default_expr = cn->expr;
             else if (cn->kind == CONS_NOT_NULL) col->not_null = true;
             else if (cn->kind != CONS_NULL)
-                return ddl_error(d, cn->off, "only DEFAULT, NULL and NOT NULL are supported in ADD COLUMN%s", "");
+                return ddl_error(d, cn->off, "only DEFAULT, NULL and NOT NULL are supported in ADD COLUMN");
         }
         /* the value existing rows read: given by the caller (who evaluated the default), or,
         ** loading, parsed from the entry's text below */
