@@ -75,8 +75,8 @@ int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out) {
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
-/* write_rows is table_insert (insert != 0) and table_update. An insert finds the largest rowid
-** once, so that rows appended beyond it (the common case) need no lookup before the put. */
+/* write_rows is table_insert (insert != 0) and table_update: one B+tree descent per row, which
+** refuses an existing rowid (insert) or a missing one (update) itself. */
 static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                       const int64_t *rowids, int insert) {
     strata_err *err = pager_txn_err(t);
@@ -86,43 +86,23 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
     int rc = check_chunk(td, chunk, err);
     if (rc || count == 0) return rc;
     btree_buf rec = {0};
-    btree_cursor *c = NULL;
-    if ((rc = btree_cursor_open(t, td->root, &c))) goto done;
-    int64_t max = 0;
-    int have_rows = 1; /* a lookup is needed; for inserts, until the largest rowid is known */
-    if (insert) {
-        if ((rc = btree_cursor_last(c))) goto done;
-        have_rows = btree_cursor_valid(c);
-        if (have_rows && (rc = cursor_rowid(c, td->root, err, &max))) goto done;
-    }
     for (uint32_t k = 0; k < count; k++) {
         uint32_t row = sel ? sel[k] : k;
         if (chunk->sel) row = chunk->sel[row];
         int64_t rowid = rowids[k];
         uint8_t key[ROWID_KEY_LEN];
         rowid_encode(rowid, key);
-        if (!insert || (have_rows && rowid <= max)) {
-            int exact = 0;
-            if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
-            if (insert && exact) {
-                rc = err_set(err, STRATA_CONSTRAINT, "table with root page %u: rowid %lld already exists",
-                             (unsigned)td->root, (long long)rowid);
-                goto done;
-            }
-            if (!insert && !exact) {
-                rc = err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld",
-                             (unsigned)td->root, (long long)rowid);
-                goto done;
-            }
-        } else {
-            max = rowid;
-            have_rows = 1;
+        if ((rc = record_encode(&rec, td, chunk->cols, row, err))) break;
+        rc = btree_put_mode(t, td->root, key, sizeof key, rec.data, rec.len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
+        if (rc == STRATA_CONSTRAINT) {
+            rc = err_set(err, STRATA_CONSTRAINT, "table with root page %u: rowid %lld already exists", (unsigned)td->root,
+                         (long long)rowid);
+        } else if (rc == STRATA_NOTFOUND) {
+            rc = err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld", (unsigned)td->root,
+                         (long long)rowid);
         }
-        if ((rc = record_encode(&rec, td, chunk->cols, row, err))) goto done;
-        if ((rc = btree_put(t, td->root, key, sizeof key, rec.data, rec.len))) goto done;
+        if (rc) break;
     }
-done:
-    btree_cursor_close(c);
     btree_buf_free(&rec);
     return rc;
 }

@@ -127,7 +127,8 @@ int strata_open(const char *path, strata_db **out) {
         path = "memory.db";
     }
     pager_config cfg = {0};
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     int rc = pager_open(v, path, &cfg, &db->p, &err);
     if (rc) return db_error(db, &err, rc);
     arena_init(&db->cat.mem, 0);
@@ -152,8 +153,15 @@ int strata_close(strata_db *db) {
 static void stmt_release_run(strata_stmt *s);
 
 /* bind_stmt (re)parses and binds the statement's text against the current catalog. */
+/* free_result frees the result chunk kept between runs. */
+static void free_result(strata_stmt *s) {
+    if (s->out_ready) chunk_free(&s->out);
+    s->out_ready = false;
+}
+
 static int bind_stmt(strata_stmt *s, strata_err *err) {
     exec_destroy(s->plan, &s->pipelines); /* what the old plan kept between runs */
+    free_result(s);
     arena_reset(&s->mem);
     s->decltypes = NULL;
     s->plan = NULL;
@@ -194,7 +202,8 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     /* find the statement's extent first: parse into a scratch arena */
     arena scratch;
     arena_init(&scratch, 0);
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     sql_stmt *st;
     const char *t;
     int rc = sql_parse(&scratch, sql, &st, &t, &err);
@@ -303,7 +312,8 @@ static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
         *t = db->txn;
         return STRATA_OK;
     }
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     int rc = pager_begin(db->p, write, &s->own, &err);
     if (rc) return db_error(db, &err, rc);
     *t = s->own;
@@ -320,11 +330,13 @@ static int end_own(strata_stmt *s, bool ok) {
         pager_rollback(t);
         return STRATA_OK;
     }
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     int rc = pager_commit(t, &err);
     if (rc) {
         db_error(db, &err, rc);
-        strata_err e2 = {0};
+        strata_err e2;
+        err_clear(&e2);
         load_catalog(db, &e2);
     }
     return rc;
@@ -339,7 +351,8 @@ static int fail_statement(strata_stmt *s, const strata_err *err, int rc) {
     if (s->own) {
         pager_rollback(s->own);
         s->own = NULL;
-        strata_err e2 = {0};
+        strata_err e2;
+        err_clear(&e2);
         load_catalog(db, &e2);
     } else if (db->txn) {
         db->txn_aborted = true;
@@ -351,7 +364,8 @@ static int fail_statement(strata_stmt *s, const strata_err *err, int rc) {
 
 static int run_control(strata_stmt *s) {
     strata_db *db = s->db;
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     int rc;
     switch (s->ast->kind) {
     case ST_BEGIN:
@@ -371,7 +385,8 @@ static int run_control(strata_stmt *s) {
         rc = pager_commit(db->txn, &err);
         db->txn = NULL;
         if (rc) {
-            strata_err e2 = {0};
+            strata_err e2;
+            err_clear(&e2);
             load_catalog(db, &e2);
             return db_error(db, &err, rc);
         }
@@ -396,7 +411,8 @@ static int run_ddl(strata_stmt *s) {
     pager_txn *t;
     int rc = statement_txn(s, true, &t);
     if (rc) return rc;
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     const sql_stmt *st = s->ast;
     switch (st->kind) {
     case ST_CREATE_TABLE: rc = catalog_create_table(&db->cat, t, st, s->sql, s->sqllen, &err); break;
@@ -518,10 +534,7 @@ static void stmt_release_run(strata_stmt *s) {
         exec_close(&s->x, s->plan);
         s->pipelines = s->x.pipelines;
     }
-    if (s->out_ready) {
-        chunk_free(&s->out);
-        s->out_ready = false;
-    }
+    s->out.count = 0; /* the result chunk stays for the next run (free_result frees it) */
     s->analyzed = false;
     for (uint32_t i = 0; i < s->nlines; i++) free(s->lines[i]);
     free(s->lines);
@@ -658,7 +671,8 @@ void strata_interrupt(strata_db *db) {
 /* integrity_lines runs the whole-file check over every tree the catalog names. */
 static int integrity_lines(strata_stmt *s) {
     strata_db *db = s->db;
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     pager_txn *t = db->txn;
     int rc = STRATA_OK;
     if (!t && (rc = pager_begin(db->p, 0, &t, &err))) return db_error(db, &err, rc);
@@ -692,7 +706,8 @@ static const char *integrity_names[] = {"integrity_check"};
 
 static int start(strata_stmt *s) {
     strata_db *db = s->db;
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     int rc;
     if (!any_running(db)) db->interrupted = 0;
     if (s->bound_version != db->schema_version && (rc = bind_stmt(s, &err))) return db_error(db, &err, rc);
@@ -736,8 +751,11 @@ static int start(strata_stmt *s) {
         return fail_statement(s, &(strata_err){STRATA_READONLY, "cannot write in a read-only transaction"}, STRATA_READONLY);
     s->x = run_ctx(s, t);
     err_clear(&s->run_err);
-    if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
-    s->out_ready = true;
+    if (!s->out_ready) {
+        if ((rc = chunk_init(&s->out, s->plan->types, s->plan->ncols, &s->run_err))) return fail_statement(s, &s->run_err, rc);
+        s->out_ready = true;
+    }
+    chunk_reset(&s->out);
     s->running = true;
     rc = exec_open(&s->x, s->plan);
     s->pipelines = s->x.pipelines;
@@ -818,6 +836,7 @@ int strata_finalize(strata_stmt *s) {
     if (!s) return STRATA_OK;
     strata_reset(s);
     exec_destroy(s->plan, &s->pipelines);
+    free_result(s);
     strata_db *db = s->db;
     if (s->prev) s->prev->next = s->next;
     else db->stmts = s->next;
@@ -908,7 +927,8 @@ int64_t strata_column_int64(strata_stmt *s, int i) {
     sql_value v, c;
     if (!row_value(s, i, &v) || v.is_null) return 0;
     if (v.type.id == TYPE_DATE || v.type.id == TYPE_TIMESTAMP) return v.v.i; /* days, microseconds */
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     if (value_cast(&v, sql_type_make(TYPE_BIGINT), true, &s->run, &c, &err)) {
         db_error(s->db, &err, STRATA_ERROR);
         return 0;
@@ -919,7 +939,8 @@ int64_t strata_column_int64(strata_stmt *s, int i) {
 double strata_column_double(strata_stmt *s, int i) {
     sql_value v, c;
     if (!row_value(s, i, &v) || v.is_null) return 0;
-    strata_err err = {0};
+    strata_err err;
+    err_clear(&err);
     if (value_cast(&v, sql_type_make(TYPE_DOUBLE), true, &s->run, &c, &err)) {
         db_error(s->db, &err, STRATA_ERROR);
         return 0;

@@ -203,7 +203,8 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
     }
     if (e->kind == EXPR_CONST) { /* fold: a bad literal is an error now, at its position */
         sql_value v;
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         if (value_cast(&e->value, t, explicit_cast, b->mem, &v, &tmp))
             return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, "error", "%s",
                                 tmp.msg);
@@ -225,7 +226,8 @@ static int type_error(bind_ctx *b, size_t off, strata_err *tmp) {
 
 /* common_type of two expressions as value_common_type sees them (untyped literals adapt). */
 static int common_type(bind_ctx *b, const expr *x, const expr *y, size_t off, sql_type *out) {
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     if (x->untyped && x->kind == EXPR_PARAM) {
         *out = y->untyped && y->kind == EXPR_PARAM ? sql_type_make(TYPE_VARCHAR) : y->type;
         if (out->id == TYPE_NULL) *out = sql_type_make(TYPE_VARCHAR);
@@ -355,7 +357,8 @@ static int resolve_column(ectx *c, const sql_expr *a, expr **out) {
 
 static int bind_literal_num(bind_ctx *b, const sql_expr *a, expr **out) {
     const char *t = a->text.ptr;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     sql_value v;
     if (strpbrk(t, "eE")) {
         double d;
@@ -387,7 +390,8 @@ static int bind_literal_num(bind_ctx *b, const sql_expr *a, expr **out) {
 }
 
 static int bind_typed_literal(bind_ctx *b, const sql_expr *a, expr **out) {
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     sql_value v;
     const char *s = a->typed.text;
     if (!strcmp(a->typed.type, "date")) {
@@ -427,7 +431,8 @@ static int make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr *
 }
 
 static int make_arith(bind_ctx *b, value_op op, expr *x, expr *y, size_t off, expr **out) {
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     sql_type rt;
     int rc;
     /* untyped parameters take the other side's type (numbers) */
@@ -459,7 +464,8 @@ static int fold_common(bind_ctx *b, expr **list, int n, size_t off, sql_type *ou
             all_untyped = false;
             continue;
         }
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         if (value_common_type(t, list[i]->type, 0, &t, &tmp)) return type_error(b, list[i]->off ? list[i]->off : off, &tmp);
     }
     if (all_untyped || t.id == TYPE_NULL) t = all_untyped && n && list[0]->type.id != TYPE_NULL ? sql_type_make(TYPE_VARCHAR) : t;
@@ -489,7 +495,8 @@ static int bind_aggregate(ectx *c, const sql_expr *a, expr **out) {
         ectx inner = {b, c->agg->pre, NULL, NULL};
         int rc = bind_expr(&inner, a->func.args.items[0], &ag.arg);
         if (rc) return rc;
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         if (ag.arg->untyped && (rc = bind_cast(b, ag.arg, sql_type_make(TYPE_VARCHAR), false, &ag.arg))) return rc;
         if (!strcmp(n, "count")) {
             ag.fn = AGG_COUNT;
@@ -572,7 +579,8 @@ static int bind_func(ectx *c, const sql_expr *a, expr **out) {
     if (nargs > FUNC_MAX_ARGS) return bind_error(b, a->off, "too many arguments to %s", n);
     sql_type at[FUNC_MAX_ARGS], want[FUNC_MAX_ARGS], rt;
     for (int i = 0; i < nargs; i++) at[i] = args[i]->untyped && args[i]->kind == EXPR_PARAM ? sql_type_make(TYPE_NULL) : args[i]->type;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     if (fd->bind(at, nargs, want, &rt, &tmp)) return type_error(b, a->off, &tmp);
     expr *e = mk(b, EXPR_FUNC, rt, a->off, nargs);
     if (!e) return nomem(b);
@@ -872,7 +880,8 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
     case EX_FUNC: return bind_func(c, a, out);
     case EX_EXTRACT: {
         if ((rc = bind_expr(c, a->extract.arg, &x))) return rc;
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         dt_field f;
         sql_type t;
         if (x->untyped && (rc = bind_cast(b, x, sql_type_make(TYPE_TIMESTAMP), false, &x))) return rc;
@@ -1735,7 +1744,8 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         sql_type *t = alloc0(b, l->ncols * sizeof *t);
         if (!t) return nomem(b);
         for (uint32_t i = 0; i < l->ncols && !rc; i++) {
-            strata_err tmp = {0};
+            strata_err tmp;
+            err_clear(&tmp);
             int flags = (l->untyped && l->untyped[i] ? VALUE_LITERAL_A : 0) | (r->untyped && r->untyped[i] ? VALUE_LITERAL_B : 0);
             if (value_common_type(l->types[i], r->types[i], flags, &t[i], &tmp)) rc = type_error(b, q->off, &tmp);
             if (t[i].id == TYPE_NULL) t[i] = sql_type_make(TYPE_VARCHAR);

@@ -647,7 +647,8 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
             return rc;
         }
     }
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     for (uint32_t r = 0; r < count; r++) {
         if (fresh && !fresh[r]) continue;
         agg_slot *sl = &s->slots[(size_t)gids[r] * na + a];
@@ -730,7 +731,8 @@ static int agg_finalize(exec_ctx *x, plan_op *p) {
 }
 
 static int agg_result(exec_ctx *x, const agg_expr *ag, const agg_slot *sl, sql_value *out) {
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     *out = value_null(ag->type);
     switch (ag->fn) {
     case AGG_COUNT_STAR:
@@ -1737,7 +1739,8 @@ static int fk_check(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
                 s->key.len = 0;
                 for (uint32_t k = 0; k < fk->ncols; k++) {
                     sql_value v, cv;
-                    strata_err tmp = {0};
+                    strata_err tmp;
+                    err_clear(&tmp);
                     vec_get_value(vecs[k], r, &v);
                     if (value_cast(&v, rt->cols[fk->ref_cols[k]].type, false, x->mem, &cv, &tmp))
                         return err_set(x->err, STRATA_CONSTRAINT, "%s", tmp.msg);

@@ -159,7 +159,8 @@ static inline void put_int(vector *v, uint32_t r, int64_t x) {
 
 static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     uint8_t id = e->type.id;
     bool ints = sql_type_is_integer(id) && sql_type_is_integer(a->type.id) && sql_type_is_integer(b->type.id);
     bool dbls = id == TYPE_DOUBLE && a->type.id == TYPE_DOUBLE && b->type.id == TYPE_DOUBLE;
@@ -228,7 +229,8 @@ static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
 
 static int eval_neg(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *out = e->result;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     for (uint32_t r = 0; r < count; r++) {
         sql_value u, res;
         vec_get_value(a, r, &u);
@@ -388,7 +390,8 @@ static int eval_in_list(exec_ctx *x, expr *e, uint32_t count) {
 
 static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *out = e->result;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     if (sql_type_equal(a->type, e->type)) {
         vec_reference(out, a);
         return STRATA_OK;
@@ -418,7 +421,8 @@ static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
 
 static int eval_extract(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *out = e->result;
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     for (uint32_t r = 0; r < count; r++) {
         sql_value u, v;
         vec_get_value(a, r, &u);
@@ -554,7 +558,8 @@ int expr_param_value(exec_ctx *x, const expr *e, sql_value *out) {
         *out = p;
         return STRATA_OK;
     }
-    strata_err tmp = {0};
+    strata_err tmp;
+    err_clear(&tmp);
     if (value_cast(&p, e->type, false, x->mem, out, &tmp)) return fail_at(x, e, &tmp);
     return STRATA_OK;
 }
@@ -598,13 +603,15 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     case EXPR_FUNC: {
         vector args[FUNC_MAX_ARGS];
         for (int i = 0; i < e->nargs; i++) args[i] = *e->args[i]->result;
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         rc = e->fn->exec(args, e->nargs, count, out, &tmp);
         if (rc) return tmp.code ? fail_at(x, e, &tmp) : rc;
         break;
     }
     case EXPR_LIKE: {
-        strata_err tmp = {0};
+        strata_err tmp;
+        err_clear(&tmp);
         rc = like_exec(e->args[0]->result, e->args[1]->result, e->like.escape, e->like.ilike, e->negated, count, out,
                        &tmp);
         if (rc) return fail_at(x, e, &tmp);

@@ -1102,6 +1102,10 @@ int btree_get(pager_txn *t, pgno_t root, const void *key, size_t klen, btree_buf
 }
 
 int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen) {
+    return btree_put_mode(t, root, key, klen, val, vlen, BTREE_PUT_ANY);
+}
+
+int btree_put_mode(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen, int mode) {
     bt b;
     bt_init(&b, t, root);
     if (!pager_txn_is_write(t)) return err_set(b.err, STRATA_READONLY, "btree_put in a read transaction");
@@ -1116,6 +1120,10 @@ int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const voi
     int eq;
     int rc = descend(&b, key, klen, &leaf, &idx, &eq);
     if (rc) return rc;
+    if ((mode == BTREE_PUT_INSERT && eq) || (mode == BTREE_PUT_REPLACE && !eq)) {
+        node_release(&b, &leaf);
+        return eq ? STRATA_CONSTRAINT : STRATA_NOTFOUND;
+    }
     cellv old = {0};
     if (eq && (rc = node_cell(&b, &leaf, idx, &old))) goto fail;
     int ovfl = leaf_value_overflows(&b, klen, vlen);

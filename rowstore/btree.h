@@ -51,6 +51,14 @@ int btree_get(pager_txn *t, pgno_t root, const void *key, size_t klen, btree_buf
 ** STRATA_READONLY (for example STRATA_CORRUPT or STRATA_FULL met halfway through a split), the tree
 ** may be half-changed inside the transaction: roll the transaction back. */
 int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen);
+/* btree_put_mode is btree_put that, in one descent, refuses to replace (BTREE_PUT_INSERT: an
+** existing key gives STRATA_CONSTRAINT) or to insert (BTREE_PUT_REPLACE: an absent key gives
+** STRATA_NOTFOUND); neither refusal is recorded as an error or changes the tree.
+** BTREE_PUT_ANY is btree_put. */
+#define BTREE_PUT_ANY 0
+#define BTREE_PUT_INSERT 1
+#define BTREE_PUT_REPLACE 2
+int btree_put_mode(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen, int mode);
 /* btree_delete removes key; STRATA_NOTFOUND (not recorded as an error) when absent. */
 int btree_delete(pager_txn *t, pgno_t root, const void *key, size_t klen);
 
