@@ -23,7 +23,7 @@
 #include "bind.h"
 #include "parser.h"
 
-static void op_close(plan_op *p);
+static void op_close(plan_op *p, bool keep);
 static void pipelines_free(void *pipes);
 static int nomem(exec_ctx *x);
 
@@ -414,11 +414,15 @@ static int encode_bounds(exec_ctx *x, expr **vals, int n, btree_buf *buf, bool *
 }
 
 static int iscan_open(exec_ctx *x, plan_op *p) {
-    iscan_state *s = calloc(1, sizeof *s);
-    if (!s) return nomem(x);
-    p->state = s;
-    int rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj, &s->raw);
-    if (rc) return rc;
+    iscan_state *s = p->state; /* kept from the last run, or new */
+    int rc;
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s))) return nomem(x);
+        p->state = s;
+        rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj, &s->raw);
+        if (rc) return rc;
+    }
+    s->empty = false;
     bool null = false;
     if ((rc = encode_bounds(x, p->iscan.lo, p->iscan.nlo, &s->lo, &null)) ||
         (rc = encode_bounds(x, p->iscan.hi, p->iscan.nhi, &s->hi, &null)))
@@ -432,10 +436,16 @@ static int iscan_open(exec_ctx *x, plan_op *p) {
     return rc ? table_error(x, rc) : STRATA_OK;
 }
 
-static void iscan_close(plan_op *p) {
+static void iscan_close(plan_op *p, bool keep) {
     iscan_state *s = p->state;
     if (!s) return;
     if (s->scan) index_scan_close(s->scan);
+    s->scan = NULL;
+    if (keep) {
+        chunk_reset(&s->raw);
+        return;
+    }
+    p->state = NULL;
     chunk_free(&s->raw);
     free(s->proj);
     btree_buf_free(&s->lo);
@@ -469,13 +479,16 @@ static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 }
 
 static int scan_open(exec_ctx *x, plan_op *p) {
-    scan_state *s = calloc(1, sizeof *s);
-    if (!s) return nomem(x);
-    p->state = s;
-    s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
-    if (!s->rowids) return nomem(x);
-    int rc = scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
-    if (rc) return rc;
+    scan_state *s = p->state; /* kept from the plan's last run (op_close with keep), or new */
+    int rc;
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s))) return nomem(x);
+        p->state = s;
+        s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
+        if (!s->rowids) return nomem(x);
+        rc = scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
+        if (rc) return rc;
+    }
     int64_t lo = p->scan.lo, hi = p->scan.hi;
     if ((rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, &lo)) ||
         (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
@@ -484,10 +497,17 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     return rc ? table_error(x, rc) : STRATA_OK;
 }
 
-static void scan_close(plan_op *p) {
+/* scan_close ends a scan; with keep its buffers stay for the plan's next run. */
+static void scan_close(plan_op *p, bool keep) {
     scan_state *s = p->state;
     if (!s) return;
     if (s->scan) table_scan_close(s->scan);
+    s->scan = NULL;
+    if (keep) {
+        chunk_reset(&s->raw);
+        return;
+    }
+    p->state = NULL;
     chunk_free(&s->raw);
     free(s->proj);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
@@ -2040,11 +2060,11 @@ static int rec_open(exec_ctx *x, plan_op *p) {
     return STRATA_OK;
 }
 
-static void rec_close(plan_op *p) {
+static void rec_close(plan_op *p, bool keep) {
     rec_state *s = p->state;
     if (!s) return;
     for (int i = 0; i < 2; i++) { /* the children's expressions stay prepared (op_release) */
-        op_close(p->child[i]);
+        op_close(p->child[i], keep);
         pipelines_free(s->pipelines[i]);
     }
     coll_free(&s->cur);
@@ -2183,20 +2203,21 @@ static void release_exprs(expr **list, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) expr_release(list[i]);
 }
 
-/* op_close frees the run-time states of p's tree (a run ends); the prepared expressions stay for
-** the next run (op_release frees those). */
-static void op_close(plan_op *p) {
+/* op_close frees the run-time states of p's tree (a run ends), except, with keep, the buffers of
+** scans, which the next run of the plan reuses; the prepared expressions stay for the next run
+** (op_release frees those). */
+static void op_close(plan_op *p, bool keep) {
     if (!p) return;
     if (p->kind == PLAN_RECURSIVE) { /* its children ran nested and were closed there */
-        rec_close(p);
+        rec_close(p, keep);
         p->state = NULL;
         return;
     }
-    op_close(p->child[0]);
-    op_close(p->child[1]);
+    op_close(p->child[0], keep);
+    op_close(p->child[1], keep);
     switch (p->kind) {
-    case PLAN_SCAN: scan_close(p); break;
-    case PLAN_INDEX_SCAN: iscan_close(p); break;
+    case PLAN_SCAN: scan_close(p, keep); return;
+    case PLAN_INDEX_SCAN: iscan_close(p, keep); return;
     case PLAN_AGG: agg_close(p); break;
     case PLAN_SORT:
         if (p->state) {
@@ -2616,12 +2637,12 @@ int exec_next(exec_ctx *x, plan_op *root, data_chunk *out) {
 
 void exec_close(exec_ctx *x, plan_op *root) {
     (void)x;
-    op_close(root);
+    op_close(root, true);
 }
 
 void exec_destroy(plan_op *root, void **pipelines) {
     if (!root) return;
-    op_close(root);
+    op_close(root, false);
     op_release(root);
     pipelines_free(*pipelines);
     *pipelines = NULL;
