@@ -344,12 +344,11 @@ static int kvs_scan_next(void *h, uint64_t *key, const uint8_t **val, size_t *vl
     s->cursor_started = 1;
     if (rc != STRATA_OK && rc != STRATA_DONE && rc != STRATA_NOTFOUND)
         die("cursor step: %s (%s)", kv_txn_errmsg(s->txn), strata_errstr(rc));
-    if (!kv_cursor_valid(s->cursor)) return 0;
     const uint8_t *k;
     size_t klen;
-    if ((rc = kv_cursor_key(s->cursor, &k, &klen)) != STRATA_OK ||
-        (rc = kv_cursor_value(s->cursor, val, vlen)) != STRATA_OK)
-        die("cursor read: %s (%s)", kv_txn_errmsg(s->txn), strata_errstr(rc));
+    rc = kv_cursor_entry(s->cursor, &k, &klen, val, vlen);
+    if (rc == STRATA_DONE) return 0;
+    if (rc != STRATA_OK) die("cursor read: %s (%s)", kv_txn_errmsg(s->txn), strata_errstr(rc));
     if (klen != 8) die("cursor: key of %zu bytes", klen);
     *key = key_decode(k);
     return 1;

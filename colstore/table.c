@@ -198,19 +198,24 @@ int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
     btree_cursor *c = s->cur;
     uint32_t n = 0;
     while (n < VECTOR_SIZE) {
-        if (!btree_cursor_valid(c)) {
+        const uint8_t *k, *val;
+        size_t klen, vlen;
+        rc = btree_cursor_entry(c, &k, &klen, &val, &vlen);
+        if (rc == STRATA_DONE) {
             s->done = 1;
             break;
         }
-        int64_t rowid;
-        if ((rc = cursor_rowid(c, s->td->root, err, &rowid))) goto fail;
+        if (rc) goto fail;
+        if (klen != ROWID_KEY_LEN) {
+            rc = err_set(err, STRATA_CORRUPT, "table with root page %u: a key of %zu bytes is not a rowid",
+                         (unsigned)s->td->root, klen);
+            goto fail;
+        }
+        int64_t rowid = decode_rowid(k);
         if (rowid > s->hi) {
             s->done = 1;
             break;
         }
-        const uint8_t *val;
-        size_t vlen;
-        if ((rc = btree_cursor_value(c, &val, &vlen))) goto fail;
         const char *why = NULL;
         if ((rc = record_decode(&s->plan, val, vlen, out, n, &why, err))) {
             if (rc == STRATA_CORRUPT) corrupt_record(err, s->td, rowid, why);

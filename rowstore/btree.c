@@ -413,6 +413,16 @@ static inline __attribute__((always_inline)) int node_search(bt *b, const node *
                                                              uint32_t *idx, int *eq) {
     uint32_t lo = 0, hi = nd->n;
     if (eq) *eq = 0;
+    if (hi > 0) { /* appends (rising keys) land past the last key: one comparison instead of a search */
+        const uint8_t *ck = NULL;
+        uint32_t ckl = 0;
+        int rc = node_key(b, nd, hi - 1, &ck, &ckl);
+        if (rc) return rc;
+        if (key_cmp(ck, ckl, k, kl) < 0) {
+            *idx = hi;
+            return STRATA_OK;
+        }
+    }
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         const uint8_t *ck = NULL;
@@ -1384,6 +1394,20 @@ int btree_cursor_seek(btree_cursor *c, const void *key, size_t klen, int *exact)
 }
 
 int btree_cursor_next(btree_cursor *c) { return c->valid ? cur_step(c, 1) : STRATA_OK; }
+
+int btree_cursor_entry(btree_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen) {
+    if (!c->valid) return STRATA_DONE;
+    if (!c->write && !c->cell.ovfl) { /* the common case: everything is in the pinned leaf */
+        *key = c->key;
+        *klen = c->klen;
+        *val = c->cell.val;
+        *vlen = c->cell.vlen;
+        return STRATA_OK;
+    }
+    *key = c->key;
+    *klen = c->klen;
+    return btree_cursor_value(c, val, vlen);
+}
 int btree_cursor_prev(btree_cursor *c) { return c->valid ? cur_step(c, -1) : STRATA_OK; }
 int btree_cursor_valid(const btree_cursor *c) { return c->valid; }
 

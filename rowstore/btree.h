@@ -95,6 +95,11 @@ int btree_cursor_valid(const btree_cursor *c);
 int btree_cursor_key(btree_cursor *c, const uint8_t **key, size_t *klen);
 int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
 
+/* btree_cursor_entry gives the current entry's key and value in one call (as btree_cursor_key
+** and btree_cursor_value, same lifetimes), or STRATA_DONE on an invalid cursor: what a scan
+** loop calls after each step. */
+int btree_cursor_entry(btree_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen);
+
 /* Integrity check of one tree: key order inside pages and against parent separators, equal leaf
 ** depth, cell bounds, fill (no empty non-root page; page use as documented), overflow chains.
 ** mark is called once for every page the tree owns (the caller detects pages owned twice).

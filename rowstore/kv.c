@@ -202,6 +202,9 @@ int kv_cursor_seek(kv_cursor *c, const void *key, size_t klen, int *exact) {
     return STRATA_OK;
 }
 int kv_cursor_next(kv_cursor *c) { return c->c ? btree_cursor_next(c->c) : STRATA_OK; }
+int kv_cursor_entry(kv_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen) {
+    return c->c ? btree_cursor_entry(c->c, key, klen, val, vlen) : STRATA_DONE;
+}
 int kv_cursor_prev(kv_cursor *c) { return c->c ? btree_cursor_prev(c->c) : STRATA_OK; }
 int kv_cursor_valid(const kv_cursor *c) { return c->c ? btree_cursor_valid(c->c) : 0; }
 int kv_cursor_key(kv_cursor *c, const uint8_t **key, size_t *klen) {

@@ -65,6 +65,9 @@ int kv_cursor_prev(kv_cursor *c);
 int kv_cursor_valid(const kv_cursor *c);
 int kv_cursor_key(kv_cursor *c, const uint8_t **key, size_t *klen);
 int kv_cursor_value(kv_cursor *c, const uint8_t **val, size_t *vlen);
+/* kv_cursor_entry: key and value of the current entry in one call; STRATA_DONE when the cursor
+** has no entry (past the end). */
+int kv_cursor_entry(kv_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen);
 
 int kv_checkpoint(kv_db *db, strata_err *err);
 
