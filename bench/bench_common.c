@@ -244,7 +244,7 @@ void gather_environment(environment *env, const char *tmp_dir) {
     snprintf(env->fs, sizeof env->fs, "%s", fs_name(tmp_dir));
     read_first_line("git rev-parse --short HEAD 2>/dev/null", env->commit, sizeof env->commit);
     if (env->commit[0] == '\0') snprintf(env->commit, sizeof env->commit, "unknown");
-    env->git_status = read_all("git status --porcelain 2>/dev/null");
+    env->git_status = read_all("git status --porcelain --untracked-files=no 2>/dev/null");
     load_average(env->load_before, sizeof env->load_before);
 }
 
