@@ -932,7 +932,7 @@ static plan_op *new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) {
     return p->types && p->names ? p : NULL;
 }
 
-static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *out_scope);
+static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out);
 static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out);
 static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
 
@@ -1390,10 +1390,11 @@ static const char *default_name(const sql_expr *a) {
     }
 }
 
-/* untyped_to_text gives a still-untyped expression (a bare 'literal' or NULL) its final type. */
+/* settle gives an output expression that is still untyped (a bare 'literal', parameter or NULL)
+** its final type, VARCHAR, as PostgreSQL resolves "unknown" output columns to text. */
 static int settle(bind_ctx *b, expr **e) {
     if (!(*e)->untyped && (*e)->type.id != TYPE_NULL) return STRATA_OK;
-    return bind_cast(b, *e, sql_type_make((*e)->type.id == TYPE_NULL && (*e)->kind == EXPR_CONST && !(*e)->untyped ? TYPE_VARCHAR : TYPE_VARCHAR), false, e);
+    return bind_cast(b, *e, sql_type_make(TYPE_VARCHAR), false, e);
 }
 
 static int eval_limit_expr(bind_ctx *b, const sql_expr *a, expr **out, const char *what) {
@@ -1403,9 +1404,7 @@ static int eval_limit_expr(bind_ctx *b, const sql_expr *a, expr **out, const cha
     return bind_cast(b, *out, sql_type_make(TYPE_BIGINT), false, out);
 }
 
-/* finish_query adds ORDER BY, LIMIT and OFFSET (written on q) over plan p, whose output columns
-** are the query's; order-by keys beyond the output are bound in `extra` and appended by the
-** caller through hidden columns (bind_select_core handles those). */
+/* add_limit puts q's LIMIT and OFFSET (constants or parameters, as BIGINT) over plan p. */
 static int add_limit(bind_ctx *b, const sql_select *q, plan_op **p) {
     if (!q->limit && !q->offset) return STRATA_OK;
     plan_op *l = new_op(b, PLAN_LIMIT, (*p)->ncols);
@@ -1452,8 +1451,7 @@ static int make_sort(bind_ctx *b, plan_op **p, sort_key *keys, uint32_t nkeys) {
     return STRATA_OK;
 }
 
-static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out, scope *unused) {
-    (void)unused;
+static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
     int rc;
     plan_op *p;
     scope sc = {0};
@@ -1728,7 +1726,7 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
     }
     plan_op *p;
     switch (q->kind) {
-    case SEL_CORE: rc = bind_select_core(b, q, &p, NULL); break;
+    case SEL_CORE: rc = bind_select_core(b, q, &p); break;
     case SEL_VALUES:
         rc = bind_values(b, q, &p);
         if (!rc) rc = order_by_outputs(b, q, &p, "ORDER BY on VALUES must name an output column");
