@@ -312,7 +312,7 @@ static bool is_integer_pk_type(sql_type t) { return sql_type_is_integer(t.id); }
 
 /* resolve_fk finds the columns fk references: those named, or the referenced table's primary
 ** key (its rowid column or its primary index). */
-static int resolve_fk(ddl *d, table_def *td, fk_def *fk) {
+static int resolve_fk(ddl *d, fk_def *fk) {
     catalog *c = d->c;
     table_def *rt = catalog_table(c, fk->ref_table);
     if (!rt) return ddl_error(d, 0, "relation \"%s\" does not exist", fk->ref_table);
@@ -335,7 +335,6 @@ static int resolve_fk(ddl *d, table_def *td, fk_def *fk) {
             return ddl_error(d, 0, "there is no primary key for referenced table \"%s\"", rt->name);
         }
     }
-    (void)td;
     fk->ref_cols = cols;
     return STRATA_OK;
 }
@@ -378,7 +377,6 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
     memset(td->cols, 0, n * sizeof *td->cols); /* columns not yet defined have no name */
     /* primary key and unique constraints, collected as column-name lists */
     sql_list *pk = NULL;
-    size_t pk_off = 0;
     sql_list uniques[64];
     int nuniq = 0;
     sql_list single[64];
@@ -407,7 +405,6 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
                 single[nsingle].n = 1;
                 single[nsingle].items = (void **)&col->name;
                 pk = &single[nsingle++];
-                pk_off = cn->off;
                 col->not_null = true;
                 break;
             case CONS_NOT_NULL: col->not_null = true; break;
@@ -444,7 +441,6 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
         case CONS_PRIMARY_KEY:
             if (pk) return ddl_error(d, cn->off, "multiple primary keys for table \"%s\" are not allowed", name);
             pk = &cn->columns;
-            pk_off = cn->off;
             for (int j = 0; j < cn->columns.n; j++) td->cols[column_index(td, cn->columns.items[j])].not_null = true;
             break;
         case CONS_UNIQUE:
@@ -506,7 +502,6 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
         snprintf(nm, sizeof nm, "%s_pkey", name);
         if ((rc = constraint_index(d, td, nm, pk, true))) return rc;
     }
-    (void)pk_off;
     for (int k = 0; k < nuniq; k++) {
         char nm[300];
         int m = snprintf(nm, sizeof nm, "%s", name);
@@ -518,7 +513,7 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
     }
     /* foreign keys: the referenced table and key must exist now (loading: once all are loaded) */
     for (uint32_t k = 0; k < td->nfks && !d->loading; k++)
-        if ((rc = resolve_fk(d, td, &td->fks[k]))) return rc;
+        if ((rc = resolve_fk(d, &td->fks[k]))) return rc;
     return entry_put(d, 't', name, td->root, 0, td->sql);
 }
 
@@ -1081,7 +1076,7 @@ int catalog_load(catalog *c, pager_txn *t, strata_err *err) {
     ddl d = {.c = c, .t = t, .sql = "", .sqllen = 0, .err = err, .loading = true};
     for (uint32_t i = 0; i < c->ntables; i++)
         for (uint32_t k = 0; k < c->tables[i]->nfks; k++) {
-            int rc = resolve_fk(&d, c->tables[i], &c->tables[i]->fks[k]);
+            int rc = resolve_fk(&d, &c->tables[i]->fks[k]);
             if (rc) {
                 char msg[STRATA_ERRMSG_MAX];
                 snprintf(msg, sizeof msg, "%s", err->msg);
