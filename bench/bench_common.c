@@ -144,6 +144,18 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
+void run_setup(const char *prefix, char *run_dir, size_t run_cap, char *exe, size_t exe_cap) {
+    struct stat st;
+    if (stat("bench", &st) != 0 || !S_ISDIR(st.st_mode)) die("run from the repository root (no bench/ here)");
+    mkdir("bench/tmp", 0755);
+    mkdir("bench/results", 0755);
+    snprintf(run_dir, run_cap, "bench/tmp/%s-%d", prefix, (int)getpid());
+    if (mkdir(run_dir, 0755) != 0) die("mkdir %s: %s", run_dir, strerror(errno));
+    ssize_t n = readlink("/proc/self/exe", exe, exe_cap - 1);
+    if (n < 0) die("readlink /proc/self/exe: %s", strerror(errno));
+    exe[n] = '\0';
+}
+
 int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;

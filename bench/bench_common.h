@@ -35,6 +35,10 @@ int cmp_u64(const void *a, const void *b);   /* qsort comparators */
 int cmp_double(const void *a, const void *b);
 double file_size(const char *path); /* bytes, 0 when the file does not exist */
 void remove_tree(const char *dir);  /* rm -r, errors ignored */
+/* run_setup checks that the program runs from the repository root, makes bench/results and a
+** fresh bench/tmp/<prefix>-<pid> directory (its path into run_dir) for the run's databases, and
+** gives the program's own path (exe) for its child processes. Dies on failure. */
+void run_setup(const char *prefix, char *run_dir, size_t run_cap, char *exe, size_t exe_cap);
 
 /* peak_reset starts a timed workload: sync(), then it resets the RSS high-water mark (Linux
 ** /proc/self/clear_refs); peak_kib() read after the workload is then its peak RSS in KiB. When

@@ -1245,16 +1245,8 @@ static void cross_check(const sample *samples, int nsamples) {
 }
 
 static void run_parent(const options *o) {
-    struct stat st;
-    if (stat("bench", &st) != 0 || !S_ISDIR(st.st_mode)) die("run from the repository root (no bench/ here)");
-    mkdir("bench/tmp", 0755);
-    mkdir("bench/results", 0755);
     char run_dir[256], exe[4096];
-    snprintf(run_dir, sizeof run_dir, "bench/tmp/run-%d", (int)getpid());
-    if (mkdir(run_dir, 0755) != 0) die("mkdir %s: %s", run_dir, strerror(errno));
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0) die("readlink /proc/self/exe: %s", strerror(errno));
-    exe[n] = '\0';
+    run_setup("run", run_dir, sizeof run_dir, exe, sizeof exe);
 
     environment env;
     gather_environment(&env, run_dir);
