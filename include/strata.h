@@ -28,9 +28,12 @@
 ** second process is: one handle owns the file.
 **
 ** Transactions. Every statement outside BEGIN ... COMMIT runs in its own transaction and is
-** durable when strata_step() returns STRATA_DONE (or strata_exec() returns). Inside BEGIN, an
-** error in a statement aborts the whole transaction as PostgreSQL does: later statements fail
-** with "current transaction is aborted" until ROLLBACK (or COMMIT, which then rolls back).
+** durable when strata_step() returns STRATA_DONE (or strata_exec() returns). Inside BEGIN, a
+** statement that fails leaves no trace and the transaction goes on (statement-level atomicity,
+** as in SQLite; PostgreSQL would abort the whole transaction). The one exception is a statement
+** that changed more than the page cache holds before failing: then the transaction is aborted,
+** later statements fail with "current transaction is aborted" until ROLLBACK (or COMMIT, which
+** then rolls back).
 */
 #ifndef STRATA_H
 #define STRATA_H

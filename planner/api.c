@@ -58,6 +58,7 @@ struct strata_stmt {
     exec_ctx x;
     strata_err run_err;
     pager_txn *own;  /* autocommit transaction */
+    bool sp;         /* a savepoint of the explicit transaction undoes this statement if it fails */
     bool running, done, fetching;
     data_chunk out;
     bool out_ready;
@@ -104,13 +105,15 @@ int64_t strata_changes(strata_db *db) { return db ? db->changes : 0; }
 
 /* ---- open and close ----------------------------------------------------------------------- */
 
+/* load_catalog reads the catalog as the explicit transaction sees it, or as committed. */
 static int load_catalog(strata_db *db, strata_err *err) {
+    db->schema_version++;
+    if (db->txn) return catalog_load(&db->cat, db->txn, err);
     pager_txn *t;
     int rc = pager_begin(db->p, 0, &t, err);
     if (rc) return rc;
     rc = catalog_load(&db->cat, t, err);
     pager_rollback(t);
-    db->schema_version++;
     return rc;
 }
 
@@ -208,10 +211,7 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     const char *t;
     int rc = sql_parse(&scratch, sql, &st, &t, &err);
     arena_free(&scratch);
-    if (rc) {
-        if (db->txn) db->txn_aborted = true;
-        return db_error(db, &err, rc);
-    }
+    if (rc) return db_error(db, &err, rc);
     if (tail) *tail = t;
     if (!st) return STRATA_OK;
     strata_stmt *s = calloc(1, sizeof *s);
@@ -229,7 +229,6 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     arena_init(&s->run, 0);
     arena_init(&s->param_mem, 0);
     if ((rc = bind_stmt(s, &err))) {
-        if (db->txn) db->txn_aborted = true; /* as PostgreSQL: any error aborts the transaction block */
         arena_free(&s->mem);
         arena_free(&s->run);
         arena_free(&s->param_mem);
@@ -309,6 +308,11 @@ static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
     if (db->txn) {
         if (db->txn_aborted)
             return db_errorf(db, STRATA_ERROR, "current transaction is aborted, commands ignored until end of transaction block");
+        if (write) { /* a failing statement must leave the transaction as it was */
+            int rc = pager_savepoint(db->txn);
+            if (rc) return db_error(db, pager_txn_err(db->txn), rc);
+            s->sp = true;
+        }
         *t = db->txn;
         return STRATA_OK;
     }
@@ -320,9 +324,15 @@ static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
     return STRATA_OK;
 }
 
-/* end_own ends an autocommit transaction: commit (ok) or roll back. */
+/* end_own ends a statement that succeeded or was abandoned: its savepoint in the explicit
+** transaction is let go (the changes stay), its autocommit transaction commits (ok) or rolls
+** back. */
 static int end_own(strata_stmt *s, bool ok) {
     strata_db *db = s->db;
+    if (s->sp) {
+        pager_savepoint_release(db->txn);
+        s->sp = false;
+    }
     if (!s->own) return STRATA_OK;
     pager_txn *t = s->own;
     s->own = NULL;
@@ -342,20 +352,24 @@ static int end_own(strata_stmt *s, bool ok) {
     return rc;
 }
 
-/* fail_statement records an error: the autocommit transaction rolls back (and the catalog is
-** reloaded, in case DDL changed it), an explicit one is marked aborted. */
+/* fail_statement records an error and undoes the statement: its autocommit transaction rolls
+** back, or inside BEGIN the transaction returns to the statement's savepoint; the catalog is read
+** again in case DDL changed it. When the savepoint cannot undo the statement (it spilled pages
+** to the WAL), the explicit transaction is marked aborted instead. */
 static int fail_statement(strata_stmt *s, const strata_err *err, int rc) {
     strata_db *db = s->db;
     db_error(db, err, rc);
     stmt_release_run(s);
+    strata_err e2;
+    err_clear(&e2);
     if (s->own) {
         pager_rollback(s->own);
         s->own = NULL;
-        strata_err e2;
-        err_clear(&e2);
         load_catalog(db, &e2);
-    } else if (db->txn) {
-        db->txn_aborted = true;
+    } else if (s->sp) {
+        s->sp = false;
+        if (pager_savepoint_rollback(db->txn) == STRATA_OK) load_catalog(db, &e2);
+        else db->txn_aborted = true;
     }
     s->running = false;
     s->done = true;
@@ -795,16 +809,10 @@ static int advance(strata_stmt *s) {
 }
 
 /* run_start starts a run of s: STRATA_OK when rows may follow, STRATA_DONE when the statement
-** finished at once (DDL, transaction control), or an error, which inside a transaction block
-** aborts the block as PostgreSQL does. */
+** finished at once (DDL, transaction control), or an error (the statement left no trace). */
 static int run_start(strata_stmt *s) {
-    strata_db *db = s->db;
     int rc = start(s);
-    if (rc == STRATA_OK) return STRATA_OK;
-    s->done = true;
-    if (rc != STRATA_DONE && db->txn && !s->own && rc != STRATA_MISUSE && s->ast && s->ast->kind != ST_COMMIT &&
-        s->ast->kind != ST_ROLLBACK && s->ast->kind != ST_BEGIN)
-        db->txn_aborted = true;
+    if (rc != STRATA_OK) s->done = true;
     return rc;
 }
 
@@ -823,6 +831,10 @@ int strata_step(strata_stmt *s) {
 int strata_reset(strata_stmt *s) {
     if (!s) return STRATA_MISUSE;
     stmt_release_run(s);
+    if (s->sp) { /* a write stopped before its end: what it did stays, as its rows were read */
+        pager_savepoint_release(s->db->txn);
+        s->sp = false;
+    }
     if (s->own) {
         pager_rollback(s->own); /* an unfinished statement: a read ends, an unfinished write is undone */
         s->own = NULL;

@@ -150,7 +150,16 @@ struct pager_txn {
     uint32_t seq;
     uint64_t tick;            /* counts uses of dirty pages, for spilling the least recent */
     size_t dirty_bytes;
+    /* the savepoint (pager_savepoint): the header fields then, and for every page changed since
+    ** its image then (a malloc'd copy) or SP_CLEAN when it was not this transaction's yet */
+    int sp_active, sp_broken;
+    uint32_t sp_nspill, sp_npages, sp_free_head, sp_free_count;
+    uint64_t sp_meta[PAGER_META_SLOTS];
+    int sp_hdr_dirty;
+    pgmap sp_pages;
 };
+
+#define SP_CLEAN 1 /* sp_pages value of a page that had no private copy at the savepoint */
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -764,6 +773,34 @@ static int check_pgno(pager_txn *t, pgno_t pgno) {
 }
 
 /* own_copy finds t's private version of pgno (dirty or spilled); *out NULL when it has none. */
+/* sp_note records, the first time pgno changes after the savepoint, what it was then: a copy of
+** its private page e, or SP_CLEAN when there was none (e NULL). */
+static int sp_note(pager_txn *t, pgno_t pgno, const pentry *e) {
+    uint64_t v;
+    if (!t->sp_active || pgmap_get(&t->sp_pages, pgno, &v)) return STRATA_OK;
+    uint64_t val = SP_CLEAN;
+    if (e) {
+        void *copy = malloc(t->p->page_size);
+        if (!copy) return err_set(&t->err, STRATA_NOMEM, "out of memory saving page %u for a statement rollback", pgno);
+        memcpy(copy, e->pg.data, t->p->page_size);
+        val = (uintptr_t)copy;
+    }
+    if (pgmap_put(&t->sp_pages, pgno, val)) {
+        if (e) free((void *)(uintptr_t)val);
+        return err_set(&t->err, STRATA_NOMEM, "out of memory saving page %u for a statement rollback", pgno);
+    }
+    return STRATA_OK;
+}
+
+static void sp_forget(pager_txn *t) {
+    uint32_t it = 0, pg;
+    uint64_t v;
+    while (pgmap_next(&t->sp_pages, &it, &pg, &v))
+        if (v != SP_CLEAN) free((void *)(uintptr_t)v);
+    pgmap_clear(&t->sp_pages);
+    t->sp_active = t->sp_broken = 0;
+}
+
 static int own_copy(pager_txn *t, pgno_t pgno, pentry **out) {
     uint64_t v;
     *out = NULL;
@@ -793,8 +830,13 @@ int pager_get_mut(pager_txn *t, pgno_t pgno, page **out) {
     if (rc) return rc;
     pentry *e;
     if ((rc = own_copy(t, pgno, &e))) return rc;
+    if (e && (rc = sp_note(t, pgno, e))) {
+        e->pins--;
+        return rc;
+    }
     if (!e) {
         pentry *c;
+        if ((rc = sp_note(t, pgno, NULL))) return rc;
         if ((rc = get_committed(t, pgno, &c))) return rc;
         rc = dirty_new(t, pgno, c->pg.data, &e);
         unpin(t->p, c);
@@ -806,7 +848,7 @@ int pager_get_mut(pager_txn *t, pgno_t pgno, page **out) {
 
 int pager_make_mut(pager_txn *t, page **pg) {
     pentry *e = (pentry *)*pg;
-    if (e->kind == ENTRY_DIRTY) return STRATA_OK;
+    if (e->kind == ENTRY_DIRTY) return sp_note(t, e->pg.pgno, e); /* ours already: keep its image for a savepoint */
     page *m;
     int rc = pager_get_mut(t, e->pg.pgno, &m);
     if (rc) return rc;
@@ -860,9 +902,10 @@ int pager_alloc(pager_txn *t, page **out) {
     uint64_t v;
     if (pgmap_get(&t->dirty, pgno, &v)) { /* a reused trunk page is already a private copy */
         e = (pentry *)(uintptr_t)v;
+        if ((rc = sp_note(t, pgno, e))) return rc;
         memset(e->pg.data, 0, p->page_size);
         e->pins++;
-    } else if ((rc = dirty_new(t, pgno, NULL, &e))) {
+    } else if ((rc = sp_note(t, pgno, NULL)) || (rc = dirty_new(t, pgno, NULL, &e))) {
         return rc;
     }
     *out = &e->pg;
@@ -877,10 +920,13 @@ int pager_free(pager_txn *t, pgno_t pgno) {
     if (pgmap_get(&t->dirty, pgno, &v)) {
         pentry *e = (pentry *)(uintptr_t)v;
         if (e->pins) return err_set(&t->err, STRATA_MISUSE, "page %u freed while in use", pgno);
+        if ((rc = sp_note(t, pgno, e))) return rc;
         pgmap_del(&t->dirty, pgno);
         dirty_free(t, e);
+    } else if ((rc = sp_note(t, pgno, NULL))) {
+        return rc;
     }
-    pgmap_del(&t->spilled, pgno);
+    if (pgmap_del(&t->spilled, pgno) && t->sp_active) t->sp_broken = 1; /* its spilled image is lost */
     if (t->free_head) {
         page *tr;
         if ((rc = pager_get_mut(t, t->free_head, &tr))) return rc;
@@ -948,6 +994,8 @@ static void txn_end(pager_txn *t) {
         uint64_t v;
         while (pgmap_next(&t->dirty, &it, &pg, &v)) dirty_free(t, (pentry *)(uintptr_t)v);
         pgmap_free(&t->dirty);
+        sp_forget(t);
+        pgmap_free(&t->sp_pages);
         pgmap_free(&t->spilled);
         free(t->spill_pgno);
     }
@@ -963,6 +1011,71 @@ static void txn_end(pager_txn *t) {
 
 void pager_rollback(pager_txn *t) {
     if (t) txn_end(t);
+}
+
+int pager_savepoint(pager_txn *t) {
+    if (!t->write) return err_set(&t->err, STRATA_READONLY, "savepoint in a read transaction");
+    sp_forget(t);
+    t->sp_active = 1;
+    t->sp_nspill = t->nspill;
+    t->sp_npages = t->npages;
+    t->sp_free_head = t->free_head;
+    t->sp_free_count = t->free_count;
+    memcpy(t->sp_meta, t->meta, sizeof t->meta);
+    t->sp_hdr_dirty = t->hdr_dirty;
+    return STRATA_OK;
+}
+
+void pager_savepoint_release(pager_txn *t) {
+    if (t) sp_forget(t);
+}
+
+int pager_savepoint_rollback(pager_txn *t) {
+    pager *p = t->p;
+    if (!t->sp_active) return err_set(&t->err, STRATA_MISUSE, "no savepoint to roll back to");
+    /* possible only when nothing changed since the savepoint went to the WAL, and no page is in use */
+    int ok = !t->sp_broken && t->nspill == t->sp_nspill;
+    uint32_t it = 0, pg;
+    uint64_t v, d;
+    while (ok && pgmap_next(&t->sp_pages, &it, &pg, &v))
+        if (pgmap_get(&t->dirty, pg, &d) && ((pentry *)(uintptr_t)d)->pins) ok = 0;
+    if (ok && pgmap_reserve(&t->dirty, t->sp_pages.count)) ok = 0;
+    if (!ok) {
+        sp_forget(t);
+        return STRATA_BUSY;
+    }
+    for (it = 0; pgmap_next(&t->sp_pages, &it, &pg, &v);) {
+        pentry *e = pgmap_get(&t->dirty, pg, &d) ? (pentry *)(uintptr_t)d : NULL;
+        if (v == SP_CLEAN) { /* not ours at the savepoint: drop what we made of it */
+            if (e) {
+                pgmap_del(&t->dirty, pg);
+                dirty_free(t, e);
+            }
+            continue;
+        }
+        if (!e) { /* freed since: make the private copy again (room reserved above) */
+            e = entry_new(p, pg, ENTRY_DIRTY);
+            if (!e) {
+                sp_forget(t);
+                return STRATA_BUSY;
+            }
+            pgmap_put(&t->dirty, pg, (uintptr_t)e);
+            e->pins = 0;
+            e->version = ++t->tick;
+            t->dirty_bytes += p->page_size;
+            pthread_mutex_lock(&p->mu);
+            account_add(p);
+            pthread_mutex_unlock(&p->mu);
+        }
+        memcpy(e->pg.data, (void *)(uintptr_t)v, p->page_size);
+    }
+    t->npages = t->sp_npages;
+    t->free_head = t->sp_free_head;
+    t->free_count = t->sp_free_count;
+    memcpy(t->meta, t->sp_meta, sizeof t->meta);
+    t->hdr_dirty = t->sp_hdr_dirty;
+    sp_forget(t);
+    return STRATA_OK;
 }
 
 static int index_reserve(pager *p, uint32_t n) {

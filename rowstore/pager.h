@@ -109,6 +109,18 @@ int pager_commit(pager_txn *t, strata_err *err);
 /* pager_rollback ends a transaction, discarding its changes. Every page must be released. */
 void pager_rollback(pager_txn *t);
 
+/* Savepoints, for statements that must leave no trace when they fail inside a transaction.
+** pager_savepoint marks the state of write transaction t (one savepoint at a time: a new one
+** replaces the old); pager_savepoint_rollback returns t to it -- pages, page count, free list and
+** meta slots -- and ends it; pager_savepoint_release ends it keeping the changes. Changing a page
+** after the savepoint keeps a copy of what it was, so the cost is one page copy per page a
+** statement changes. Rollback returns STRATA_BUSY, changing nothing, when it cannot undo: the
+** transaction spilled pages to the WAL since the savepoint (a statement larger than the cache),
+** or a page is still pinned; the caller must then roll back the whole transaction. */
+int pager_savepoint(pager_txn *t);
+int pager_savepoint_rollback(pager_txn *t);
+void pager_savepoint_release(pager_txn *t);
+
 /* pager_checkpoint copies committed WAL frames into the database file and, when no reader needs
 ** the old frames any more (readers keep their snapshot from private copies, see ARCHITECTURE),
 ** starts the WAL over. Must not be called while the calling thread has a write transaction. */
