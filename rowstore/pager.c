@@ -157,6 +157,8 @@ struct pager_txn {
     uint64_t sp_meta[PAGER_META_SLOTS];
     int sp_hdr_dirty;
     pgmap sp_pages;
+    void *sp_pool[16];        /* page copies of an earlier savepoint, for reuse */
+    int sp_npool;
 };
 
 #define SP_CLEAN 1 /* sp_pages value of a page that had no private copy at the savepoint */
@@ -780,7 +782,7 @@ static int sp_note(pager_txn *t, pgno_t pgno, const pentry *e) {
     if (!t->sp_active || pgmap_get(&t->sp_pages, pgno, &v)) return STRATA_OK;
     uint64_t val = SP_CLEAN;
     if (e) {
-        void *copy = malloc(t->p->page_size);
+        void *copy = t->sp_npool ? t->sp_pool[--t->sp_npool] : malloc(t->p->page_size);
         if (!copy) return err_set(&t->err, STRATA_NOMEM, "out of memory saving page %u for a statement rollback", pgno);
         memcpy(copy, e->pg.data, t->p->page_size);
         val = (uintptr_t)copy;
@@ -792,12 +794,17 @@ static int sp_note(pager_txn *t, pgno_t pgno, const pentry *e) {
     return STRATA_OK;
 }
 
+/* sp_forget ends the savepoint; its page copies go to the pool (a statement per savepoint
+** changes few pages, so the next one reuses them instead of calling malloc). */
 static void sp_forget(pager_txn *t) {
     uint32_t it = 0, pg;
     uint64_t v;
-    while (pgmap_next(&t->sp_pages, &it, &pg, &v))
-        if (v != SP_CLEAN) free((void *)(uintptr_t)v);
-    pgmap_clear(&t->sp_pages);
+    while (pgmap_next(&t->sp_pages, &it, &pg, &v)) {
+        if (v == SP_CLEAN) continue;
+        if (t->sp_npool < (int)(sizeof t->sp_pool / sizeof t->sp_pool[0])) t->sp_pool[t->sp_npool++] = (void *)(uintptr_t)v;
+        else free((void *)(uintptr_t)v);
+    }
+    if (t->sp_pages.count) pgmap_clear(&t->sp_pages);
     t->sp_active = t->sp_broken = 0;
 }
 
@@ -996,6 +1003,7 @@ static void txn_end(pager_txn *t) {
         pgmap_free(&t->dirty);
         sp_forget(t);
         pgmap_free(&t->sp_pages);
+        while (t->sp_npool) free(t->sp_pool[--t->sp_npool]);
         pgmap_free(&t->spilled);
         free(t->spill_pgno);
     }
