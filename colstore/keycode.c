@@ -189,3 +189,68 @@ int key_encode_row(btree_buf *buf, const vector *cols, uint32_t ncols, uint32_t 
     }
     return STRATA_OK;
 }
+
+/* ---- decoding ----------------------------------------------------------------------------- */
+
+int key_decode(const uint8_t *p, const uint8_t *end, vector *v, uint32_t r, const uint8_t **next, strata_err *err) {
+    if (p >= end) goto bad;
+    if (*p == KEY_TAG_NULL) {
+        vec_set_null(v, r, 1);
+        *next = p + 1;
+        return STRATA_OK;
+    }
+    if (*p++ != KEY_TAG_VALUE) goto bad;
+    switch ((vec_phys)v->phys) {
+    case PHYS_BOOL:
+        if (end - p < 1) goto bad;
+        VEC_DATA(v, uint8_t)[r] = *p != 0;
+        *next = p + 1;
+        return STRATA_OK;
+    case PHYS_I16:
+    case PHYS_I32:
+    case PHYS_I64: {
+        if (end - p < 8) goto bad;
+        int64_t x = (int64_t)(get_be64(p) ^ (UINT64_C(1) << 63));
+        if (v->phys == PHYS_I16) VEC_DATA(v, int16_t)[r] = (int16_t)x;
+        else if (v->phys == PHYS_I32) VEC_DATA(v, int32_t)[r] = (int32_t)x;
+        else VEC_DATA(v, int64_t)[r] = x;
+        *next = p + 8;
+        return STRATA_OK;
+    }
+    case PHYS_F64: {
+        if (end - p < 8) goto bad;
+        uint64_t bits = get_be64(p);
+        bits = bits >> 63 ? bits & ~(UINT64_C(1) << 63) : ~bits; /* double_key undone */
+        memcpy(&VEC_DATA(v, double)[r], &bits, 8);
+        *next = p + 8;
+        return STRATA_OK;
+    }
+    case PHYS_STR: { /* 0x00 0xFF is a 0x00 byte, 0x00 0x00 the end */
+        size_t n = 0;
+        const uint8_t *q = p;
+        for (;; q++) {
+            if (q + 1 >= end) goto bad;
+            if (q[0] == 0x00) {
+                if (q[1] == 0x00) break;
+                if (q[1] != 0xFF) goto bad;
+                q++;
+            }
+            n++;
+        }
+        uint8_t small[64], *buf = n <= sizeof small ? small : malloc(n ? n : 1);
+        if (!buf) return err_set(err, STRATA_NOMEM, "out of memory decoding an index key");
+        size_t k = 0;
+        for (q = p; !(q[0] == 0x00 && q[1] == 0x00); q++) {
+            buf[k++] = q[0];
+            if (q[0] == 0x00) q++;
+        }
+        int rc = vec_set_str(v, r, buf, n, err);
+        if (buf != small) free(buf);
+        *next = q + 2;
+        return rc;
+    }
+    case PHYS_INTERVAL: break; /* keyed by its length only: not decodable */
+    }
+bad:
+    return err_set(err, STRATA_CORRUPT, "an index key does not decode as type %s", sql_type_name(v->type.id));
+}

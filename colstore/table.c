@@ -413,7 +413,16 @@ static int past_hi(const index_scan *s, const uint8_t *e, size_t elen) {
 }
 
 int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n) {
+    return index_scan_next_keys(s, rowids, max, n, NULL, NULL);
+}
+
+int index_scan_next_keys(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n, btree_buf *keys,
+                         uint32_t *key_off) {
     strata_err *err = pager_txn_err(s->t);
+    if (keys) {
+        keys->len = 0;
+        key_off[0] = 0;
+    }
     *n = 0;
     if (s->done || max == 0) return STRATA_OK;
     btree_cursor *c = s->cur;
@@ -437,6 +446,13 @@ int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n) {
             break;
         }
         if ((rc = entry_rowid(e, elen, s->root, err, &rowids[k]))) goto fail;
+        if (keys) {
+            size_t kl = elen - ROWID_KEY_LEN;
+            if ((rc = record_buf_reserve(keys, kl, err))) goto fail;
+            memcpy(keys->data + keys->len, e, kl);
+            keys->len += kl;
+            key_off[k + 1] = (uint32_t)keys->len;
+        }
         k++;
         if (s->reseek) {
             s->last.len = 0;

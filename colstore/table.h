@@ -110,6 +110,10 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
 ** 0 encode alike, NaN after every number. Strings are escaped so that a key of several values
 ** still orders value by value (a prefix sorts first). */
 int key_encode(btree_buf *buf, const sql_value *v, strata_err *err);
+/* key_decode reads one encoded value at p (not past end) into row r of v, a writable FLAT vector
+** of the value's type, and sets *next past it. INTERVAL keys hold only the interval's length and
+** do not decode (STRATA_CORRUPT, as for a malformed key). */
+int key_decode(const uint8_t *p, const uint8_t *end, vector *v, uint32_t r, const uint8_t **next, strata_err *err);
 /* key_encode_row appends the encodings of row r of each vector in cols[0..ncols). */
 int key_encode_row(btree_buf *buf, const vector *cols, uint32_t ncols, uint32_t r, strata_err *err);
 
@@ -132,8 +136,12 @@ int index_scan_open(pager_txn *t, pgno_t root, const uint8_t *lo, size_t lo_len,
                     const uint8_t *hi, size_t hi_len, int hi_inclusive, index_scan **out);
 /* index_scan_next writes up to max rowids, in key order; *n == 0 at the end. hi is copied at open.
 ** In a write transaction the index may change between calls: each call goes on after the last
-** entry returned. */
+** entry returned. index_scan_next_keys also copies the entries' keys (without the rowid) into
+** keys (emptied first), one after another, entry k's from key_off[k] to key_off[k + 1] (key_off
+** has max + 1 slots). */
 int index_scan_next(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n);
+int index_scan_next_keys(index_scan *s, int64_t *rowids, uint32_t max, uint32_t *n, btree_buf *keys,
+                         uint32_t *key_off);
 void index_scan_close(index_scan *s);
 
 #endif

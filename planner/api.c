@@ -589,8 +589,9 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
                                                                     : "");
         break;
     case PLAN_INDEX_SCAN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s USING %s (%d key%s)", p->iscan.table->name, p->iscan.index->name,
-                 p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi, (p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi) == 1 ? "" : "s");
+        snprintf(line + n, sizeof line - (size_t)n, " %s USING %s (%d key%s%s)", p->iscan.table->name, p->iscan.index->name,
+                 p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi, (p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi) == 1 ? "" : "s",
+                 p->iscan.key_pos ? ", covering" : "");
         break;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:

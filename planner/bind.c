@@ -2341,10 +2341,25 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
             rc = refs(b, p->scan.lo_expr, NULL, 0, 0);
             if (!rc) rc = refs(b, p->scan.hi_expr, NULL, 0, 0);
             p->scan.need = mark;
-        } else {
-            p->iscan.need = mark;
+            return rc;
         }
-        return rc;
+        p->iscan.need = mark;
+        /* covering: every column read is a plain key of the index (and decodable from it) */
+        index_def *ix = p->iscan.index;
+        int32_t *pos = alloc0(b, (p->iscan.ncols + 1) * sizeof *pos);
+        if (!pos) return nomem(b);
+        for (uint32_t i = 0; i < p->iscan.ncols; i++) {
+            pos[i] = -1;
+            if (!mark[i]) continue;
+            for (uint32_t k = 0; k < ix->nkeys && pos[i] < 0; k++)
+                if (ix->key_cols[k] == (int32_t)p->iscan.cols[i]) pos[i] = (int32_t)k;
+            if (pos[i] < 0 && (int32_t)p->iscan.cols[i] == p->iscan.table->rowid_col) pos[i] = -2; /* the entry's rowid */
+            if (pos[i] == -1 || p->iscan.table->cols[p->iscan.cols[i]].type.id == TYPE_INTERVAL) return STRATA_OK;
+        }
+        for (uint32_t k = 0; k < ix->nkeys; k++) /* every key must decode to step over it */
+            if (ix->key_cols[k] < 0 || p->iscan.table->cols[ix->key_cols[k]].type.id == TYPE_INTERVAL) return STRATA_OK;
+        p->iscan.key_pos = pos;
+        return STRATA_OK;
     }
     case PLAN_FILTER:
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;

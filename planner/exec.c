@@ -392,9 +392,11 @@ static int rowid_bound(exec_ctx *x, expr *e, bool excl, bool lower, int64_t *out
 /* An index scan: the rowids from the index, then the rows by rowid. */
 typedef struct iscan_state {
     index_scan *scan;
-    data_chunk raw;
+    data_chunk raw;   /* rows read from the table, or for a covering scan the index keys */
     uint32_t *proj;
     uint32_t nproj;
+    btree_buf keys;   /* covering: the entries' keys ... */
+    uint32_t key_off[VECTOR_SIZE + 1]; /* ... entry k's at key_off[k] */
     int64_t rowids[VECTOR_SIZE];
     uint8_t found[VECTOR_SIZE];
     btree_buf lo, hi;
@@ -419,7 +421,15 @@ static int iscan_open(exec_ctx *x, plan_op *p) {
     if (!s) {
         if (!(s = calloc(1, sizeof *s))) return nomem(x);
         p->state = s;
-        rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj, &s->raw);
+        if (p->iscan.key_pos) { /* raw holds the index's keys */
+            index_def *ix = p->iscan.index;
+            sql_type types[ix->nkeys];
+            for (uint32_t k = 0; k < ix->nkeys; k++) types[k] = p->iscan.table->cols[ix->key_cols[k]].type;
+            rc = chunk_init(&s->raw, types, ix->nkeys, x->err);
+        } else {
+            rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj,
+                                 &s->raw);
+        }
         if (rc) return rc;
     }
     s->empty = false;
@@ -448,15 +458,51 @@ static void iscan_close(plan_op *p, bool keep) {
     p->state = NULL;
     chunk_free(&s->raw);
     free(s->proj);
+    btree_buf_free(&s->keys);
     btree_buf_free(&s->lo);
     btree_buf_free(&s->hi);
     free(s);
+}
+
+/* iscan_covering_next answers a covering index scan from the index's keys alone. */
+static int iscan_covering_next(exec_ctx *x, plan_op *p, iscan_state *s, data_chunk *out) {
+    uint32_t n;
+    int rc = index_scan_next_keys(s->scan, s->rowids, VECTOR_SIZE, &n, &s->keys, s->key_off);
+    if (rc) return table_error(x, rc);
+    chunk_reset(&s->raw);
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *q = s->keys.data + s->key_off[k], *end = s->keys.data + s->key_off[k + 1];
+        for (uint32_t j = 0; j < s->raw.ncols; j++)
+            if ((rc = key_decode(q, end, &s->raw.cols[j], k, &q, x->err))) return rc;
+    }
+    s->raw.count = n;
+    for (uint32_t i = 0; i < p->iscan.ncols; i++) {
+        vector *o = &out->cols[i];
+        if (p->iscan.key_pos[i] >= 0) {
+            vec_reference(o, &s->raw.cols[p->iscan.key_pos[i]]);
+            continue;
+        }
+        vec_reset(o);
+        if (p->iscan.key_pos[i] == -1) { /* not read by anyone */
+            vec_set_null(o, 0, 1);
+            vec_make_constant(o);
+            continue;
+        }
+        for (uint32_t k = 0; k < n; k++) { /* the rowid column (an integer type) */
+            sql_value v = value_int(o->type.id, s->rowids[k]);
+            vec_set_value(o, k, &v, NULL);
+        }
+    }
+    if (p->iscan.with_rowid) memcpy(out->cols[p->iscan.ncols].data, s->rowids, n * sizeof(int64_t));
+    out->count = n;
+    return STRATA_OK;
 }
 
 static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     iscan_state *s = p->state;
     out->count = 0;
     if (s->empty) return STRATA_OK;
+    if (p->iscan.key_pos) return iscan_covering_next(x, p, s, out);
     for (;;) {
         uint32_t n;
         int rc = index_scan_next(s->scan, s->rowids, VECTOR_SIZE, &n);

@@ -171,6 +171,8 @@ struct plan_op {
             int nlo, nhi;
             bool lo_incl, hi_incl;
             uint8_t *need;     /* as scan.need */
+            int32_t *key_pos;  /* covering scan (not NULL): output i is index key key_pos[i], or
+                               ** the rowid (-2), or not read (-1); the table is not read */
         } iscan;
         struct {
             uint32_t nrows;
