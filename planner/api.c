@@ -302,13 +302,29 @@ int strata_clear_bindings(strata_stmt *s) {
 
 /* ---- transactions ------------------------------------------------------------------------- */
 
+static bool plan_writes(const plan_op *p) {
+    return p->kind == PLAN_INSERT || p->kind == PLAN_UPDATE || p->kind == PLAN_DELETE;
+}
+
+/* needs_savepoint says whether a writing statement can fail after it changed something, so that
+** undoing it needs a savepoint: every statement but a one-row INSERT ... VALUES into a table
+** without secondary indexes (whose checks all come before its one B+tree put, and a put that
+** fails refuses before changing the tree -- other failures of a put abort the transaction, see
+** fail_statement). The savepoint costs a page copy per statement, a third of a one-row insert. */
+static bool needs_savepoint(const plan_op *p) {
+    if (!p || p->kind != PLAN_INSERT) return true;
+    const plan_op *src = p->child[0];
+    return !(src->kind == PLAN_VALUES && src->values.nrows == 1 && p->dml.table->nindexes == 0 &&
+             !p->dml.on_conflict_update && !p->dml.on_conflict_nothing);
+}
+
 /* statement_txn gives the transaction a statement runs in: the explicit one, or a new one. */
 static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
     strata_db *db = s->db;
     if (db->txn) {
         if (db->txn_aborted)
             return db_errorf(db, STRATA_ERROR, "current transaction is aborted, commands ignored until end of transaction block");
-        if (write) { /* a failing statement must leave the transaction as it was */
+        if (write && needs_savepoint(s->plan)) { /* a failing statement must leave the transaction as it was */
             int rc = pager_savepoint(db->txn);
             if (rc) return db_error(db, pager_txn_err(db->txn), rc);
             s->sp = true;
@@ -370,6 +386,9 @@ static int fail_statement(strata_stmt *s, const strata_err *err, int rc) {
         s->sp = false;
         if (pager_savepoint_rollback(db->txn) == STRATA_OK) load_catalog(db, &e2);
         else db->txn_aborted = true;
+    } else if (db->txn && s->plan && plan_writes(s->plan) && rc != STRATA_CONSTRAINT && rc != STRATA_ERROR &&
+               rc != STRATA_INTERRUPT) {
+        db->txn_aborted = true; /* a write without a savepoint failed inside the B+tree: may be half done */
     }
     s->running = false;
     s->done = true;
@@ -557,9 +576,6 @@ static void stmt_release_run(strata_stmt *s) {
     arena_reset(&s->run);
 }
 
-static bool plan_writes(const plan_op *p) {
-    return p->kind == PLAN_INSERT || p->kind == PLAN_UPDATE || p->kind == PLAN_DELETE;
-}
 
 /* explain_lines renders the plan as an indented tree, one operator per line. */
 static void explain_add(strata_stmt *s, const char *line) {
