@@ -41,11 +41,57 @@ static uint32_t sw_kernel(uint32_t crc, const unsigned char *p, size_t n) {
 }
 
 #ifdef CRC32C_HAVE_X86
-/* hw_kernel steps byte by byte to an 8-byte boundary, then 8 bytes per crc32 instruction. */
+/* The crc32 instruction has a latency of three cycles and a throughput of one, so one chain of
+** them runs at a third of its speed. hw_kernel therefore runs three chains side by side over
+** three consecutive lanes of LANE bytes (the second and third from a zero register), then joins
+** them: the register after lanes A and B is R_B(0) xor R_A advanced over |B| zero bytes, and the
+** advance over LANE zero bytes is linear in the register, so four table lookups do it. */
+#ifdef __x86_64__
+#define LANE 512
+
+static uint32_t shift_lane[4][256]; /* shift_lane[k][b]: the register b << 8k after LANE zero bytes */
+
+static uint32_t advance_lane(uint32_t c) {
+    return shift_lane[0][c & 0xff] ^ shift_lane[1][(c >> 8) & 0xff] ^ shift_lane[2][(c >> 16) & 0xff] ^
+           shift_lane[3][c >> 24];
+}
+
+static void shift_init(void) {
+    uint32_t basis[32]; /* register 1 << i after LANE zero bytes, one bit step at a time */
+    for (int i = 0; i < 32; i++) {
+        uint32_t c = 1u << i;
+        for (int s = 0; s < LANE * 8; s++) c = (c >> 1) ^ (CRC32C_POLY & (0u - (c & 1)));
+        basis[i] = c;
+    }
+    for (int k = 0; k < 4; k++)
+        for (int b = 0; b < 256; b++) {
+            uint32_t c = 0;
+            for (int i = 0; i < 8; i++)
+                if (b >> i & 1) c ^= basis[8 * k + i];
+            shift_lane[k][b] = c;
+        }
+}
+#endif
+
+/* hw_kernel steps byte by byte to an 8-byte boundary, then three lanes at a time while three
+** fit, then 8 bytes per crc32 instruction. */
 __attribute__((target("sse4.2"))) static uint32_t hw_kernel(uint32_t crc, const unsigned char *p, size_t n) {
     for (; n > 0 && ((uintptr_t)p & 7) != 0; n--) crc = _mm_crc32_u8(crc, *p++);
 #ifdef __x86_64__
     uint64_t c = crc;
+    for (; n >= 3 * LANE; p += 3 * LANE, n -= 3 * LANE) {
+        uint64_t c1 = 0, c2 = 0;
+        for (size_t i = 0; i < LANE; i += 8) {
+            uint64_t w0, w1, w2;
+            memcpy(&w0, p + i, 8);
+            memcpy(&w1, p + LANE + i, 8);
+            memcpy(&w2, p + 2 * LANE + i, 8);
+            c = _mm_crc32_u64(c, w0);
+            c1 = _mm_crc32_u64(c1, w1);
+            c2 = _mm_crc32_u64(c2, w2);
+        }
+        c = advance_lane(advance_lane((uint32_t)c) ^ (uint32_t)c1) ^ (uint32_t)c2;
+    }
     for (; n >= 8; p += 8, n -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -69,7 +115,12 @@ static void crc_init(void) {
     kernel = sw_kernel;
 #ifdef CRC32C_HAVE_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.2")) kernel = hw_kernel;
+    if (__builtin_cpu_supports("sse4.2")) {
+#ifdef __x86_64__
+        shift_init();
+#endif
+        kernel = hw_kernel;
+    }
 #endif
 }
 
