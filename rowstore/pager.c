@@ -101,6 +101,9 @@ struct pager {
     pthread_mutex_t mu;
     pthread_cond_t writer_cv;
     pthread_mutex_t sync_mu;
+    pthread_mutex_t pool_mu;  /* guards pool: freed entries kept for reuse (see entry_free) */
+    pentry *pool;
+    uint32_t npool;
     int writer_active;
     int poisoned;             /* an fsync failed: refuse further writes until reopened */
     int locked;               /* this handle holds the file lock */
@@ -188,14 +191,39 @@ static uint64_t new_salt(void) {
     return x ? x : 1;
 }
 
+/* A write transaction takes a new entry for each page it changes and its commit frees the
+** pages' old versions, so a few freed entries are kept for the next one: fresh memory from the
+** allocator would cost a page fault per 4 KiB when the page is copied in. Pooled entries are
+** not counted in the cache's bytes. */
+#define ENTRY_POOL_MAX 16
+
 static pentry *entry_new(pager *p, pgno_t pgno, int kind) {
-    pentry *e = malloc(sizeof(pentry) + 64 + p->page_size);
-    if (!e) return NULL;
+    pthread_mutex_lock(&p->pool_mu);
+    pentry *e = p->pool;
+    if (e) {
+        p->pool = e->hnext;
+        p->npool--;
+    }
+    pthread_mutex_unlock(&p->pool_mu);
+    if (!e && !(e = malloc(sizeof(pentry) + 64 + p->page_size))) return NULL;
     memset(e, 0, sizeof *e);
     e->pg.pgno = pgno;
     e->pg.data = (uint8_t *)(((uintptr_t)(e + 1) + 63) & ~(uintptr_t)63);
     e->kind = (uint8_t)kind;
     return e;
+}
+
+static void entry_free(pager *p, pentry *e) {
+    if (!e) return;
+    pthread_mutex_lock(&p->pool_mu);
+    if (p->npool < ENTRY_POOL_MAX) {
+        e->hnext = p->pool;
+        p->pool = e;
+        p->npool++;
+        e = NULL;
+    }
+    pthread_mutex_unlock(&p->pool_mu);
+    free(e);
 }
 
 /* ---- the page cache (callers hold mu) --------------------------------------------------- */
@@ -267,7 +295,7 @@ static void cache_drop(pager *p, pentry *e) {
     if (e->pins) { e->stale = 1; return; }
     ring_remove(p, e);
     p->bytes_used -= p->page_size;
-    free(e);
+    entry_free(p, e);
 }
 
 /* cache_make_room evicts unpinned clean pages, not recently used ones first (CLOCK), until need
@@ -365,7 +393,7 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
         version = snapshot_version(p, t->snap, pgno, &pres);
         if (pres) {
             pthread_mutex_unlock(&p->mu);
-            free(e);
+            entry_free(p, e);
             *out = pres;
             return STRATA_OK;
         }
@@ -375,7 +403,7 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
             c->ref = 1;
             p->st.cache_hits++;
             pthread_mutex_unlock(&p->mu);
-            free(e);
+            entry_free(p, e);
             *out = c;
             return STRATA_OK;
         }
@@ -396,7 +424,7 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
         if (!rc) rc = check_version(p, pgno, version, e->pg.data, got, &t->err);
         if (rc) {
             pthread_mutex_unlock(&p->mu);
-            free(e);
+            entry_free(p, e);
             return rc;
         }
         break;
@@ -404,7 +432,7 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
     e->version = version;
     pentry *other = cache_find(p, pgno, version);
     if (other) { /* another thread read it meanwhile */
-        free(e);
+        entry_free(p, e);
         e = other;
         e->pins++;
         e->ref = 1;
@@ -427,7 +455,7 @@ static void unpin(pager *p, pentry *e) {
     if (--e->pins == 0 && e->stale) {
         ring_remove(p, e);
         p->bytes_used -= p->page_size;
-        free(e);
+        entry_free(p, e);
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -437,7 +465,7 @@ static void unpin(pager *p, pentry *e) {
 static void snapshot_free(pager *p, snapshot *s) {
     uint32_t it = 0, pg;
     uint64_t v;
-    while (pgmap_next(&s->preserved, &it, &pg, &v)) free((pentry *)(uintptr_t)v);
+    while (pgmap_next(&s->preserved, &it, &pg, &v)) entry_free(p, (pentry *)(uintptr_t)v);
     pgmap_free(&s->preserved);
     for (snapshot **pp = &p->snaps; *pp; pp = &(*pp)->next)
         if (*pp == s) { *pp = s->next; break; }
@@ -584,7 +612,7 @@ static int dirty_new(pager_txn *t, pgno_t pgno, const uint8_t *src, pentry **out
     if (src) memcpy(e->pg.data, src, p->page_size);
     else memset(e->pg.data, 0, p->page_size);
     if (pgmap_put(&t->dirty, pgno, (uintptr_t)e)) {
-        free(e);
+        entry_free(p, e);
         return err_set(&t->err, STRATA_NOMEM, "out of memory for page %u", pgno);
     }
     e->pins = 1;
@@ -603,7 +631,7 @@ static void dirty_free(pager_txn *t, pentry *e) {
     pthread_mutex_lock(&p->mu);
     p->bytes_used -= p->page_size;
     pthread_mutex_unlock(&p->mu);
-    free(e);
+    entry_free(p, e);
 }
 
 /* load_spilled reads t's own spilled copy of pgno back as a dirty page. */
@@ -673,6 +701,14 @@ static int wal_append(pager_txn *t, pentry **es, uint32_t n, uint32_t first, uin
     int with_hdr = !p->wal_hdr_written;
     int rc = STRATA_OK;
     if (frame_off(p, first + n) > p->wal_alloc) wal_extend(p, frame_off(p, first + n));
+    if (n == 1 && !with_hdr) { /* the common small commit: the frame is the page itself */
+        frame_fill(p, es[0], first, t->seq, commit_npages);
+        uint64_t off = frame_off(p, first);
+        if ((rc = vfs_write(p->wal, es[0]->pg.data, fsz, off, &t->err)) != STRATA_OK) return rc;
+        if (off + fsz > p->wal_alloc) p->wal_alloc = off + fsz;
+        p->st.pages_written_wal++;
+        return STRATA_OK;
+    }
     uint8_t *buf = malloc((per + 1) * fsz);
     if (!buf) return err_set(&t->err, STRATA_NOMEM, "out of memory writing the WAL");
     for (uint32_t i = 0; i < n && rc == STRATA_OK;) {
@@ -1129,6 +1165,25 @@ static void unpublish(pager *p) {
 ** one fsync are covered by it (group commit). If the fsync fails, every commit it should have
 ** covered is taken back and its frames overwritten with zeros, so that no trace of it survives;
 ** if even that cannot be made durable, the handle refuses further writes. */
+/* drop_superseded runs once frames [from, to) are durable: the versions of their pages that
+** they replaced are dead when every snapshot sees past them, and are dropped from the cache at
+** once. Otherwise an update-heavy workload fills the cache with dead versions until eviction
+** reaches them, pushing out live pages, and every commit takes fresh memory for its pages.
+** Dropping a version is always safe (a later miss reads it again); the snapshot test only
+** spares versions a reader may still want. Holds mu. */
+static void drop_superseded(pager *p, uint32_t from, uint32_t to) {
+    uint32_t oldest = UINT32_MAX;
+    for (snapshot *s = p->snaps; s; s = s->next) {
+        if (s->gen != p->gen) return; /* a reader from before a WAL restart: leave it all */
+        if (s->mx < oldest) oldest = s->mx;
+    }
+    for (uint32_t f = from; f < to && f < oldest; f++) {
+        uint32_t prev = p->fprev[f];
+        pentry *e = cache_find(p, p->fpgno[f], prev == NO_FRAME ? 0 : wal_version(p->gen, prev));
+        if (e) cache_drop(p, e);
+    }
+}
+
 static int wal_sync_upto(pager *p, uint32_t seq, strata_err *err) {
     int rc = STRATA_OK;
     pthread_mutex_lock(&p->sync_mu);
@@ -1151,8 +1206,10 @@ static int wal_sync_upto(pager *p, uint32_t seq, strata_err *err) {
         if (rc == STRATA_OK) {
             if (target_seq > p->durable_seq) p->durable_seq = target_seq;
             if (p->gen == gen && target > p->mxd) {
+                uint32_t from = p->mxd;
                 p->mxd = target;
                 snapshot_retire(p);
+                drop_superseded(p, from, target);
             }
             pthread_mutex_unlock(&p->mu);
         } else {
@@ -1229,7 +1286,7 @@ int pager_commit(pager_txn *t, strata_err *err) {
         e->pins = 0;
         e->ref = 1;
         cache_insert(p, e);
-        if (e->stale) { p->bytes_used -= p->page_size; free(e); }
+        if (e->stale) { p->bytes_used -= p->page_size; entry_free(p, e); }
         else ring_add(p, e);
     }
     p->mxc = end;
@@ -1305,13 +1362,13 @@ unlock:
         size_t got;
         rc = read_version(p, jobs[j].pgno, version, e->pg.data, &got, err);
         if (!rc && version == 0 && got == 0) { /* not in the file: the page did not exist for s */
-            free(e);
+            entry_free(p, e);
             continue;
         }
         if (!rc) rc = check_version(p, jobs[j].pgno, version, e->pg.data, got, err);
         pthread_mutex_lock(&p->mu);
         if (rc || pgmap_put(&jobs[j].s->preserved, jobs[j].pgno, (uintptr_t)e)) {
-            free(e);
+            entry_free(p, e);
             if (!rc) rc = err_set(err, STRATA_NOMEM, "out of memory preserving page %u", jobs[j].pgno);
         }
         pthread_mutex_unlock(&p->mu);
@@ -1347,7 +1404,7 @@ static void rekey_after_checkpoint(pager *p, uint64_t old_gen) {
             } else {
                 ring_remove(p, e);
                 p->bytes_used -= p->page_size;
-                free(e);
+                entry_free(p, e);
             }
         }
     }
@@ -1623,6 +1680,7 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     memcpy(p->wal_path + len, "-wal", 5);
     pthread_mutex_init(&p->mu, NULL);
     pthread_mutex_init(&p->sync_mu, NULL);
+    pthread_mutex_init(&p->pool_mu, NULL);
     pthread_cond_init(&p->writer_cv, NULL);
     p->lru.lnext = p->lru.lprev = &p->lru;
     p->hand = &p->lru;
@@ -1693,6 +1751,12 @@ int pager_close(pager *p) {
     vfs_close(p->db);
     pthread_mutex_destroy(&p->mu);
     pthread_mutex_destroy(&p->sync_mu);
+    while (p->pool) {
+        pentry *e = p->pool;
+        p->pool = e->hnext;
+        free(e);
+    }
+    pthread_mutex_destroy(&p->pool_mu);
     pthread_cond_destroy(&p->writer_cv);
     free(p->path);
     free(p->wal_path);
