@@ -94,35 +94,44 @@ int cmp_u64(const void *a, const void *b) {
 }
 
 /* The floor of a durable commit: one 4 KiB pwrite + fdatasync, overwriting a synced file (as a
-** reused WAL is) and, for reference, appending to a new one (as a growing WAL is). Returns the
-** median of `writes` (at most FLOOR_WRITES) in µs; the file is removed. */
-double floor_median_us(const char *path, int preallocate, int writes) {
-    static uint8_t page[4096];
+** reused WAL is) or appending to a new one (as a growing WAL is). */
+void floor_open(floor_file *f, const char *path, int blocks) {
     uint64_t seed = 0xF100Fu;
-    for (size_t i = 0; i < sizeof page; i += 8) {
+    for (size_t i = 0; i < sizeof f->page; i += 8) {
         uint64_t r = splitmix64(&seed);
-        memcpy(page + i, &r, 8);
+        memcpy(f->page + i, &r, 8);
     }
-    if (writes < 1 || writes > FLOOR_WRITES) die("floor: %d writes", writes);
-    int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
-    if (fd < 0) die("open %s: %s", path, strerror(errno));
-    if (preallocate) {
-        for (int i = 0; i < writes; i++)
-            if (pwrite(fd, page, sizeof page, (off_t)i * 4096) != (ssize_t)sizeof page)
-                die("pwrite: %s", strerror(errno));
-        if (fsync(fd) != 0) die("fsync: %s", strerror(errno));
-    }
-    uint64_t lat[FLOOR_WRITES];
-    for (int i = 0; i < writes; i++) {
-        page[0] = (uint8_t)i;
-        uint64_t t0 = now_ns();
-        if (pwrite(fd, page, sizeof page, (off_t)i * 4096) != (ssize_t)sizeof page)
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (f->fd < 0) die("open %s: %s", path, strerror(errno));
+    for (int i = 0; i < blocks; i++)
+        if (pwrite(f->fd, f->page, sizeof f->page, (off_t)i * 4096) != (ssize_t)sizeof f->page)
             die("pwrite: %s", strerror(errno));
-        if (fdatasync(fd) != 0) die("fdatasync: %s", strerror(errno));
-        lat[i] = now_ns() - t0;
-    }
-    close(fd);
-    unlink(path);
+    if (fsync(f->fd) != 0) die("fsync: %s", strerror(errno));
+}
+
+uint64_t floor_write_ns(floor_file *f, int block) {
+    f->page[0] = (uint8_t)block;
+    uint64_t t0 = now_ns();
+    if (pwrite(f->fd, f->page, sizeof f->page, (off_t)block * 4096) != (ssize_t)sizeof f->page)
+        die("pwrite: %s", strerror(errno));
+    if (fdatasync(f->fd) != 0) die("fdatasync: %s", strerror(errno));
+    return now_ns() - t0;
+}
+
+void floor_close(floor_file *f) {
+    close(f->fd);
+    unlink(f->path);
+}
+
+double floor_median_us(const char *path, int preallocate, int writes) {
+    if (writes < 1 || writes > FLOOR_WRITES) die("floor: %d writes", writes);
+    floor_file f;
+    floor_open(&f, path, preallocate ? writes : 0);
+    uint64_t lat[FLOOR_WRITES];
+    for (int i = 0; i < writes; i++)
+        lat[i] = floor_write_ns(&f, i);
+    floor_close(&f);
     qsort(lat, (size_t)writes, sizeof lat[0], cmp_u64);
     return (double)(lat[(writes - 1) / 2] + lat[writes / 2]) / 2 / 1e3;
 }

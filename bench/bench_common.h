@@ -47,9 +47,19 @@ extern int peak_reset_works;
 void peak_reset(void);
 double peak_kib(void);
 
-/* floor_median_us: one 4 KiB pwrite + fdatasync on path, `writes` times (1..FLOOR_WRITES),
-** overwriting a synced file when preallocate is set, appending to a new one otherwise; the
-** median in µs. The file is removed. Dies on an I/O error. */
+/* The floor of a durable commit. floor_open creates path with `blocks` synced 4 KiB blocks;
+** floor_write_ns times one 4 KiB pwrite of block i + fdatasync (an overwrite below `blocks`, an
+** append past them); floor_close removes the file. floor_median_us: `writes` such writes
+** (1..FLOOR_WRITES) over a synced file when preallocate is set, appending to a new one
+** otherwise; the median in µs. All die on an I/O error. */
+typedef struct floor_file {
+    int fd;
+    uint8_t page[4096];
+    char path[4200];
+} floor_file;
+void floor_open(floor_file *f, const char *path, int blocks);
+uint64_t floor_write_ns(floor_file *f, int block);
+void floor_close(floor_file *f);
 double floor_median_us(const char *path, int preallocate, int writes);
 /* io_pressure: Linux PSI "some avg10" for I/O in percent, NAN where unavailable. */
 double io_pressure(void);
