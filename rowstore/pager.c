@@ -146,6 +146,7 @@ struct pager_txn {
     uint64_t meta[PAGER_META_SLOTS];
     int hdr_dirty;
     /* write transactions */
+    uint32_t base_npages;     /* the page count it began with: pages from there on are new */
     pgmap dirty;              /* pgno -> pentry* */
     pgmap spilled;            /* pgno -> its latest spilled frame */
     uint32_t *spill_pgno;     /* pgno of every spilled frame, in frame order */
@@ -564,6 +565,7 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
     t->snap = snapshot_acquire(p, write);
     pthread_mutex_unlock(&p->mu);
     int rc = t->snap ? header_load(t) : err_set(&t->err, STRATA_NOMEM, "out of memory taking a snapshot");
+    t->base_npages = t->npages;
     if (rc) {
         err_set(err, rc, "%s", t->err.msg);
         pager_rollback(t);
@@ -679,14 +681,16 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 ** append must also journal the new size and block allocation, which costs two to three times as
 ** much on ext4 as one after an overwrite. The zeros are never valid frames. Best effort: when
 ** the disk is too full for the zeros, the frame write itself extends the file. */
-static void wal_extend(pager *p, uint64_t end) {
+static void wal_grow(pager *p, uint64_t target) {
     static const uint8_t zeros[64 << 10];
-    uint64_t target = (end + WAL_EXTEND_STEP) & ~(uint64_t)(WAL_EXTEND_STEP - 1);
     while (p->wal_alloc < target) {
         size_t n = target - p->wal_alloc < sizeof zeros ? (size_t)(target - p->wal_alloc) : sizeof zeros;
         if (vfs_write(p->wal, zeros, n, p->wal_alloc, NULL)) return; /* full: the frames extend it */
         p->wal_alloc += n;
     }
+}
+static void wal_extend(pager *p, uint64_t end) {
+    wal_grow(p, (end + WAL_EXTEND_STEP) & ~(uint64_t)(WAL_EXTEND_STEP - 1));
 }
 
 /* wal_append writes frames for pages es[0..n) starting at frame `first` as sequential writes
@@ -1233,6 +1237,62 @@ static int wal_sync_upto(pager *p, uint32_t seq, strata_err *err) {
     return rc;
 }
 
+/* A large transaction writes the pages it added to the file (page numbers from its base_npages
+** on, not spilled to the WAL) straight into the database file, synced before its WAL frames:
+** no snapshot can see those page numbers, so nothing they overwrite is needed, and a crash
+** before the commit frame is durable leaves them beyond the page count, unused. The pages are
+** written once instead of twice (WAL, then checkpoint). Smaller transactions keep to the WAL:
+** the second fsync would cost them more than the copy saves. */
+/* split_direct moves the pages to write directly to the end of es (sorted by page number, and
+** kept so) and counts them in *nd; none unless they reach cfg.direct_bytes and a WAL page (the
+** header) remains for the commit frame. Returns -1 when out of memory. */
+static int split_direct(pager_txn *t, pentry **es, uint32_t n, uint32_t *nd) {
+    uint32_t k = 0;
+    uint64_t v;
+    *nd = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += es[i]->pg.pgno >= t->base_npages && !pgmap_get(&t->spilled, es[i]->pg.pgno, &v);
+    if (k == n || (uint64_t)k * t->p->page_size < t->p->cfg.direct_bytes) return 0;
+    pentry **tmp = malloc((size_t)k * sizeof *tmp);
+    if (!tmp) return -1;
+    uint32_t w = 0, d = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int direct = es[i]->pg.pgno >= t->base_npages && !pgmap_get(&t->spilled, es[i]->pg.pgno, &v);
+        if (direct) tmp[d++] = es[i];
+        else es[w++] = es[i];
+    }
+    memcpy(es + w, tmp, (size_t)k * sizeof *tmp);
+    free(tmp);
+    *nd = k;
+    return 0;
+}
+
+/* direct_write seals pages es[0..n) (ascending page numbers) and writes them into the database
+** file, consecutive pages in one write of up to 1 MiB, then syncs the file. */
+static int direct_write(pager_txn *t, pentry **es, uint32_t n) {
+    pager *p = t->p;
+    const uint32_t run_max = (1u << 20) / p->page_size;
+    uint8_t *buf = malloc((size_t)run_max * p->page_size);
+    if (!buf) return err_set(&t->err, STRATA_NOMEM, "out of memory committing");
+    int rc = STRATA_OK;
+    for (uint32_t i = 0, run = 0; i < n && !rc; i++) {
+        page_seal(p, es[i]->pg.data);
+        memcpy(buf + (size_t)run++ * p->page_size, es[i]->pg.data, p->page_size);
+        if (i + 1 == n || es[i + 1]->pg.pgno != es[i]->pg.pgno + 1 || run == run_max) {
+            rc = vfs_write(p->db, buf, (size_t)run * p->page_size,
+                           (uint64_t)(es[i]->pg.pgno + 1 - run) * p->page_size, &t->err);
+            run = 0;
+        }
+    }
+    free(buf);
+    if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->db, &t->err);
+    pthread_mutex_lock(&p->mu);
+    p->st.syncs++;
+    if (!rc) p->st.pages_written_direct += n;
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 int pager_commit(pager_txn *t, strata_err *err) {
     pager *p = t->p;
     int rc = STRATA_OK;
@@ -1256,9 +1316,14 @@ int pager_commit(pager_txn *t, strata_err *err) {
     }
     if (t->dirty.count == 0) { txn_end(t); return STRATA_OK; } /* nothing changed */
 
-    uint32_t n;
+    uint32_t n, nd;
     pentry **es = collect_dirty(t, 1, cmp_entry_pgno, &n);
-    if (!es) { rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
+    if (!es || split_direct(t, es, n, &nd)) {
+        free(es);
+        rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing");
+        goto fail;
+    }
+    n -= nd; /* es[0..n) go to the WAL, es[n..n+nd) straight to the database file */
     uint32_t first = p->mxc + t->nspill, end = first + n;
     pthread_mutex_lock(&p->mu);
     int base_ok = t->snap->gen == p->gen && t->snap->mx == p->mxc;
@@ -1270,19 +1335,32 @@ int pager_commit(pager_txn *t, strata_err *err) {
         goto fail;
     }
     if (!room) { free(es); rc = err_set(&t->err, STRATA_NOMEM, "out of memory committing"); goto fail; }
-    if ((rc = wal_append(t, es, n, first, t->npages))) { free(es); goto fail; }
+    /* A WAL still young grows here, by up to what went to the file directly, towards the size it
+    ** keeps: its growth is paid in this large commit rather than in the small ones to come. */
+    if (nd) wal_grow(p, p->wal_alloc + (uint64_t)nd * p->page_size < WAL_KEEP_BYTES
+                            ? p->wal_alloc + (uint64_t)nd * p->page_size : WAL_KEEP_BYTES);
+    if ((nd && (rc = direct_write(t, es + n, nd))) || (rc = wal_append(t, es, n, first, t->npages))) {
+        free(es);
+        goto fail;
+    }
 
     /* Publish to the next writer; readers see the transaction once it is durable. */
     pthread_mutex_lock(&p->mu);
     for (uint32_t i = 0; i < t->nspill; i++) index_add(p, p->mxc + i, t->spill_pgno[i]);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n + nd; i++) {
         pentry *e = es[i];
-        index_add(p, first + i, e->pg.pgno);
+        if (i < n) {
+            index_add(p, first + i, e->pg.pgno);
+            e->version = wal_version(p->gen, first + i);
+        } else { /* in the file; a copy left by a commit whose fsync failed is out of date */
+            pentry *old = cache_find(p, e->pg.pgno, 0);
+            if (old) cache_drop(p, old);
+            e->version = 0;
+        }
         pgmap_del(&t->dirty, e->pg.pgno);
         t->dirty_bytes -= p->page_size;
         /* the committed image stays cached as a clean entry */
         e->kind = ENTRY_CLEAN;
-        e->version = wal_version(p->gen, first + i);
         e->pins = 0;
         e->ref = 1;
         cache_insert(p, e);
@@ -1670,6 +1748,7 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     }
     if (!p->cfg.cache_bytes) p->cfg.cache_bytes = 64u << 20;
     if (!p->cfg.autocheckpoint_bytes) p->cfg.autocheckpoint_bytes = 16u << 20;
+    if (!p->cfg.direct_bytes) p->cfg.direct_bytes = 1u << 20;
     p->vfs = v;
     size_t len = strlen(path);
     p->path = malloc(len + 1);

@@ -42,6 +42,8 @@ typedef struct pager_config {
     uint32_t page_size;           /* for a new file: power of two in [4096, 65536]; 0 = 8192 */
     size_t cache_bytes;           /* memory bound of the page cache incl. dirty pages; 0 = 64 MiB */
     uint64_t autocheckpoint_bytes;/* checkpoint after a commit leaves the WAL larger; 0 = 16 MiB */
+    uint64_t direct_bytes;        /* a commit whose new pages reach this writes them into the
+                                  ** database file itself, not the WAL (pager.c); 0 = 1 MiB */
     int no_sync;                  /* testing only: skip fsync (not crash safe) */
 } pager_config;
 
@@ -132,6 +134,7 @@ int pager_freelist_walk(pager_txn *t, int (*fn)(void *arg, pgno_t pgno, int is_t
 
 typedef struct pager_stats {
     uint64_t cache_hits, cache_misses, pages_written_wal, pages_checkpointed, commits, syncs;
+    uint64_t pages_written_direct; /* new pages of large transactions written to the file itself */
     uint64_t wal_bytes;        /* current WAL size in bytes */
     size_t cache_bytes_used;   /* memory held by cached and dirty pages */
     size_t cache_bytes_peak;

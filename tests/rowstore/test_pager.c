@@ -187,6 +187,51 @@ Test(pager, replaced_versions_leave_the_cache) {
     pager_close(p);
 }
 
+/* A transaction that adds many pages writes them into the database file itself, not the WAL; a
+** reader from before it keeps its state, and the pages are there after a reopen. */
+Test(pager, large_transaction_writes_new_pages_to_the_file) {
+    pager_config cfg = small_cfg;
+    cfg.cache_bytes = 1024 * 4096;
+    cfg.direct_bytes = 16 * 4096;
+    pager *p = open_db(&cfg);
+    write_pages(p, 4, 0); /* pages 1..4, small: through the WAL */
+    pager_stats st;
+    pager_get_stats(p, &st);
+    cr_assert_eq(st.pages_written_direct, 0);
+    pager_txn *r = begin(p, 0);
+    pager_txn *t = begin(p, 1);
+    page *pg;
+    cr_assert_eq(pager_get_mut(t, 1, &pg), STRATA_OK);
+    fill(p, pg, 777);
+    pager_release(t, pg);
+    for (uint32_t i = 0; i < 100; i++) {
+        cr_assert_eq(pager_alloc(t, &pg), STRATA_OK);
+        cr_assert_eq(pg->pgno, 5 + i);
+        fill(p, pg, 1000 + i);
+        pager_release(t, pg);
+    }
+    uint64_t wal_before = st.pages_written_wal;
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
+    pager_get_stats(p, &st);
+    cr_assert_eq(st.pages_written_direct, 100);
+    cr_assert_eq(st.pages_written_wal - wal_before, 2, "the header and page 1 go to the WAL");
+    expect(r, 1, 0); /* the reader's state is unchanged */
+    cr_assert_eq(pager_page_count(r), 5);
+    pager_rollback(r);
+    r = begin(p, 0);
+    expect(r, 1, 777);
+    for (pgno_t i = 5; i < 105; i++) expect(r, i, 1000 + i - 5);
+    pager_rollback(r);
+    pager_close(p);
+    p = open_db(&cfg);
+    r = begin(p, 0);
+    cr_assert_eq(pager_page_count(r), 105);
+    expect(r, 1, 777);
+    for (pgno_t i = 5; i < 105; i++) expect(r, i, 1000 + i - 5);
+    pager_rollback(r);
+    pager_close(p);
+}
+
 Test(pager, large_transaction_spills_within_cache_bound) {
     pager *p = open_db(&small_cfg);
     pager_txn *t = begin(p, 1);

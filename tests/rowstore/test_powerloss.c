@@ -24,8 +24,10 @@
 #define DB "powerloss.db"
 #define MAX_REPORTED 12
 
-/* the page size of the test (each test runs in its own process) */
+/* the page size of the test, and the size from which a commit writes its new pages into the
+** database file directly (0: the default); each test runs in its own process */
 static uint32_t page_size = 4096;
+static uint64_t direct_bytes = 0;
 
 static kv_options options(vfs *v) {
     kv_options o;
@@ -34,6 +36,7 @@ static kv_options options(vfs *v) {
     o.pager.page_size = page_size;
     o.pager.cache_bytes = 64 << 10;
     o.pager.autocheckpoint_bytes = 64 << 10;
+    o.pager.direct_bytes = direct_bytes;
     return o;
 }
 
@@ -190,11 +193,13 @@ static uint64_t count_calls(const wl_workload *w, unsigned op_mask) {
     kv_close(db);
     vfs_destroy(v);
     cr_log_info(
-        "powerloss: %llu counted calls (mask 0x%x); %llu commits, %llu pages to the WAL, %llu checkpointed, "
-        "cache peak %zu",
+        "powerloss: %llu counted calls (mask 0x%x); %llu commits, %llu pages to the WAL, %llu to the file "
+        "directly, %llu checkpointed, cache peak %zu",
         (unsigned long long)total, op_mask, (unsigned long long)st.commits,
-        (unsigned long long)st.pages_written_wal, (unsigned long long)st.pages_checkpointed,
-        st.cache_bytes_peak);
+        (unsigned long long)st.pages_written_wal, (unsigned long long)st.pages_written_direct,
+        (unsigned long long)st.pages_checkpointed, st.cache_bytes_peak);
+    if (direct_bytes)
+        cr_assert_gt(st.pages_written_direct, 0, "no commit wrote its new pages to the file directly");
     /* the workload must exercise what it is meant to: checkpoints (and WAL restarts) inside it,
     ** and a transaction larger than the cache, which can only stay within the bound by spilling */
     cr_assert_gt(st.pages_checkpointed, 0, "no checkpoint ran during the workload");
@@ -248,6 +253,13 @@ Test(powerloss, every_write_sync_and_truncate, .timeout = 240) {
 /* The default page size: other overflow thresholds, fewer pages per cache. */
 Test(powerloss, every_write_and_sync_8k_pages, .timeout = 240) {
     page_size = 8192;
+    power_cut_everywhere(VFS_OP_WRITE | VFS_OP_SYNC | VFS_OP_TRUNCATE);
+}
+
+/* Commits with two new pages or more write them into the database file before their WAL frames
+** (the path of large transactions, here at a small size so that the workload takes it often). */
+Test(powerloss, every_write_and_sync_direct_pages, .timeout = 240) {
+    direct_bytes = 2 * page_size;
     power_cut_everywhere(VFS_OP_WRITE | VFS_OP_SYNC | VFS_OP_TRUNCATE);
 }
 
