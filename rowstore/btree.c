@@ -114,7 +114,20 @@ static inline uint32_t varint_get(const uint8_t *p, const uint8_t *end, uint64_t
     return 0;
 }
 
+/* key_prefix: the first 8 bytes of a key as a big-endian number (zero-padded): keys compare as
+** their prefixes do whenever those differ. */
+static inline uint64_t key_prefix(const uint8_t *k, size_t kl) {
+    uint8_t p[8] = {0};
+    memcpy(p, k, kl < 8 ? kl : 8);
+    return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
+           (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7];
+}
+
 static inline int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+    if (al >= 8 && bl >= 8) { /* most keys differ in their first 8 bytes: one integer comparison */
+        uint64_t x = key_prefix(a, 8), y = key_prefix(b, 8);
+        if (x != y) return x < y ? -1 : 1;
+    }
     size_t m = al < bl ? al : bl;
     int c = m ? memcmp(a, b, m) : 0;
     if (c) return c;
@@ -405,42 +418,96 @@ bad:
     return corruptf(b->err, nd->pgno, "cell %u (offset %u) is malformed", i, off);
 }
 
-/* node_search binary-searches the keys of nd for k. In a leaf it finds the first cell with key
-** >= k and sets *eq when that key equals k; in an interior page (eq NULL) it finds the child
-** for k: the first separator > k, n when none is.
+/* node_probe compares key i of nd with k for node_search: 1 when the search goes right of i
+** (key < k, or key == k in an interior page), 0 when not, 2 when a leaf key equals k. */
+static inline __attribute__((always_inline)) int node_probe(bt *b, const node *nd, uint32_t i, const uint8_t *k,
+                                                            size_t kl, const int *eq, int *rc) {
+    const uint8_t *ck = NULL;
+    uint32_t ckl = 0;
+    if ((*rc = node_key(b, nd, i, &ck, &ckl))) return 0;
+    int c = key_cmp(ck, ckl, k, kl);
+    return c < 0 || (c == 0 && !eq) ? 1 : c == 0 ? 2 : 0;
+}
+
+/* node_search finds k among the keys of nd. In a leaf it finds the first cell with key >= k and
+** sets *eq when that key equals k; in an interior page (eq NULL) it finds the child for k: the
+** first separator > k, n when none is. Keys before lo go right, keys from hi on do not.
+** Two shortcuts before the binary search: appends (rising keys) land past the last key, one
+** comparison; and in a larger node whose keys' 8-byte prefixes spread (integer keys, rowids) the
+** first probe is interpolated from the first and last prefix, and its neighbour probed next:
+** evenly spread keys are found in two or three probes instead of log2(n), others cost two more.
 ** Inlined at both call sites, so each is compiled for its own eq (the hot path of every lookup). */
 static inline __attribute__((always_inline)) int node_search(bt *b, const node *nd, const uint8_t *k, size_t kl,
                                                              uint32_t *idx, int *eq) {
     uint32_t lo = 0, hi = nd->n;
+    int rc = STRATA_OK, r;
     if (eq) *eq = 0;
-    if (hi > 0) { /* appends (rising keys) land past the last key: one comparison instead of a search */
-        const uint8_t *ck = NULL;
-        uint32_t ckl = 0;
-        int rc = node_key(b, nd, hi - 1, &ck, &ckl);
-        if (rc) return rc;
-        if (key_cmp(ck, ckl, k, kl) < 0) {
-            *idx = hi;
+    if (hi == 0) {
+        *idx = 0;
+        return STRATA_OK;
+    }
+    const uint8_t *lk = NULL;
+    uint32_t lkl = 0;
+    if ((rc = node_key(b, nd, hi - 1, &lk, &lkl))) return rc;
+    if (key_cmp(lk, lkl, k, kl) < 0) {
+        *idx = hi;
+        return STRATA_OK;
+    }
+    if (hi >= 16) {
+        const uint8_t *fk = NULL;
+        uint32_t fkl = 0;
+        if ((rc = node_key(b, nd, 0, &fk, &fkl))) return rc;
+        uint64_t f = key_prefix(fk, fkl), l = key_prefix(lk, lkl), x = key_prefix(k, kl);
+        if (f < l && f <= x && x <= l) {
+            uint32_t g = (uint32_t)((double)(x - f) / (double)(l - f) * (double)(hi - 1));
+            if (g > hi - 1) g = hi - 1;
+            r = node_probe(b, nd, g, k, kl, eq, &rc);
+            if (rc) return rc;
+            if (r == 2) goto found_at_g;
+            if (r) {
+                lo = g + 1;
+                if (lo < hi) {
+                    g = lo;
+                    r = node_probe(b, nd, g, k, kl, eq, &rc);
+                    if (rc) return rc;
+                    if (r == 2) goto found_at_g;
+                    if (r) lo = g + 1;
+                    else hi = g;
+                }
+            } else {
+                hi = g;
+                if (hi > lo) {
+                    g = hi - 1;
+                    r = node_probe(b, nd, g, k, kl, eq, &rc);
+                    if (rc) return rc;
+                    if (r == 2) goto found_at_g;
+                    if (r) lo = g + 1;
+                    else hi = g;
+                }
+            }
+            goto search;
+        found_at_g:
+            if (eq) *eq = 1;
+            *idx = g;
             return STRATA_OK;
         }
     }
+search:
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        const uint8_t *ck = NULL;
-        uint32_t ckl = 0;
-        int rc = node_key(b, nd, mid, &ck, &ckl);
+        r = node_probe(b, nd, mid, k, kl, eq, &rc);
         if (rc) return rc;
-        int c = key_cmp(ck, ckl, k, kl);
-        if (c < 0 || (c == 0 && !eq)) {
+        if (r == 1) {
             lo = mid + 1;
+        } else if (r == 2) {
+            *eq = 1;
+            *idx = mid;
+            return STRATA_OK;
         } else {
             hi = mid;
-            if (c == 0) { /* leaf: found */
-                *eq = 1;
-                break;
-            }
         }
     }
-    *idx = eq && *eq ? hi : lo;
+    *idx = lo;
     return STRATA_OK;
 }
 

@@ -314,6 +314,121 @@ Test(btree, cursors_across_many_pages) {
     tdb_destroy(&d);
 }
 
+/* Lookups and seeks are exact whatever the spread of the keys: node search interpolates on the
+** keys' first 8 bytes, so keys evenly spread, skewed, sharing long prefixes, shorter than 8
+** bytes, or equal in their first 8 bytes are all checked against a sorted reference. */
+typedef struct tkey {
+    uint8_t b[16];
+    size_t n;
+} tkey;
+
+static int tkey_cmp(const void *pa, const void *pb) {
+    const tkey *a = pa, *b = pb;
+    size_t m = a->n < b->n ? a->n : b->n;
+    int c = memcmp(a->b, b->b, m);
+    return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+
+static void put_be64(uint8_t *p, uint64_t x) {
+    for (int i = 7; i >= 0; i--, x >>= 8) p[i] = (uint8_t)x;
+}
+
+static uint64_t xorshift(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void make_spread_key(int spread, uint32_t i, uint64_t *rng, tkey *k) {
+    memset(k, 0, sizeof *k);
+    switch (spread) {
+    case 0: put_be64(k->b, i), k->n = 8; break;                               /* dense */
+    case 1: put_be64(k->b, (uint64_t)i * i * i), k->n = 8; break;              /* skewed */
+    case 2: put_be64(k->b, (uint64_t)1 << (i % 63) | i), k->n = 8; break;      /* clustered */
+    case 3: put_be64(k->b, xorshift(rng)), k->n = 8; break;                    /* random */
+    case 4: /* 1..4 bytes */
+        k->n = 1 + i % 4;
+        for (size_t j = 0; j < k->n; j++) k->b[j] = (uint8_t)xorshift(rng);
+        break;
+    case 5: /* one 10-byte prefix, then 4 random bytes */
+        memcpy(k->b, "prefix-key", 10);
+        for (int j = 10; j < 14; j++) k->b[j] = (uint8_t)xorshift(rng);
+        k->n = 14;
+        break;
+    default: /* 8-byte integers, some extended by a few bytes: equal prefixes, longer keys */
+        put_be64(k->b, i / 3);
+        k->n = 8 + i % 3 * 2;
+        for (size_t j = 8; j < k->n; j++) k->b[j] = (uint8_t)xorshift(rng);
+        break;
+    }
+}
+
+Test(btree, lookups_and_seeks_with_any_key_spread) {
+    enum { N = 6000, SPREADS = 7 };
+    tkey *keys = malloc(N * sizeof *keys);
+    cr_assert_not_null(keys);
+    for (int spread = 0; spread < SPREADS; spread++) {
+        tdb d;
+        tdb_create(&d, 4096);
+        uint64_t rng = 0x5eed + (uint64_t)spread;
+        kv_txn *t = begin(&d, 1);
+        for (uint32_t i = 0; i < N; i++) {
+            make_spread_key(spread, i, &rng, &keys[i]);
+            put_ok(t, keys[i].b, keys[i].n, &i, sizeof i);
+        }
+        commit(t);
+        qsort(keys, N, sizeof *keys, tkey_cmp);
+        uint32_t n = 0; /* distinct keys */
+        for (uint32_t i = 0; i < N; i++)
+            if (n == 0 || tkey_cmp(&keys[n - 1], &keys[i]) != 0) keys[n++] = keys[i];
+        t = begin(&d, 0);
+        kv_cursor *c;
+        cr_assert_eq(kv_cursor_open(t, &c), STRATA_OK);
+        btree_buf val = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            cr_assert_eq(kv_get(t, keys[i].b, keys[i].n, &val), STRATA_OK, "spread %d: key %u not found", spread, i);
+            /* probes: the key, the key one less in its last byte, the key with a byte appended */
+            for (int probe = 0; probe < 3; probe++) {
+                tkey q = keys[i];
+                if (probe == 1) {
+                    if (q.b[q.n - 1] == 0) continue;
+                    q.b[q.n - 1]--;
+                } else if (probe == 2) {
+                    q.b[q.n++] = 0x7f;
+                }
+                tkey *lb = keys; /* the first key >= q */
+                uint32_t lo = 0, hi = n;
+                while (lo < hi) {
+                    uint32_t mid = (lo + hi) / 2;
+                    if (tkey_cmp(&keys[mid], &q) < 0) lo = mid + 1;
+                    else hi = mid;
+                }
+                lb = keys + lo;
+                int exact = -1;
+                cr_assert_eq(kv_cursor_seek(c, q.b, q.n, &exact), STRATA_OK);
+                if (lo == n) {
+                    cr_assert(!kv_cursor_valid(c), "spread %d: seek past the last key", spread);
+                    continue;
+                }
+                const uint8_t *key;
+                size_t kl;
+                cr_assert_eq(kv_cursor_key(c, &key, &kl), STRATA_OK);
+                cr_assert(kl == lb->n && memcmp(key, lb->b, kl) == 0, "spread %d: seek %u/%d landed wrong", spread,
+                          i, probe);
+                cr_assert_eq(exact, tkey_cmp(lb, &q) == 0, "spread %d: seek %u/%d exact", spread, i, probe);
+                int found = kv_get(t, q.b, q.n, &val);
+                cr_assert_eq(found, exact ? STRATA_OK : STRATA_NOTFOUND, "spread %d: get %u/%d", spread, i, probe);
+            }
+        }
+        btree_buf_free(&val);
+        kv_cursor_close(c);
+        commit(t);
+        tdb_destroy(&d);
+    }
+    free(keys);
+}
+
 Test(btree, cursor_repositions_after_changes_in_write_txn) {
     tdb d;
     tdb_create(&d, 4096);
