@@ -340,6 +340,8 @@ typedef struct dml_state {
     data_chunk row;      /* the table columns of the input (the part after the rowid) */
     int64_t *rowids;
     btree_buf key;
+    arena mem;           /* the bound checks and index keys: they stay while the plan does */
+    uint32_t nchecks, nindexes, *index_nkeys; /* their counts (the table's definition may go first) */
 } dml_state;
 
 typedef struct series_state {
@@ -1470,25 +1472,39 @@ static bool dml_must_hold(const plan_op *p, const table_def *td) {
     return dml_must_hold(p->child[0], td) || dml_must_hold(p->child[1], td);
 }
 
-static int dml_open(exec_ctx *x, plan_op *p) {
+static void dml_close(plan_op *p, bool keep);
+
+/* dml_state_new makes what a DML operator keeps between runs of its plan: the CHECK and index
+** key expressions bound to the table, the chunks of ON CONFLICT DO UPDATE, the rowid buffer. */
+static int dml_state_new(exec_ctx *x, plan_op *p, dml_state **out) {
     dml_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
     p->state = s;
+    *out = s;
+    arena_init(&s->mem, 0);
     table_def *td = p->dml.table;
-    bind_ctx b = {.cat = x->cat, .mem = x->mem, .sql = "", .sqllen = 0, .err = x->err};
+    bind_ctx b = {.cat = x->cat, .mem = &s->mem, .sql = "", .sqllen = 0, .err = x->err};
     int rc;
-    s->checks = arena_alloc(x->mem, (td->nchecks + 1) * sizeof *s->checks);
-    s->index_keys = arena_alloc(x->mem, (td->nindexes + 1) * sizeof *s->index_keys);
+    s->checks = arena_alloc(&s->mem, (td->nchecks + 1) * sizeof *s->checks);
+    s->index_keys = arena_alloc(&s->mem, (td->nindexes + 1) * sizeof *s->index_keys);
+    s->index_nkeys = arena_alloc(&s->mem, (td->nindexes + 1) * sizeof *s->index_nkeys);
     s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
-    if (!s->checks || !s->index_keys || !s->rowids) return nomem(x);
+    if (!s->checks || !s->index_keys || !s->index_nkeys || !s->rowids) return nomem(x);
+    memset(s->checks, 0, (td->nchecks + 1) * sizeof *s->checks);
+    memset(s->index_keys, 0, (td->nindexes + 1) * sizeof *s->index_keys);
+    s->nchecks = td->nchecks;
+    s->nindexes = td->nindexes;
     for (uint32_t i = 0; i < td->nchecks; i++) {
         if ((rc = bind_table_expr(&b, td, td->checks[i].expr, &s->checks[i]))) return rc;
         if ((rc = expr_prepare(s->checks[i], x->err))) return rc;
     }
     for (uint32_t i = 0; i < td->nindexes; i++) {
         index_def *ix = td->indexes[i];
-        s->index_keys[i] = arena_alloc(x->mem, ix->nkeys * sizeof **s->index_keys);
+        s->index_keys[i] = arena_alloc(&s->mem, ix->nkeys * sizeof **s->index_keys);
+        s->index_nkeys[i] = 0;
         if (!s->index_keys[i]) return nomem(x);
+        memset(s->index_keys[i], 0, ix->nkeys * sizeof **s->index_keys);
+        s->index_nkeys[i] = ix->nkeys;
         for (uint32_t k = 0; k < ix->nkeys; k++) {
             if ((rc = bind_table_expr(&b, td, ix->keys[k], &s->index_keys[i][k]))) return rc;
             if ((rc = expr_prepare(s->index_keys[i][k], x->err))) return rc;
@@ -1496,10 +1512,9 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     }
     for (uint32_t i = 0; i < p->dml.nreturning; i++)
         if ((rc = expr_prepare(p->dml.returning[i], x->err))) return rc;
-    if (p->dml.nreturning && (rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
     s->hold = dml_must_hold(p->child[0], td);
     if (p->dml.on_conflict_update) {
-        sql_type *t2 = arena_alloc(x->mem, (2 * td->ncols + 1) * sizeof *t2);
+        sql_type *t2 = arena_alloc(&s->mem, (2 * td->ncols + 1) * sizeof *t2);
         if (!t2) return nomem(x);
         t2[0] = sql_type_make(TYPE_BIGINT);
         for (uint32_t i = 0; i < td->ncols; i++) t2[1 + i] = td->types[i];
@@ -1510,8 +1525,21 @@ static int dml_open(exec_ctx *x, plan_op *p) {
             if ((rc = expr_prepare(p->dml.conflict_values[k], x->err))) return rc;
         if (p->dml.conflict_where && (rc = expr_prepare(p->dml.conflict_where, x->err))) return rc;
     }
-    if (s->hold && (rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     s->row.ncols = td->ncols;
+    return STRATA_OK;
+}
+
+static int dml_open(exec_ctx *x, plan_op *p) {
+    dml_state *s = p->state; /* kept from the plan's last run (op_close with keep), or new */
+    int rc;
+    if (!s && (rc = dml_state_new(x, p, &s))) {
+        dml_close(p, false); /* nothing half-made is kept for the next run */
+        return rc;
+    }
+    s->emit_chunk = 0;
+    s->done = false;
+    if (p->dml.nreturning && (rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
+    if (s->hold && (rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     return STRATA_OK;
 }
 
@@ -1523,22 +1551,31 @@ static int dml_old(exec_ctx *x, plan_op *p, dml_state *s) {
     return STRATA_OK;
 }
 
-static void dml_close(plan_op *p) {
+/* dml_close ends a run: the rows it held go; with keep the rest stays for the plan's next run. */
+static void dml_close(plan_op *p, bool keep) {
     dml_state *s = p->state;
     if (!s) return;
-    table_def *td = p->dml.table;
-    for (uint32_t i = 0; i < td->nchecks && s->checks; i++) expr_release(s->checks[i]);
-    for (uint32_t i = 0; i < td->nindexes && s->index_keys; i++)
-        for (uint32_t k = 0; k < td->indexes[i]->nkeys && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
     coll_free(&s->returned);
     coll_free(&s->pending);
-    chunk_free(&s->pair);
-    chunk_free(&s->upd);
     free(s->aff);
     free(s->aff_used);
+    s->aff = NULL;
+    s->aff_used = NULL;
+    s->aff_cap = s->aff_n = 0;
+    if (keep) {
+        if (s->old.cols) chunk_reset(&s->old);
+        return;
+    }
+    p->state = NULL;
+    for (uint32_t i = 0; i < s->nchecks && s->checks; i++) expr_release(s->checks[i]);
+    for (uint32_t i = 0; i < s->nindexes && s->index_keys && s->index_nkeys; i++)
+        for (uint32_t k = 0; k < s->index_nkeys[i] && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
+    chunk_free(&s->pair);
+    chunk_free(&s->upd);
     chunk_free(&s->old);
     btree_buf_free(&s->key);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
+    arena_free(&s->mem);
     free(s);
 }
 
@@ -2280,7 +2317,7 @@ static void op_close(plan_op *p, bool keep) {
     case PLAN_INDEX_JOIN: ijoin_close(p); break;
     case PLAN_INSERT:
     case PLAN_UPDATE:
-    case PLAN_DELETE: dml_close(p); break;
+    case PLAN_DELETE: dml_close(p, keep); return;
     default: free(p->state); break;
     }
     p->state = NULL;

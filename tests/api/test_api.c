@@ -773,6 +773,50 @@ Test(step, after_error_reset_runs_again) {
     strata_close(db);
 }
 
+/* A prepared write keeps its constraint checks, index upkeep and ON CONFLICT state between runs:
+** each run checks and maintains as a fresh statement would, and an upsert's "same row twice"
+** rule applies within one run only. */
+Test(step, prepared_writes_rerun_with_checks_indexes_and_upserts) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER CHECK (v >= 0), w TEXT UNIQUE)");
+    EXEC_OK(db, "CREATE INDEX t_v ON t(v)");
+    strata_stmt *ins = prepare(db, "INSERT INTO t VALUES (?, ?, ?) RETURNING k + v");
+    struct { int64_t k, v; const char *w; int rc; } runs[] = {
+        {1, 10, "a", STRATA_ROW}, {2, -1, "b", STRATA_CONSTRAINT}, {3, 30, "a", STRATA_CONSTRAINT},
+        {4, 40, "d", STRATA_ROW}, {1, 50, "e", STRATA_CONSTRAINT}, {5, 50, "e", STRATA_ROW},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        strata_reset(ins);
+        strata_bind_int64(ins, 1, runs[i].k);
+        strata_bind_int64(ins, 2, runs[i].v);
+        strata_bind_text(ins, 3, runs[i].w, -1);
+        int rc = strata_step(ins);
+        cr_assert_eq(rc, runs[i].rc, "run %zu -> %d: %s", i, rc, strata_errmsg(db));
+        if (rc == STRATA_ROW) {
+            cr_assert_eq(strata_column_int64(ins, 0), runs[i].k + runs[i].v, "run %zu RETURNING", i);
+            cr_assert_eq(strata_step(ins), STRATA_DONE);
+        }
+    }
+    strata_finalize(ins);
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM t"), 3);
+    cr_assert_eq(query_int64(db, "SELECT sum(k) FROM t WHERE v >= 10"), 10); /* through the index */
+    strata_stmt *up = prepare(db, "INSERT INTO t VALUES (?, 0, ?) ON CONFLICT (k) DO UPDATE SET v = t.v + 1");
+    for (int i = 0; i < 3; i++) { /* the same key each run: allowed, once per run */
+        strata_reset(up);
+        strata_bind_int64(up, 1, 4);
+        strata_bind_text(up, 2, "z", -1);
+        cr_assert_eq(strata_step(up), STRATA_DONE, "upsert run %d: %s", i, strata_errmsg(db));
+    }
+    strata_finalize(up);
+    cr_assert_eq(query_int64(db, "SELECT v FROM t WHERE k = 4"), 43);
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM t WHERE v = 43"), 1);
+    strata_stmt *chk = prepare(db, "PRAGMA integrity_check");
+    cr_assert_eq(strata_step(chk), STRATA_ROW);
+    cr_assert_str_eq(strata_column_text(chk, 0), "ok");
+    strata_finalize(chk);
+    strata_close(db);
+}
+
 Test(step, runtime_error_is_reported) {
     strata_db *db = open_mem();
     EXEC_OK(db, "CREATE TABLE t(k INTEGER); INSERT INTO t VALUES (1), (0)");
