@@ -27,188 +27,10 @@ static void op_close(plan_op *p, bool keep);
 static void pipelines_free(void *pipes);
 static int nomem(exec_ctx *x);
 
-/* ---- collections of rows ------------------------------------------------------------------ */
-
-typedef struct collection {
-    uint32_t ncols;
-    sql_type *types;
-    uint32_t nchunks, cap;
-    data_chunk **chunks;
-    uint64_t rows;
-} collection;
-
-static int coll_init(collection *c, const sql_type *types, uint32_t ncols, strata_err *err) {
-    memset(c, 0, sizeof *c);
-    c->ncols = ncols;
-    c->types = malloc((ncols + 1) * sizeof *c->types);
-    if (!c->types) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
-    if (ncols) memcpy(c->types, types, ncols * sizeof *types);
-    return STRATA_OK;
-}
-
-static void coll_free(collection *c) {
-    for (uint32_t i = 0; i < c->nchunks; i++) {
-        chunk_free(c->chunks[i]);
-        free(c->chunks[i]);
-    }
-    free(c->chunks);
-    free(c->types);
-    memset(c, 0, sizeof *c);
-}
-
-static int coll_new_chunk(collection *c, strata_err *err) {
-    if (c->nchunks == c->cap) {
-        uint32_t nc = c->cap ? c->cap * 2 : 8;
-        data_chunk **n = realloc(c->chunks, nc * sizeof *n);
-        if (!n) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
-        c->chunks = n;
-        c->cap = nc;
-    }
-    data_chunk *ch = malloc(sizeof *ch);
-    if (!ch) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
-    int rc = chunk_init(ch, c->types, c->ncols, err);
-    if (rc) {
-        free(ch);
-        return rc;
-    }
-    c->chunks[c->nchunks++] = ch;
-    return STRATA_OK;
-}
-
-/* coll_append copies rows sel[0..n) of src (sel NULL: all) to the end of c. */
-static int coll_append(collection *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err) {
-    uint32_t done = 0;
-    while (done < n) {
-        if ((!c->nchunks || c->chunks[c->nchunks - 1]->count == VECTOR_SIZE) && coll_new_chunk(c, err))
-            return STRATA_NOMEM;
-        data_chunk *dst = c->chunks[c->nchunks - 1];
-        uint32_t got;
-        if (c->ncols == 0) {
-            got = VECTOR_SIZE - dst->count < n - done ? VECTOR_SIZE - dst->count : n - done;
-            dst->count += got;
-        } else {
-            int rc = chunk_append(dst, src, sel ? sel + done : sel_identity() + done, n - done, &got, err);
-            if (rc) return rc;
-        }
-        done += got;
-        c->rows += got;
-    }
-    return STRATA_OK;
-}
-
-/* A row of a collection: chunk index and row within it. */
+/* A row of a vec_rows: chunk index and row within it. */
 typedef struct row_ref {
     uint32_t chunk, row;
 } row_ref;
-
-/* ---- the group table: distinct keys, each with a group number ----------------------------- */
-
-typedef struct group_table {
-    collection keys;   /* one row per group */
-    uint64_t *hashes;  /* by group */
-    uint32_t *slots;   /* open addressing: group + 1, 0 empty */
-    uint32_t mask, ngroups, cap_groups;
-} group_table;
-
-static int gt_init(group_table *g, const sql_type *types, uint32_t ncols, strata_err *err) {
-    memset(g, 0, sizeof *g);
-    int rc = coll_init(&g->keys, types, ncols, err);
-    if (rc) return rc;
-    g->mask = 1023;
-    g->slots = calloc(g->mask + 1, sizeof *g->slots);
-    if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-    return STRATA_OK;
-}
-
-static void gt_free(group_table *g) {
-    coll_free(&g->keys);
-    free(g->hashes);
-    free(g->slots);
-    memset(g, 0, sizeof *g);
-}
-
-static const data_chunk *gt_chunk(const group_table *g, uint32_t gid) { return g->keys.chunks[gid / VECTOR_SIZE]; }
-
-/* rows_equal compares row r of the vectors cols[0..n) with group gid's keys (NULL = NULL). */
-static bool gt_row_equal(const group_table *g, uint32_t gid, vector *const *cols, uint32_t r) {
-    const data_chunk *ch = gt_chunk(g, gid);
-    uint32_t gr = gid % VECTOR_SIZE;
-    for (uint32_t k = 0; k < g->keys.ncols; k++) {
-        sql_value a, b;
-        vec_get_value(cols[k], r, &a);
-        vec_get_value(&ch->cols[k], gr, &b);
-        if (a.is_null != b.is_null) return false;
-        if (!a.is_null && value_compare(&a, &b) != 0) return false;
-    }
-    return true;
-}
-
-static int gt_grow(group_table *g, strata_err *err) {
-    uint32_t nmask = g->mask * 2 + 1;
-    uint32_t *ns = calloc(nmask + 1, sizeof *ns);
-    if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-    for (uint32_t gid = 0; gid < g->ngroups; gid++) {
-        uint32_t s = (uint32_t)g->hashes[gid] & nmask;
-        while (ns[s]) s = (s + 1) & nmask;
-        ns[s] = gid + 1;
-    }
-    free(g->slots);
-    g->slots = ns;
-    g->mask = nmask;
-    return STRATA_OK;
-}
-
-/* gt_find_or_add looks up the count rows of cols (the key vectors) and writes their group
-** numbers to gids; is_new[r] (may be NULL) says whether row r made a new group. */
-static int gt_find_or_add(group_table *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
-                          uint64_t *hashes, strata_err *err) {
-    uint32_t n = g->keys.ncols;
-    if (n) {
-        vec_hash(cols[0], NULL, count, hashes);
-        for (uint32_t k = 1; k < n; k++) vec_hash_combine(cols[k], NULL, count, hashes);
-    } else {
-        memset(hashes, 0, count * sizeof *hashes);
-    }
-    data_chunk one = {.ncols = n, .count = 0, .cols = NULL};
-    vector tmp[n ? n : 1];
-    for (uint32_t r = 0; r < count; r++) {
-        uint64_t h = hashes[r];
-        uint32_t s = (uint32_t)h & g->mask, gid = UINT32_MAX;
-        for (; g->slots[s]; s = (s + 1) & g->mask) {
-            uint32_t cand = g->slots[s] - 1;
-            if (g->hashes[cand] == h && gt_row_equal(g, cand, cols, r)) {
-                gid = cand;
-                break;
-            }
-        }
-        if (is_new) is_new[r] = gid == UINT32_MAX;
-        if (gid == UINT32_MAX) {
-            if (g->ngroups == g->cap_groups) {
-                uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
-                uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
-                if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-                g->hashes = nh;
-                g->cap_groups = nc;
-            }
-            /* append the key row: a one-row view of the key vectors */
-            for (uint32_t k = 0; k < n; k++) {
-                tmp[k] = *cols[k];
-            }
-            one.cols = tmp;
-            one.count = count;
-            one.sel = NULL;
-            sel_t rr = r;
-            int rc = coll_append(&g->keys, &one, &rr, 1, err);
-            if (rc) return rc;
-            gid = g->ngroups++;
-            g->hashes[gid] = h;
-            g->slots[s] = gid + 1;
-            if (g->ngroups * 2 > g->mask && (rc = gt_grow(g, err))) return rc;
-        }
-        gids[r] = gid;
-    }
-    return STRATA_OK;
-}
 
 /* ---- operator states ---------------------------------------------------------------------- */
 
@@ -221,10 +43,10 @@ typedef struct agg_slot {
 } agg_slot;
 
 typedef struct agg_state {
-    group_table groups;
+    vec_groups groups;
     agg_slot *slots; /* ngroups * naggs */
     uint32_t cap_slots;
-    group_table *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
+    vec_groups *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
     arena strings;         /* MIN/MAX strings */
     uint32_t *gids;
     uint8_t *is_new;
@@ -278,12 +100,8 @@ static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, da
 }
 
 typedef struct join_state {
-    collection build;    /* build rows */
-    collection bkeys;    /* their key values */
-    uint64_t *bhash;     /* by build row (global index) */
-    uint32_t *bnext;     /* chain: next build row + 1 */
-    uint32_t *buckets;   /* first build row + 1 */
-    uint32_t mask;
+    vec_rows build;    /* build rows */
+    vec_join_table table; /* their key values, hashed */
     uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
     uint64_t nbuild;
     /* probing one input chunk */
@@ -301,15 +119,15 @@ typedef struct join_state {
 } join_state;
 
 typedef struct sort_state {
-    collection rows;
+    vec_rows rows;
     row_ref *order;
     uint64_t n, emitted;
     bool sorted;
 } sort_state;
 
 typedef struct setop_state {
-    group_table groups;  /* distinct rows with counts per side (UNION ALL: unused) */
-    collection all;      /* UNION ALL rows */
+    vec_groups groups;  /* distinct rows with counts per side (UNION ALL: unused) */
+    vec_rows all;      /* UNION ALL rows */
     uint64_t *counts;    /* 2 per group */
     uint32_t cap;
     uint32_t *gids;
@@ -324,9 +142,9 @@ typedef struct limit_state {
 } limit_state;
 
 typedef struct dml_state {
-    collection pending;  /* input rows held until the input ends (see dml_must_hold) */
+    vec_rows pending;  /* input rows held until the input ends (see dml_must_hold) */
     bool hold;
-    collection returned; /* RETURNING rows */
+    vec_rows returned; /* RETURNING rows */
     uint32_t emit_chunk;
     bool done;
     expr **checks;       /* bound CHECK constraints */
@@ -646,7 +464,7 @@ static int agg_open(exec_ctx *x, plan_op *p) {
     if (!s->gids || !s->is_new || !s->hashes) return nomem(x);
     sql_type kt[p->agg.nkeys + 1];
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
-    int rc = gt_init(&s->groups, kt, p->agg.nkeys, x->err);
+    int rc = vec_groups_init(&s->groups, kt, p->agg.nkeys, x->err);
     if (rc) return rc;
     for (uint32_t k = 0; k < p->agg.nkeys; k++)
         if ((rc = expr_prepare(p->agg.keys[k], x->err))) return rc;
@@ -656,7 +474,7 @@ static int agg_open(exec_ctx *x, plan_op *p) {
         if (ag->distinct) {
             if (!s->distinct && !(s->distinct = calloc(p->agg.naggs, sizeof *s->distinct))) return nomem(x);
             sql_type dt[2] = {sql_type_make(TYPE_INTEGER), ag->arg ? ag->arg->type : sql_type_make(TYPE_INTEGER)};
-            if ((rc = gt_init(&s->distinct[a], dt, 2, x->err))) return rc;
+            if ((rc = vec_groups_init(&s->distinct[a], dt, 2, x->err))) return rc;
         }
     }
     return STRATA_OK;
@@ -665,9 +483,9 @@ static int agg_open(exec_ctx *x, plan_op *p) {
 static void agg_close(plan_op *p) {
     agg_state *s = p->state;
     if (!s) return;
-    gt_free(&s->groups);
+    vec_groups_free(&s->groups);
     if (s->distinct) {
-        for (uint32_t a = 0; a < p->agg.naggs; a++) gt_free(&s->distinct[a]);
+        for (uint32_t a = 0; a < p->agg.naggs; a++) vec_groups_free(&s->distinct[a]);
         free(s->distinct);
     }
     arena_free(&s->strings);
@@ -706,7 +524,7 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
         uint32_t *dg = malloc(count * sizeof *dg);
         fresh = malloc(count);
         uint64_t *h = malloc(count * sizeof *h);
-        rc = dg && fresh && h ? gt_find_or_add(&s->distinct[a], cols, count, dg, fresh, h, x->err) : nomem(x);
+        rc = dg && fresh && h ? vec_groups_find_or_add(&s->distinct[a], cols, count, dg, fresh, h, x->err) : nomem(x);
         free(dg);
         free(h);
         vec_free(&g);
@@ -774,7 +592,7 @@ static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         keys[k] = p->agg.keys[k]->result;
     }
     if (p->agg.nkeys) {
-        if ((rc = gt_find_or_add(&s->groups, keys, count, s->gids, NULL, s->hashes, x->err))) return rc;
+        if ((rc = vec_groups_find_or_add(&s->groups, keys, count, s->gids, NULL, s->hashes, x->err))) return rc;
     } else {
         if (s->groups.ngroups == 0) {
             s->groups.ngroups = 1;
@@ -847,9 +665,10 @@ static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
         n = s->groups.ngroups - first;
         if (n > VECTOR_SIZE - first % VECTOR_SIZE) n = VECTOR_SIZE - first % VECTOR_SIZE;
         if (nk) {
-            const data_chunk *kc = gt_chunk(&s->groups, first);
+            uint32_t kr;
+            const data_chunk *kc = vec_groups_key(&s->groups, first, &kr);
             for (uint32_t k = 0; k < nk; k++) {
-                int rc = vec_copy(&out->cols[k], 0, &kc->cols[k], sel_identity() + first % VECTOR_SIZE, n, x->err);
+                int rc = vec_copy(&out->cols[k], 0, &kc->cols[k], sel_identity() + kr, n, x->err);
                 if (rc) return rc;
             }
         }
@@ -931,7 +750,7 @@ static int limit_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, 
 
 typedef struct sort_cmp_ctx {
     const plan_op *p;
-    const collection *rows;
+    const vec_rows *rows;
 } sort_cmp_ctx;
 
 static __thread const sort_cmp_ctx *sort_ctx;
@@ -976,8 +795,8 @@ static int sort_finalize(exec_ctx *x, plan_op *p) {
     return STRATA_OK;
 }
 
-/* emit_refs copies the rows refs[0..n) of a collection into out. */
-static int emit_refs(exec_ctx *x, const collection *rows, const row_ref *refs, uint32_t n, data_chunk *out) {
+/* emit_refs copies the rows refs[0..n) of a vec_rows into out. */
+static int emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out) {
     for (uint32_t c = 0; c < rows->ncols; c++)
         for (uint32_t r = 0; r < n; r++) {
             sel_t sr = refs[r].row;
@@ -1006,15 +825,15 @@ static int setop_open(exec_ctx *x, plan_op *p) {
     s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
     s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
     if (!s->gids || !s->hashes) return nomem(x);
-    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return coll_init(&s->all, p->types, p->ncols, x->err);
-    return gt_init(&s->groups, p->types, p->ncols, x->err);
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return vec_rows_init(&s->all, p->types, p->ncols, x->err);
+    return vec_groups_init(&s->groups, p->types, p->ncols, x->err);
 }
 
 static void setop_close(plan_op *p) {
     setop_state *s = p->state;
     if (!s) return;
-    gt_free(&s->groups);
-    coll_free(&s->all);
+    vec_groups_free(&s->groups);
+    vec_rows_free(&s->all);
     free(s->counts);
     free(s->gids);
     free(s->hashes);
@@ -1024,10 +843,10 @@ static void setop_close(plan_op *p) {
 static int setop_sink(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
     setop_state *s = p->state;
     if (in->sel) chunk_apply_sel(in);
-    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return coll_append(&s->all, in, NULL, in->count, x->err);
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return vec_rows_append(&s->all, in, NULL, in->count, x->err);
     vector *cols[p->ncols + 1];
     for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &in->cols[c];
-    int rc = gt_find_or_add(&s->groups, cols, in->count, s->gids, NULL, s->hashes, x->err);
+    int rc = vec_groups_find_or_add(&s->groups, cols, in->count, s->gids, NULL, s->hashes, x->err);
     if (rc) return rc;
     if (s->groups.ngroups > s->cap) {
         uint32_t nc = s->cap ? s->cap : 1024;
@@ -1086,14 +905,14 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     plan_op *r = p->child[1];
-    int rc = coll_init(&s->build, r->types, r->ncols, x->err);
+    int rc = vec_rows_init(&s->build, r->types, r->ncols, x->err);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         kt[k] = p->join.rkeys[k]->type;
         if ((rc = expr_prepare(p->join.lkeys[k], x->err)) || (rc = expr_prepare(p->join.rkeys[k], x->err))) return rc;
     }
-    if ((rc = coll_init(&s->bkeys, kt, p->join.nkeys, x->err))) return rc;
+    if ((rc = vec_join_init(&s->table, kt, p->join.nkeys, x->err))) return rc;
     if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
     if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
@@ -1109,12 +928,9 @@ static int join_open(exec_ctx *x, plan_op *p) {
 static void join_close(plan_op *p) {
     join_state *s = p->state;
     if (!s) return;
-    coll_free(&s->build);
-    coll_free(&s->bkeys);
+    vec_rows_free(&s->build);
+    vec_join_free(&s->table);
     chunk_free(&s->pairs);
-    free(s->bhash);
-    free(s->bnext);
-    free(s->buckets);
     free(s->bmatched);
     free(s->phash);
     free(s->pmatched);
@@ -1127,7 +943,7 @@ static void join_close(plan_op *p) {
 static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     join_state *s = p->state;
     if (in->sel) chunk_apply_sel(in);
-    int rc = coll_append(&s->build, in, NULL, in->count, x->err);
+    int rc = vec_rows_append(&s->build, in, NULL, in->count, x->err);
     if (rc || !p->join.nkeys) return rc;
     data_chunk keys = {.ncols = p->join.nkeys, .count = in->count};
     vector kv[p->join.nkeys];
@@ -1136,7 +952,7 @@ static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         kv[k] = *p->join.rkeys[k]->result;
     }
     keys.cols = kv;
-    return coll_append(&s->bkeys, &keys, NULL, in->count, x->err);
+    return vec_rows_append(&s->table.keys, &keys, NULL, in->count, x->err);
 }
 
 static int join_finalize(exec_ctx *x, plan_op *p) {
@@ -1146,41 +962,7 @@ static int join_finalize(exec_ctx *x, plan_op *p) {
     if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
     s->bmatched = calloc(n + 1, 1);
     if (!s->bmatched) return nomem(x);
-    if (!p->join.nkeys) return STRATA_OK;
-    uint32_t size = 1024;
-    while (size < 2 * n) size *= 2;
-    s->mask = size - 1;
-    s->buckets = calloc(size, sizeof *s->buckets);
-    s->bnext = malloc((n + 1) * sizeof *s->bnext);
-    s->bhash = malloc((n + 1) * sizeof *s->bhash);
-    if (!s->buckets || !s->bnext || !s->bhash) return nomem(x);
-    uint64_t i = 0;
-    for (uint32_t c = 0; c < s->bkeys.nchunks; c++) {
-        data_chunk *kc = s->bkeys.chunks[c];
-        uint64_t *h = s->bhash + i;
-        vec_hash(&kc->cols[0], NULL, kc->count, h);
-        for (uint32_t k = 1; k < p->join.nkeys; k++) vec_hash_combine(&kc->cols[k], NULL, kc->count, h);
-        for (uint32_t r = 0; r < kc->count; r++, i++) {
-            bool has_null = false;
-            for (uint32_t k = 0; k < p->join.nkeys; k++) has_null |= vec_is_null(&kc->cols[k], r);
-            if (has_null) continue; /* a NULL key never matches */
-            uint32_t b = (uint32_t)s->bhash[i] & s->mask;
-            s->bnext[i] = s->buckets[b];
-            s->buckets[b] = (uint32_t)i + 1;
-        }
-    }
-    return STRATA_OK;
-}
-
-static bool join_keys_equal(const plan_op *p, const join_state *s, uint32_t prow, uint32_t brow) {
-    const data_chunk *kc = s->bkeys.chunks[brow / VECTOR_SIZE];
-    for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        sql_value a, b;
-        vec_get_value(p->join.lkeys[k]->result, prow, &a);
-        vec_get_value(&kc->cols[k], brow % VECTOR_SIZE, &b);
-        if (a.is_null || b.is_null || value_compare(&a, &b) != 0) return false;
-    }
-    return true;
+    return p->join.nkeys ? vec_join_build(&s->table, x->err) : STRATA_OK;
 }
 
 /* join_emit_pairs builds the joined rows of pairs[0..n) into s->pairs, applies the residual
@@ -1261,6 +1043,8 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
     }
     *more = true;
     if (s->phase == 0) {
+        vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
+        for (uint32_t k = 0; k < p->join.nkeys; k++) pkeys[k] = p->join.lkeys[k]->result;
         uint32_t n = 0;
         while (s->pos_row < in->count && n < VECTOR_SIZE) {
             uint32_t r = s->pos_row;
@@ -1269,7 +1053,7 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
                 if (p->join.nkeys) {
                     bool has_null = false;
                     for (uint32_t k = 0; k < p->join.nkeys; k++) has_null |= vec_is_null(p->join.lkeys[k]->result, r);
-                    s->pos_next = has_null ? 0 : s->buckets[(uint32_t)s->phash[r] & s->mask];
+                    s->pos_next = has_null ? 0 : vec_join_first(&s->table, s->phash[r]);
                 } else {
                     s->pos_next = s->nbuild ? 1 : 0;
                 }
@@ -1277,8 +1061,9 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
             while (s->pos_next && n < VECTOR_SIZE) {
                 uint32_t b = s->pos_next - 1;
                 if (p->join.nkeys) {
-                    s->pos_next = s->bnext[b];
-                    if (s->bhash[b] != s->phash[r] || !join_keys_equal(p, s, r, b)) continue;
+                    s->pos_next = vec_join_next(&s->table, b);
+                    if (vec_join_hash(&s->table, b) != s->phash[r] || !vec_join_keys_equal(&s->table, pkeys, r, b))
+                        continue;
                 } else {
                     s->pos_next = b + 1 < s->nbuild ? b + 2 : 0;
                 }
@@ -1538,8 +1323,8 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     }
     s->emit_chunk = 0;
     s->done = false;
-    if (p->dml.nreturning && (rc = coll_init(&s->returned, p->types, p->ncols, x->err))) return rc;
-    if (s->hold && (rc = coll_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
+    if (p->dml.nreturning && (rc = vec_rows_init(&s->returned, p->types, p->ncols, x->err))) return rc;
+    if (s->hold && (rc = vec_rows_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
     return STRATA_OK;
 }
 
@@ -1555,8 +1340,8 @@ static int dml_old(exec_ctx *x, plan_op *p, dml_state *s) {
 static void dml_close(plan_op *p, bool keep) {
     dml_state *s = p->state;
     if (!s) return;
-    coll_free(&s->returned);
-    coll_free(&s->pending);
+    vec_rows_free(&s->returned);
+    vec_rows_free(&s->pending);
     free(s->aff);
     free(s->aff_used);
     s->aff = NULL;
@@ -1939,7 +1724,7 @@ static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, co
         cols[i] = *p->dml.returning[i]->result;
     }
     out.cols = cols;
-    return coll_append(&s->returned, &out, NULL, n, x->err);
+    return vec_rows_append(&s->returned, &out, NULL, n, x->err);
 }
 
 static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
@@ -2120,8 +1905,8 @@ static int dml_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 
 typedef struct rec_state {
     void *pipelines[2];   /* of the anchor and the step, kept between iterations */
-    collection cur, next; /* this iteration's rows (the working table), the next one's */
-    group_table seen;     /* UNION: every row so far */
+    vec_rows cur, next; /* this iteration's rows (the working table), the next one's */
+    vec_groups seen;     /* UNION: every row so far */
     int phase;            /* 0 before the anchor, 1 streaming cur, 2 done */
     uint32_t emit;        /* next chunk of cur to output */
     data_chunk tmp;
@@ -2136,10 +1921,10 @@ static int rec_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     int rc;
-    if ((rc = coll_init(&s->cur, p->types, p->ncols, x->err)) || (rc = coll_init(&s->next, p->types, p->ncols, x->err)) ||
+    if ((rc = vec_rows_init(&s->cur, p->types, p->ncols, x->err)) || (rc = vec_rows_init(&s->next, p->types, p->ncols, x->err)) ||
         (rc = chunk_init(&s->tmp, p->types, p->ncols, x->err)))
         return rc;
-    if (!p->rec.all && (rc = gt_init(&s->seen, p->types, p->ncols, x->err))) return rc;
+    if (!p->rec.all && (rc = vec_groups_init(&s->seen, p->types, p->ncols, x->err))) return rc;
     return STRATA_OK;
 }
 
@@ -2150,10 +1935,10 @@ static void rec_close(plan_op *p, bool keep) {
         op_close(p->child[i], keep);
         pipelines_free(s->pipelines[i]);
     }
-    coll_free(&s->cur);
-    coll_free(&s->next);
+    vec_rows_free(&s->cur);
+    vec_rows_free(&s->next);
     chunk_free(&s->tmp);
-    gt_free(&s->seen);
+    vec_groups_free(&s->seen);
     free(s);
 }
 
@@ -2169,16 +1954,16 @@ static int rec_run(exec_ctx *x, plan_op *p, rec_state *s, plan_op *child) {
         if ((rc = exec_next(&sub, child, &s->tmp)) || !s->tmp.count) break;
         if (s->tmp.sel) chunk_apply_sel(&s->tmp);
         if (p->rec.all) {
-            rc = coll_append(&s->next, &s->tmp, NULL, s->tmp.count, x->err);
+            rc = vec_rows_append(&s->next, &s->tmp, NULL, s->tmp.count, x->err);
             continue;
         }
         vector *cols[p->ncols + 1];
         for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &s->tmp.cols[c];
-        if ((rc = gt_find_or_add(&s->seen, cols, s->tmp.count, s->gids, s->is_new, s->hashes, x->err))) break;
+        if ((rc = vec_groups_find_or_add(&s->seen, cols, s->tmp.count, s->gids, s->is_new, s->hashes, x->err))) break;
         uint32_t n = 0;
         for (uint32_t r = 0; r < s->tmp.count; r++)
             if (s->is_new[r]) s->sel[n++] = r;
-        rc = coll_append(&s->next, &s->tmp, s->sel, n, x->err);
+        rc = vec_rows_append(&s->next, &s->tmp, s->sel, n, x->err);
     }
     exec_close(&sub, child);
     return rc;
@@ -2210,9 +1995,9 @@ static int rec_next(exec_ctx *x, plan_op *p, data_chunk *out) {
             p->rec.work->rows = NULL;
         }
         if (rc) return rc;
-        coll_free(&s->cur);
+        vec_rows_free(&s->cur);
         s->cur = s->next;
-        if ((rc = coll_init(&s->next, p->types, p->ncols, x->err))) return rc;
+        if ((rc = vec_rows_init(&s->next, p->types, p->ncols, x->err))) return rc;
         s->phase = 1;
         s->emit = 0;
     }
@@ -2220,7 +2005,7 @@ static int rec_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 
 static int cte_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     uint32_t *next = p->state;
-    collection *rows = p->cte.store->rows;
+    vec_rows *rows = p->cte.store->rows;
     out->count = 0;
     if (!rows) return err_set(x->err, STRATA_MISUSE, "working table read outside its recursion");
     if (*next >= rows->nchunks) return STRATA_OK;
@@ -2267,7 +2052,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
         sort_state *s = calloc(1, sizeof *s);
         if (!s) return nomem(x);
         p->state = s;
-        return coll_init(&s->rows, p->types, p->ncols, x->err);
+        return vec_rows_init(&s->rows, p->types, p->ncols, x->err);
     }
     case PLAN_DISTINCT:
     case PLAN_SETOP: return setop_open(x, p);
@@ -2305,7 +2090,7 @@ static void op_close(plan_op *p, bool keep) {
     case PLAN_SORT:
         if (p->state) {
             sort_state *s = p->state;
-            coll_free(&s->rows);
+            vec_rows_free(&s->rows);
             free(s->order);
             free(s);
         }
@@ -2422,7 +2207,7 @@ static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
     case PLAN_SORT: {
         sort_state *s = p->state;
         if (in->sel) chunk_apply_sel(in);
-        return coll_append(&s->rows, in, NULL, in->count, x->err);
+        return vec_rows_append(&s->rows, in, NULL, in->count, x->err);
     }
     case PLAN_DISTINCT:
     case PLAN_SETOP: return setop_sink(x, p, in, side);
@@ -2434,7 +2219,7 @@ static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
         dml_state *s = p->state;
         if (s->hold) {
             if (in->sel) chunk_apply_sel(in);
-            return coll_append(&s->pending, in, NULL, in->count, x->err);
+            return vec_rows_append(&s->pending, in, NULL, in->count, x->err);
         }
         return dml_apply(x, p, in);
     }
@@ -2741,7 +2526,7 @@ typedef struct sub_state {
     bool ready;     /* out initialized */
     bool computed;  /* uncorrelated: result known */
     sql_value value;
-    group_table set; /* IN: the distinct values */
+    vec_groups set; /* IN: the distinct values */
     bool set_ready, set_has_null;
     arena mem;       /* strings of value and of vals */
     sql_value *vals; /* SUB_ANY, SUB_ALL: every value the subquery returned */
@@ -2755,7 +2540,7 @@ void exec_subquery_release(expr *e) {
     if (!s) return;
     exec_destroy(s->plan, &s->pipelines);
     if (s->ready) chunk_free(&s->out);
-    if (s->set_ready) gt_free(&s->set);
+    if (s->set_ready) vec_groups_free(&s->set);
     arena_free(&s->mem);
     free(s->vals);
     free(s);
@@ -2779,7 +2564,7 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
     uint64_t rows = 0;
     *value = value_null(e->type);
     if (e->sub.kind == SUB_IN && !s->set_ready && !rc) {
-        if (!(rc = gt_init(&s->set, p->types, 1, x->err))) s->set_ready = true;
+        if (!(rc = vec_groups_init(&s->set, p->types, 1, x->err))) s->set_ready = true;
     }
     while (!rc) {
         chunk_reset(&s->out);
@@ -2812,7 +2597,7 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
         }
         if (e->sub.kind == SUB_IN) {
             vector *col = &s->out.cols[0];
-            if ((rc = gt_find_or_add(&s->set, &col, s->out.count, s->gid, NULL, s->hashes, x->err))) break;
+            if ((rc = vec_groups_find_or_add(&s->set, &col, s->out.count, s->gid, NULL, s->hashes, x->err))) break;
             for (uint32_t r = 0; r < s->out.count; r++) s->set_has_null |= vec_is_null(col, r);
             continue;
         }
@@ -2870,7 +2655,6 @@ static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
         else vec_set_null(out, r, 1);
         return;
     }
-    uint32_t gid;
     uint64_t h;
     vector one = *arg;
     sel_t idx = arg->sel[r];
@@ -2878,17 +2662,8 @@ static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
     one.kind = VEC_DICTIONARY; /* read through sel, not as the flat vector it may be */
     /* look the value up without adding it: a probe of one row */
     vec_hash(&one, NULL, 1, &h);
-    bool found = false;
-    group_table *g = &s->set;
-    for (uint32_t slot = (uint32_t)h & g->mask; g->slots[slot]; slot = (slot + 1) & g->mask) {
-        gid = g->slots[slot] - 1;
-        vector *cols[1] = {&one};
-        if (g->hashes[gid] == h && gt_row_equal(g, gid, cols, 0)) {
-            found = true;
-            break;
-        }
-    }
-    if (found) ((uint8_t *)out->data)[r] = !e->negated;
+    vector *cols[1] = {&one};
+    if (vec_groups_find(&s->set, cols, 0, h) != UINT32_MAX) ((uint8_t *)out->data)[r] = !e->negated;
     else if (s->set_has_null) vec_set_null(out, r, 1);
     else ((uint8_t *)out->data)[r] = e->negated;
 }
@@ -2910,7 +2685,7 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     if (!e->sub.correlated) {
         if (!s->computed || s->run != x->run) { /* once per run of the statement */
             if (s->set_ready) {
-                gt_free(&s->set);
+                vec_groups_free(&s->set);
                 s->set_ready = s->set_has_null = false;
             }
             arena_reset(&s->mem);
@@ -2937,7 +2712,7 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
         for (uint32_t k = 0; k < e->sub.nouter; k++) vec_get_value(&in->cols[e->sub.outer[k]], r, &outer[k]);
         sql_value v;
         if (e->sub.kind == SUB_IN && s->set_ready) { /* a fresh set per row */
-            gt_free(&s->set);
+            vec_groups_free(&s->set);
             s->set_ready = false;
             s->set_has_null = false;
         }

@@ -32,6 +32,7 @@
 #ifndef STRATA_VECTOR_H
 #define STRATA_VECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -276,5 +277,78 @@ void chunk_flatten(data_chunk *c);
 ** STRATA_NOMEM leaves dst->count (and so dst's rows) as they were. */
 int chunk_append(data_chunk *dst, const data_chunk *src, const sel_t *sel, uint32_t n, uint32_t *appended,
                  strata_err *err);
+
+/* ---- row collections and hash tables (rows.c) ---------------------------------------------- */
+
+/* vec_rows: rows of fixed column types kept in chunks of VECTOR_SIZE (the last one partly
+** filled); row i is row i % VECTOR_SIZE of chunks[i / VECTOR_SIZE]. What a sink that holds rows
+** (sort, hash tables, RETURNING) keeps them in. Zero columns are allowed: then only the count. */
+typedef struct vec_rows {
+    uint32_t ncols;
+    sql_type *types;
+    uint32_t nchunks, cap;
+    data_chunk **chunks;
+    uint64_t rows;
+} vec_rows;
+
+/* vec_rows_init makes an empty collection; vec_rows_free releases it (safe twice, and after a
+** failed init); vec_rows_append copies rows sel[0..n) (sel NULL: 0..n-1) of src to its end. */
+int vec_rows_init(vec_rows *c, const sql_type *types, uint32_t ncols, strata_err *err);
+void vec_rows_free(vec_rows *c);
+int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err);
+static inline const data_chunk *vec_rows_chunk(const vec_rows *c, uint64_t row) {
+    return c->chunks[row / VECTOR_SIZE];
+}
+
+/* vec_groups: the distinct key rows seen (GROUP BY, DISTINCT, set operations, IN lists), each
+** with a dense group number 0, 1, ... in order of first appearance; keys compare as vec_match
+** does with NULLs equal. Open addressing over the rows' hashes (vec_hash), at most half full. */
+typedef struct vec_groups {
+    vec_rows keys;    /* one row per group */
+    uint64_t *hashes; /* by group */
+    uint32_t *slots;  /* group + 1, 0 empty */
+    uint32_t mask, ngroups, cap_groups;
+} vec_groups;
+
+int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err);
+void vec_groups_free(vec_groups *g);
+/* vec_groups_find_or_add looks up the count rows of the key vectors cols[0..ncols) and writes
+** their group numbers to gids[], adding the keys not seen before; is_new[r] (may be NULL) says
+** whether row r made its group. hashes[] is scratch of count entries. */
+int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
+                           uint64_t *hashes, strata_err *err);
+/* vec_groups_find returns the group of row r of cols, whose hash is h, or UINT32_MAX. */
+uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h);
+/* vec_groups_key gives group gid's keys: row *row of the chunk returned. */
+static inline const data_chunk *vec_groups_key(const vec_groups *g, uint32_t gid, uint32_t *row) {
+    *row = gid % VECTOR_SIZE;
+    return vec_rows_chunk(&g->keys, gid);
+}
+
+/* vec_join_table: the build side of a hash join, by its key rows (appended to keys in build
+** order, so that key row i belongs to build row i). vec_join_build hashes them and chains rows
+** of a bucket; a key with a NULL is left out (it never matches). Probing: vec_join_first gives
+** the first build row + 1 of hash h's bucket (0: none), and vec_join_next(t, e - 1) the entry
+** after entry e in the same form (they take a build row, they return a row + 1); a candidate
+** build row matches when its hash equals h and vec_join_keys_equal says so. */
+typedef struct vec_join_table {
+    vec_rows keys;
+    uint64_t *hash;    /* by build row */
+    uint32_t *next;    /* chain: next build row + 1 */
+    uint32_t *buckets; /* first build row + 1 */
+    uint32_t mask;
+} vec_join_table;
+
+int vec_join_init(vec_join_table *t, const sql_type *types, uint32_t nkeys, strata_err *err);
+void vec_join_free(vec_join_table *t);
+int vec_join_build(vec_join_table *t, strata_err *err);
+static inline uint32_t vec_join_first(const vec_join_table *t, uint64_t h) {
+    return t->buckets ? t->buckets[(uint32_t)h & t->mask] : 0;
+}
+static inline uint32_t vec_join_next(const vec_join_table *t, uint32_t brow) { return t->next[brow]; }
+static inline uint64_t vec_join_hash(const vec_join_table *t, uint32_t brow) { return t->hash[brow]; }
+/* vec_join_keys_equal compares row r of the probe key vectors (NULL never equal) with build
+** row brow's keys. */
+bool vec_join_keys_equal(const vec_join_table *t, vector *const *probe, uint32_t r, uint32_t brow);
 
 #endif

@@ -1,0 +1,225 @@
+/*
+** rows.c -- row collections and the hash tables built on them: the group table (distinct keys
+** with dense numbers) and the build side of a hash join.
+**
+** Keys are hashed a vector at a time (vec_hash, vec_hash_combine) and compared with vec_match,
+** the equality that hashing promises; both tables probe by hash first, so keys are compared
+** only for equal 64-bit hashes.
+*/
+#include "vector.h"
+
+#include <stdlib.h>
+
+/* ---- collections ------------------------------------------------------------------------ */
+
+int vec_rows_init(vec_rows *c, const sql_type *types, uint32_t ncols, strata_err *err) {
+    memset(c, 0, sizeof *c);
+    c->ncols = ncols;
+    c->types = malloc((ncols + 1) * sizeof *c->types);
+    if (!c->types) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+    if (ncols) memcpy(c->types, types, ncols * sizeof *types);
+    return STRATA_OK;
+}
+
+void vec_rows_free(vec_rows *c) {
+    for (uint32_t i = 0; i < c->nchunks; i++) {
+        chunk_free(c->chunks[i]);
+        free(c->chunks[i]);
+    }
+    free(c->chunks);
+    free(c->types);
+    memset(c, 0, sizeof *c);
+}
+
+static int rows_new_chunk(vec_rows *c, strata_err *err) {
+    if (c->nchunks == c->cap) {
+        uint32_t nc = c->cap ? c->cap * 2 : 8;
+        data_chunk **n = realloc(c->chunks, nc * sizeof *n);
+        if (!n) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+        c->chunks = n;
+        c->cap = nc;
+    }
+    data_chunk *ch = malloc(sizeof *ch);
+    if (!ch) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
+    int rc = chunk_init(ch, c->types, c->ncols, err);
+    if (rc) {
+        free(ch);
+        return rc;
+    }
+    c->chunks[c->nchunks++] = ch;
+    return STRATA_OK;
+}
+
+int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err) {
+    uint32_t done = 0;
+    while (done < n) {
+        if ((!c->nchunks || c->chunks[c->nchunks - 1]->count == VECTOR_SIZE) && rows_new_chunk(c, err))
+            return STRATA_NOMEM;
+        data_chunk *dst = c->chunks[c->nchunks - 1];
+        uint32_t got;
+        if (c->ncols == 0) {
+            got = VECTOR_SIZE - dst->count < n - done ? VECTOR_SIZE - dst->count : n - done;
+            dst->count += got;
+        } else {
+            int rc = chunk_append(dst, src, sel ? sel + done : sel_identity() + done, n - done, &got, err);
+            if (rc) return rc;
+        }
+        done += got;
+        c->rows += got;
+    }
+    return STRATA_OK;
+}
+
+/* keys_equal compares row r of cols[0..n) with row kr of the key chunk kc, column by column. */
+static bool keys_equal(vector *const *cols, uint32_t n, uint32_t r, const data_chunk *kc, uint32_t kr,
+                       int nulls_equal) {
+    for (uint32_t k = 0; k < n; k++) {
+        sel_t a = (sel_t)r, b = (sel_t)kr, m;
+        if (vec_match(cols[k], &a, &kc->cols[k], &b, NULL, 1, nulls_equal, &m, NULL, NULL) != 1) return false;
+    }
+    return true;
+}
+
+static void hash_rows(vector *const *cols, uint32_t n, uint32_t count, uint64_t *hashes) {
+    if (n == 0) {
+        memset(hashes, 0, count * sizeof *hashes);
+        return;
+    }
+    vec_hash(cols[0], NULL, count, hashes);
+    for (uint32_t k = 1; k < n; k++) vec_hash_combine(cols[k], NULL, count, hashes);
+}
+
+/* ---- the group table -------------------------------------------------------------------- */
+
+int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err) {
+    memset(g, 0, sizeof *g);
+    int rc = vec_rows_init(&g->keys, types, ncols, err);
+    if (rc) return rc;
+    g->mask = 1023;
+    g->slots = calloc(g->mask + 1, sizeof *g->slots);
+    if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    return STRATA_OK;
+}
+
+void vec_groups_free(vec_groups *g) {
+    vec_rows_free(&g->keys);
+    free(g->hashes);
+    free(g->slots);
+    memset(g, 0, sizeof *g);
+}
+
+static int groups_grow(vec_groups *g, strata_err *err) {
+    uint32_t nmask = g->mask * 2 + 1;
+    uint32_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
+    if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    for (uint32_t gid = 0; gid < g->ngroups; gid++) {
+        uint32_t s = (uint32_t)g->hashes[gid] & nmask;
+        while (ns[s]) s = (s + 1) & nmask;
+        ns[s] = gid + 1;
+    }
+    free(g->slots);
+    g->slots = ns;
+    g->mask = nmask;
+    return STRATA_OK;
+}
+
+/* groups_probe returns the slot where row r (hash h) is, or the empty slot it would go to, and
+** sets *gid to its group or UINT32_MAX. */
+static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h, uint32_t *gid) {
+    uint32_t s = (uint32_t)h & g->mask;
+    for (; g->slots[s]; s = (s + 1) & g->mask) {
+        uint32_t cand = g->slots[s] - 1, kr;
+        if (g->hashes[cand] != h) continue;
+        const data_chunk *kc = vec_groups_key(g, cand, &kr);
+        if (keys_equal(cols, g->keys.ncols, r, kc, kr, 1)) {
+            *gid = cand;
+            return s;
+        }
+    }
+    *gid = UINT32_MAX;
+    return s;
+}
+
+uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h) {
+    uint32_t gid;
+    groups_probe(g, cols, r, h, &gid);
+    return gid;
+}
+
+int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
+                           uint64_t *hashes, strata_err *err) {
+    uint32_t n = g->keys.ncols;
+    hash_rows(cols, n, count, hashes);
+    vector view[n ? n : 1];
+    data_chunk one = {.ncols = n, .count = count, .cols = view};
+    for (uint32_t k = 0; k < n; k++) view[k] = *cols[k];
+    for (uint32_t r = 0; r < count; r++) {
+        uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &gid);
+        if (is_new) is_new[r] = gid == UINT32_MAX;
+        if (gid == UINT32_MAX) {
+            if (g->ngroups == g->cap_groups) {
+                uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
+                uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
+                if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+                g->hashes = nh;
+                g->cap_groups = nc;
+            }
+            sel_t rr = (sel_t)r;
+            int rc = vec_rows_append(&g->keys, &one, &rr, 1, err);
+            if (rc) return rc;
+            gid = g->ngroups++;
+            g->hashes[gid] = hashes[r];
+            g->slots[s] = gid + 1;
+            if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) return rc;
+        }
+        gids[r] = gid;
+    }
+    return STRATA_OK;
+}
+
+/* ---- the join table --------------------------------------------------------------------- */
+
+int vec_join_init(vec_join_table *t, const sql_type *types, uint32_t nkeys, strata_err *err) {
+    memset(t, 0, sizeof *t);
+    return vec_rows_init(&t->keys, types, nkeys, err);
+}
+
+void vec_join_free(vec_join_table *t) {
+    vec_rows_free(&t->keys);
+    free(t->hash);
+    free(t->next);
+    free(t->buckets);
+    memset(t, 0, sizeof *t);
+}
+
+int vec_join_build(vec_join_table *t, strata_err *err) {
+    uint64_t n = t->keys.rows;
+    if (n > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
+    uint32_t size = 1024;
+    while (size < 2 * n) size *= 2;
+    t->mask = size - 1;
+    t->buckets = calloc(size, sizeof *t->buckets);
+    t->next = malloc((n + 1) * sizeof *t->next);
+    t->hash = malloc((n + 1) * sizeof *t->hash);
+    if (!t->buckets || !t->next || !t->hash) return err_set(err, STRATA_NOMEM, "out of memory (hash join)");
+    uint32_t i = 0;
+    for (uint32_t c = 0; c < t->keys.nchunks; c++) {
+        data_chunk *kc = t->keys.chunks[c];
+        vector *cols[t->keys.ncols ? t->keys.ncols : 1];
+        for (uint32_t k = 0; k < t->keys.ncols; k++) cols[k] = &kc->cols[k];
+        hash_rows(cols, t->keys.ncols, kc->count, t->hash + i);
+        for (uint32_t r = 0; r < kc->count; r++, i++) {
+            bool has_null = false;
+            for (uint32_t k = 0; k < t->keys.ncols; k++) has_null |= vec_is_null(&kc->cols[k], r);
+            if (has_null) continue;
+            uint32_t b = (uint32_t)t->hash[i] & t->mask;
+            t->next[i] = t->buckets[b];
+            t->buckets[b] = i + 1;
+        }
+    }
+    return STRATA_OK;
+}
+
+bool vec_join_keys_equal(const vec_join_table *t, vector *const *probe, uint32_t r, uint32_t brow) {
+    return keys_equal(probe, t->keys.ncols, r, vec_rows_chunk(&t->keys, brow), brow % VECTOR_SIZE, 0);
+}
