@@ -382,27 +382,29 @@ int record_buf_reserve(btree_buf *buf, size_t n, strata_err *err) {
 /* The most bytes a non-string value takes: an INTERVAL's three varints. */
 #define RECORD_MAX_FIXED 30
 
-int record_encode(btree_buf *buf, const table_desc *td, const vector *cols, uint32_t row, strata_err *err) {
+size_t record_max_size(const table_desc *td, const vector *cols, uint32_t row) {
+    size_t need = 10 + (td->ncols + 7) / 8;
+    for (uint32_t i = 0; i < td->ncols; i++) {
+        const vector *v = &cols[i];
+        need += RECORD_MAX_FIXED;
+        if (v->phys == PHYS_STR) need += VEC_DATA(v, sstr)[v->sel[row]].len;
+    }
+    return need;
+}
+
+size_t record_encode_into(uint8_t *dst, const table_desc *td, const vector *cols, uint32_t row) {
     uint32_t n = td->ncols;
     size_t nbytes = (n + 7) / 8;
-    buf->len = 0;
-    int rc = record_buf_reserve(buf, 10 + nbytes, err);
-    if (rc) return rc;
-    buf->len = varint_put(buf->data, n);
-    size_t nulls_off = buf->len;
-    memset(buf->data + nulls_off, 0, nbytes);
-    buf->len += nbytes;
+    uint8_t *p = dst + varint_put(dst, n), *nulls = p;
+    memset(nulls, 0, nbytes);
+    p += nbytes;
     for (uint32_t i = 0; i < n; i++) {
         const vector *v = &cols[i];
         uint32_t idx = v->sel[row];
         if (v->validity != NULL && !((v->validity[idx >> 6] >> (idx & 63)) & 1)) {
-            buf->data[nulls_off + (i >> 3)] |= (uint8_t)(1u << (i & 7));
+            nulls[i >> 3] |= (uint8_t)(1u << (i & 7));
             continue;
         }
-        size_t need = RECORD_MAX_FIXED;
-        if (v->phys == PHYS_STR) need += VEC_DATA(v, sstr)[idx].len;
-        if ((rc = record_buf_reserve(buf, need, err))) return rc;
-        uint8_t *p = buf->data + buf->len;
         switch (v->phys) {
         case PHYS_BOOL: *p++ = VEC_DATA(v, uint8_t)[idx] != 0; break;
         case PHYS_I16: p += varint_put(p, zigzag(VEC_DATA(v, int16_t)[idx])); break;
@@ -431,7 +433,7 @@ int record_encode(btree_buf *buf, const table_desc *td, const vector *cols, uint
             break;
         }
         }
-        buf->len = (size_t)(p - buf->data);
     }
-    return STRATA_OK;
+    return (size_t)(p - dst);
 }
+

@@ -70,10 +70,12 @@ void record_plan_free(record_plan *p);
 int record_decode(record_plan *p, const uint8_t *rec, size_t len, data_chunk *out, uint32_t r,
                   const char **why, strata_err *err);
 
-/* record_encode replaces the content of buf with the record of row `row` of vectors cols[0..
-** td->ncols) (row is a row of the vectors, read through their selections). Every column is stored.
-** STRATA_NOMEM when buf cannot grow. */
-int record_encode(btree_buf *buf, const table_desc *td, const vector *cols, uint32_t row, strata_err *err);
+/* Encoding the record of row `row` of vectors cols[0..td->ncols) (a row of the vectors, read
+** through their selections; every column is stored) in two steps, so that the caller provides
+** the room: record_max_size bounds the record's length, record_encode_into writes it to dst
+** (which has that room) and returns its length. */
+size_t record_max_size(const table_desc *td, const vector *cols, uint32_t row);
+size_t record_encode_into(uint8_t *dst, const table_desc *td, const vector *cols, uint32_t row);
 
 /* record_kind_of gives the decode kind of a SQL type id. */
 record_kind record_kind_of(uint8_t type_id);

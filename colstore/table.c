@@ -85,15 +85,23 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
                        (unsigned)td->root);
     int rc = check_chunk(td, chunk, err);
     if (rc || count == 0) return rc;
-    btree_buf rec = {0};
+    btree_buf heap = {0}; /* for records too large for small[] */
+    uint8_t small[1024];
     for (uint32_t k = 0; k < count; k++) {
         uint32_t row = sel ? sel[k] : k;
         if (chunk->sel) row = chunk->sel[row];
         int64_t rowid = rowids[k];
         uint8_t key[ROWID_KEY_LEN];
         rowid_encode(rowid, key);
-        if ((rc = record_encode(&rec, td, chunk->cols, row, err))) break;
-        rc = btree_put_mode(t, td->root, key, sizeof key, rec.data, rec.len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
+        size_t max = record_max_size(td, chunk->cols, row);
+        uint8_t *rec = small;
+        if (max > sizeof small) {
+            heap.len = 0;
+            if ((rc = record_buf_reserve(&heap, max, err))) break;
+            rec = heap.data;
+        }
+        size_t len = record_encode_into(rec, td, chunk->cols, row);
+        rc = btree_put_mode(t, td->root, key, sizeof key, rec, len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
         if (rc == STRATA_CONSTRAINT) {
             rc = err_set(err, STRATA_CONSTRAINT, "table with root page %u: rowid %lld already exists", (unsigned)td->root,
                          (long long)rowid);
@@ -103,7 +111,7 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
         }
         if (rc) break;
     }
-    btree_buf_free(&rec);
+    btree_buf_free(&heap);
     return rc;
 }
 

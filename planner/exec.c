@@ -2030,18 +2030,25 @@ static bool is_breaker(const plan_op *p) {
     }
 }
 
+/* small_state gives p a zeroed state of n bytes: the one kept from the plan's last run, or new. */
+static int small_state(exec_ctx *x, plan_op *p, size_t n) {
+    if (p->state) memset(p->state, 0, n);
+    else if (!(p->state = calloc(1, n))) return nomem(x);
+    return STRATA_OK;
+}
+
 static int op_open(exec_ctx *x, plan_op *p) {
     int rc;
     if (p->kind == PLAN_RECURSIVE) return rec_open(x, p); /* its children run nested, per iteration */
     for (int i = 0; i < 2; i++)
         if (p->child[i] && !(i == 1 && p->kind == PLAN_INDEX_JOIN) && (rc = op_open(x, p->child[i]))) return rc;
     switch (p->kind) {
-    case PLAN_CTE_SCAN: return (p->state = calloc(1, sizeof(uint32_t))) ? STRATA_OK : nomem(x);
+    case PLAN_CTE_SCAN: return small_state(x, p, sizeof(uint32_t));
     case PLAN_SCAN: return scan_open(x, p);
     case PLAN_INDEX_SCAN: return iscan_open(x, p);
-    case PLAN_VALUES: return (p->state = calloc(1, sizeof(values_state))) ? STRATA_OK : nomem(x);
-    case PLAN_SERIES: return (p->state = calloc(1, sizeof(series_state))) ? STRATA_OK : nomem(x);
-    case PLAN_LIMIT: return (p->state = calloc(1, sizeof(limit_state))) ? STRATA_OK : nomem(x);
+    case PLAN_VALUES: return small_state(x, p, sizeof(values_state));
+    case PLAN_SERIES: return small_state(x, p, sizeof(series_state));
+    case PLAN_LIMIT: return small_state(x, p, sizeof(limit_state));
     case PLAN_FILTER: return expr_prepare(p->filter.pred, x->err);
     case PLAN_PROJECT:
         for (uint32_t i = 0; i < p->ncols; i++)
@@ -2062,7 +2069,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: return dml_open(x, p);
-    case PLAN_EMPTY: return (p->state = calloc(1, sizeof(int))) ? STRATA_OK : nomem(x);
+    case PLAN_EMPTY: return small_state(x, p, sizeof(int));
     default: return err_set(x->err, STRATA_ERROR, "operator %d is not supported yet", p->kind);
     }
 }
@@ -2103,6 +2110,14 @@ static void op_close(plan_op *p, bool keep) {
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: dml_close(p, keep); return;
+    case PLAN_CTE_SCAN:
+    case PLAN_VALUES:
+    case PLAN_SERIES:
+    case PLAN_LIMIT:
+    case PLAN_EMPTY:
+        if (keep) return; /* small_state zeroes it at the next run */
+        free(p->state);
+        break;
     default: free(p->state); break;
     }
     p->state = NULL;
