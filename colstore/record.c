@@ -140,6 +140,8 @@ int record_plan_init(record_plan *p, const table_desc *td, const uint32_t *cols,
         record_col *c = &p->col[cols[k]];
         p->outs[c->out0 + c->nout++] = k;
     }
+    p->single = 1;
+    for (uint32_t i = 0; i < nwalk; i++) p->single &= p->col[i].nout <= 1;
     return STRATA_OK;
 }
 
@@ -194,7 +196,7 @@ static int set_value(vector *v, uint32_t r, const sql_value *val, strata_err *er
 
 /* decode_value decodes one non-NULL value of kind at p into row r of v. Returns the byte after
 ** it, or NULL with *rc set (STRATA_CORRUPT with *why, or vec_set_str's error). */
-static inline const uint8_t *decode_value(int kind, const uint8_t *p, const uint8_t *end, vector *v, uint32_t r,
+static inline __attribute__((always_inline)) const uint8_t *decode_value(int kind, const uint8_t *p, const uint8_t *end, vector *v, uint32_t r,
                                           record_region *rg, int *rc, const char **why, strata_err *err) {
     uint64_t u;
     int64_t x;
@@ -293,7 +295,7 @@ fail:
 }
 
 /* skip_value steps over one non-NULL value of kind. NULL when it does not parse. */
-static inline const uint8_t *skip_value(int kind, const uint8_t *p, const uint8_t *end) {
+static inline __attribute__((always_inline)) const uint8_t *skip_value(int kind, const uint8_t *p, const uint8_t *end) {
     uint64_t u;
     switch (kind) {
     case REC_I16:
@@ -309,6 +311,13 @@ static inline const uint8_t *skip_value(int kind, const uint8_t *p, const uint8_
         return varint_skip(p, end);
     }
     return NULL;
+}
+
+/* no_nulls says whether the first n bits of a NULL bitmap are all clear. */
+static inline int no_nulls(const uint8_t *nulls, uint32_t n) {
+    for (; n >= 8; n -= 8)
+        if (*nulls++) return 0;
+    return n == 0 || (*nulls & ((1u << n) - 1)) == 0;
 }
 
 int record_decode(record_plan *p, const uint8_t *rec, size_t len, data_chunk *out, uint32_t r,
@@ -332,6 +341,24 @@ int record_decode(record_plan *p, const uint8_t *rec, size_t len, data_chunk *ou
     }
     q += nbytes;
     uint32_t walk = nstored < p->nwalk ? (uint32_t)nstored : p->nwalk;
+    /* The common record: no NULL among the columns walked, each read into at most one output. */
+    if (walk == p->nwalk && p->single && no_nulls(nulls, walk)) {
+        for (uint32_t i = 0; i < walk; i++) {
+            const record_col *c = &p->col[i];
+            if (c->nout == 0) {
+                if (!(q = skip_value(c->kind, q, end))) {
+                    *why = "a value is truncated or malformed";
+                    return STRATA_CORRUPT;
+                }
+                continue;
+            }
+            uint32_t o = p->outs[c->out0];
+            if (!(q = decode_value(c->kind, q, end, &out->cols[o], r, p->regions ? &p->regions[o] : NULL, &rc, why,
+                                   err)))
+                return rc;
+        }
+        return STRATA_OK;
+    }
     for (uint32_t i = 0; i < walk; i++) {
         const record_col *c = &p->col[i];
         int is_null = (nulls[i >> 3] >> (i & 7)) & 1;

@@ -41,6 +41,7 @@ typedef struct record_plan {
     const table_desc *td;
     uint32_t nwalk;          /* table columns walked: 1 + the largest projected column, 0 for none */
     uint32_t nout;           /* output columns */
+    int single;              /* no table column fills more than one output column */
     record_col *col;         /* [nwalk] */
     uint32_t *outs;          /* output column indexes grouped by table column */
     record_region *regions;  /* [nout], or NULL: every long string goes through vec_set_str */
