@@ -150,6 +150,16 @@ Test(pager, reader_snapshot_survives_commits_and_checkpoints) {
     pager_close(p);
 }
 
+/* commit_page commits one transaction that rewrites page pgno with tag. */
+static void commit_page(pager *p, pgno_t pgno, uint32_t tag) {
+    pager_txn *t = begin(p, 1);
+    page *pg;
+    cr_assert_eq(pager_get_mut(t, pgno, &pg), STRATA_OK);
+    fill(p, pg, tag);
+    pager_release(t, pg);
+    cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
+}
+
 /* Versions a commit replaced leave the cache once no reader can see them, so commits that keep
 ** changing the same pages do not fill it with dead versions; a reader's versions stay readable. */
 Test(pager, replaced_versions_leave_the_cache) {
@@ -158,26 +168,14 @@ Test(pager, replaced_versions_leave_the_cache) {
     cfg.autocheckpoint_bytes = 4096 * 4096;
     pager *p = open_db(&cfg);
     write_pages(p, 4, 0);
-    for (uint32_t round = 1; round <= 300; round++) {
-        pager_txn *t = begin(p, 1);
-        page *pg;
-        cr_assert_eq(pager_get_mut(t, 1 + round % 4, &pg), STRATA_OK);
-        fill(p, pg, round);
-        pager_release(t, pg);
-        cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
-    }
+    for (uint32_t round = 1; round <= 300; round++) commit_page(p, 1 + round % 4, round);
     pager_stats st;
     pager_get_stats(p, &st);
     cr_assert_leq(st.cache_bytes_used, 8 * 4096, "%zu bytes cached for 5 live pages", st.cache_bytes_used);
     pager_txn *r = begin(p, 0);
     expect(r, 1, 300); /* 300 % 4 == 0 */
     for (uint32_t round = 301; round <= 400; round++) {
-        pager_txn *t = begin(p, 1);
-        page *pg;
-        cr_assert_eq(pager_get_mut(t, 1, &pg), STRATA_OK);
-        fill(p, pg, round);
-        pager_release(t, pg);
-        cr_assert_eq(pager_commit(t, NULL), STRATA_OK);
+        commit_page(p, 1, round);
         expect(r, 1, 300);
     }
     pager_rollback(r);
