@@ -178,7 +178,9 @@ static int run_sql(shell *sh, const char *sql, const char *source, long line) {
             return DONE_ERROR;
         }
         if (rc != STRATA_DONE) {
-            report(source, line, "%s", rc == STRATA_NOMEM ? "out of memory" : strata_errmsg(sh->db));
+            /* a NOMEM of the shell's own (rendering) has no message from strata */
+            bool own = rc == STRATA_NOMEM && strata_errcode(sh->db) != STRATA_NOMEM;
+            report(source, line, "%s", own ? "out of memory" : strata_errmsg(sh->db));
             return DONE_ERROR;
         }
         if (sh->timer) printf("Run Time: real %.3f\n", now() - t0);

@@ -34,6 +34,14 @@
 ** that changed more than the page cache holds before failing: then the transaction is aborted,
 ** later statements fail with "current transaction is aborted" until ROLLBACK (or COMMIT, which
 ** then rolls back).
+**
+** Memory. SET memory_limit = '2GB' (or TO, or PRAGMA memory_limit = ...; units B, KB, MB, GB, TB
+** in powers of 1000, KiB, MiB, GiB, TiB in powers of 1024; at least 1 MiB) bounds what a handle
+** holds: its page cache takes at most half of the limit and at most 64 MiB, and each running
+** statement's hash tables, sorts and held rows may take the rest. A statement that would need
+** more fails with STRATA_NOMEM, a message naming memory_limit, and no trace. The default is 80 %
+** of the machine's memory (DuckDB's default). PRAGMA memory_limit returns the current value;
+** the setting lasts until the handle is closed.
 */
 #ifndef STRATA_H
 #define STRATA_H

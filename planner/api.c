@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "../rowstore/pager.h"
 #include "bind.h"
@@ -32,7 +34,12 @@ struct strata_db {
     int64_t changes;
     strata_stmt *stmts; /* open statements */
     volatile int interrupted; /* strata_interrupt: running statements stop */
+    size_t memory_limit;      /* SET memory_limit: page cache and query memory together */
+    size_t query_limit;       /* ... of which a statement's run may take (the rest is the cache's) */
 };
+
+static void apply_memory_limit(strata_db *db, size_t limit);
+static size_t default_memory_limit(void);
 
 struct strata_chunk {
     data_chunk *c;
@@ -50,6 +57,7 @@ struct strata_stmt {
     plan_op *plan;  /* NULL for statements without a plan (DDL, transaction control) */
     void *pipelines; /* the plan's pipelines, kept between runs (exec_destroy frees them) */
     uint64_t runs;
+    vec_budget budget; /* the query memory of the current run */
     uint64_t bound_version;
     int nparams;
     sql_value *params;
@@ -136,6 +144,7 @@ int strata_open(const char *path, strata_db **out) {
     if (rc) return db_error(db, &err, rc);
     arena_init(&db->cat.mem, 0);
     if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+    apply_memory_limit(db, default_memory_limit());
     return STRATA_OK;
 }
 
@@ -649,9 +658,10 @@ static const char *explain_names[] = {"plan"};
 
 /* run_ctx is the execution context of a new run of s's plan in transaction t. */
 static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
+    s->budget = (vec_budget){.used = 0, .limit = s->db->query_limit};
     return (exec_ctx){.txn = t, .cat = &s->db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
                       .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &s->db->interrupted,
-                      .pipelines = s->pipelines, .run = ++s->runs};
+                      .pipelines = s->pipelines, .run = ++s->runs, .budget = &s->budget};
 }
 
 static void reset_stats(plan_op *p) {
@@ -734,6 +744,90 @@ static int integrity_lines(strata_stmt *s) {
 }
 
 static const char *integrity_names[] = {"integrity_check"};
+static const char *memory_limit_names[] = {"memory_limit"};
+
+/* ---- settings ------------------------------------------------------------------------------ */
+
+/* memory_limit bounds the page cache and the memory of running statements (their hash tables,
+** sorts and collections) together, as DuckDB's setting of that name does. The page cache takes
+** at most PAGE_CACHE_MAX of it and at most half; a statement's run may take the rest. The
+** default is 80 % of the machine's memory, DuckDB's default too. */
+#define PAGE_CACHE_MAX ((size_t)64 << 20)
+#define MEMORY_LIMIT_MIN ((size_t)1 << 20)
+
+static void apply_memory_limit(strata_db *db, size_t limit) {
+    size_t cache = limit / 2 < PAGE_CACHE_MAX ? limit / 2 : PAGE_CACHE_MAX;
+    db->memory_limit = limit;
+    db->query_limit = limit - cache;
+    pager_set_cache_bytes(db->p, cache);
+}
+
+static size_t default_memory_limit(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return (size_t)1 << 30;
+    return (size_t)((double)pages * (double)psz * 0.8);
+}
+
+/* parse_size reads a size such as '512MB', '1.5 GiB', '2000000' or '4 kb': a number, then an
+** optional unit B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), in
+** any case. Returns -1 when the text is not such a size. */
+static int parse_size(const char *text, size_t *out) {
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= 0)) return -1;
+    while (*end == ' ') end++;
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {
+        {"", 1}, {"b", 1}, {"bytes", 1}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+        {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcasecmp(end, units[i].unit)) {
+            double bytes = v * units[i].mult;
+            if (bytes >= 18e18) return -1;
+            *out = (size_t)bytes;
+            return 0;
+        }
+    return -1;
+}
+
+static void format_size(char *buf, size_t cap, size_t n) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 4) v /= 1024, u++;
+    if (u == 0) snprintf(buf, cap, "%zu bytes", n);
+    else snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+/* run_setting carries out SET name = value (and PRAGMA name = value). */
+static int run_setting(strata_stmt *s) {
+    strata_db *db = s->db;
+    const char *name = s->ast->set.name;
+    const sql_expr *v = s->ast->set.value;
+    if (strcasecmp(name, "memory_limit") != 0)
+        return db_errorf(db, STRATA_ERROR, "unrecognized configuration parameter \"%s\"", name);
+    char num[32];
+    const char *text = NULL;
+    if (v && v->kind == EX_STR) {
+        text = v->text.ptr;
+    } else if (v && v->kind == EX_INT && v->integer >= 0) {
+        snprintf(num, sizeof num, "%lld", (long long)v->integer);
+        text = num;
+    } else if (v && v->kind == EX_NUM) {
+        text = v->text.ptr;
+    }
+    size_t limit;
+    if (!text || parse_size(text, &limit))
+        return db_errorf(db, STRATA_ERROR,
+                         "invalid value for memory_limit: a size such as '512MB' or '2GiB' (units B, KB, MB, GB, TB, "
+                         "KiB, MiB, GiB, TiB) was expected");
+    if (limit < MEMORY_LIMIT_MIN) return db_errorf(db, STRATA_ERROR, "memory_limit must be at least 1 MiB");
+    apply_memory_limit(db, limit);
+    return STRATA_OK;
+}
 
 static int start(strata_stmt *s) {
     strata_db *db = s->db;
@@ -765,7 +859,18 @@ static int start(strata_stmt *s) {
     case ST_INSERT:
     case ST_UPDATE:
     case ST_DELETE: break;
+    case ST_SET: return (rc = run_setting(s)) ? rc : STRATA_DONE;
     case ST_PRAGMA:
+        if (!strcasecmp(s->ast->set.name, "memory_limit")) {
+            if (s->ast->set.value) return (rc = run_setting(s)) ? rc : STRATA_DONE;
+            char buf[32];
+            format_size(buf, sizeof buf, db->memory_limit);
+            explain_add(s, buf);
+            s->ncols_fixed = 1;
+            s->names_fixed = memory_limit_names;
+            s->running = true;
+            return STRATA_OK;
+        }
         if (!strcmp(s->ast->set.name, "integrity_check")) {
             if ((rc = integrity_lines(s))) return rc;
             s->ncols_fixed = 1;
@@ -886,8 +991,7 @@ int strata_finalize(strata_stmt *s) {
 
 int strata_column_count(strata_stmt *s) {
     if (!s) return 0;
-    if (s->ast && (s->ast->kind == ST_EXPLAIN || (s->ast->kind == ST_PRAGMA && !strcmp(s->ast->set.name, "integrity_check"))))
-        return 1;
+    if (s->ast && (s->ast->kind == ST_EXPLAIN || (s->ast->kind == ST_PRAGMA && !s->ast->set.value))) return 1;
     return s->plan ? (int)s->plan->ncols : 0;
 }
 
@@ -903,7 +1007,7 @@ static bool col_ok(strata_stmt *s, int i) {
 const char *strata_column_name(strata_stmt *s, int i) {
     if (!col_ok(s, i)) return NULL;
     if (s->ast->kind == ST_EXPLAIN) return "plan";
-    if (s->ast->kind == ST_PRAGMA) return "integrity_check";
+    if (s->ast->kind == ST_PRAGMA) return s->ast->set.name;
     const char *n = s->plan->names[i];
     return n ? n : "?column?";
 }

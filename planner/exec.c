@@ -27,6 +27,25 @@ static void op_close(plan_op *p, bool keep);
 static void pipelines_free(void *pipes);
 static int nomem(exec_ctx *x);
 
+/* The collections and hash tables of a run are charged to its query memory (x->budget). */
+static int rows_init(exec_ctx *x, vec_rows *c, const sql_type *types, uint32_t ncols) {
+    int rc = vec_rows_init(c, types, ncols, x->err);
+    c->budget = x->budget;
+    return rc;
+}
+
+static int groups_init(exec_ctx *x, vec_groups *g, const sql_type *types, uint32_t ncols) {
+    int rc = vec_groups_init(g, types, ncols, x->err);
+    g->keys.budget = x->budget;
+    return rc;
+}
+
+static int join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, uint32_t nkeys) {
+    int rc = vec_join_init(t, types, nkeys, x->err);
+    t->keys.budget = x->budget;
+    return rc;
+}
+
 /* A row of a vec_rows: chunk index and row within it. */
 typedef struct row_ref {
     uint32_t chunk, row;
@@ -464,7 +483,7 @@ static int agg_open(exec_ctx *x, plan_op *p) {
     if (!s->gids || !s->is_new || !s->hashes) return nomem(x);
     sql_type kt[p->agg.nkeys + 1];
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
-    int rc = vec_groups_init(&s->groups, kt, p->agg.nkeys, x->err);
+    int rc = groups_init(x, &s->groups, kt, p->agg.nkeys);
     if (rc) return rc;
     for (uint32_t k = 0; k < p->agg.nkeys; k++)
         if ((rc = expr_prepare(p->agg.keys[k], x->err))) return rc;
@@ -474,7 +493,7 @@ static int agg_open(exec_ctx *x, plan_op *p) {
         if (ag->distinct) {
             if (!s->distinct && !(s->distinct = calloc(p->agg.naggs, sizeof *s->distinct))) return nomem(x);
             sql_type dt[2] = {sql_type_make(TYPE_INTEGER), ag->arg ? ag->arg->type : sql_type_make(TYPE_INTEGER)};
-            if ((rc = vec_groups_init(&s->distinct[a], dt, 2, x->err))) return rc;
+            if ((rc = groups_init(x, &s->distinct[a], dt, 2))) return rc;
         }
     }
     return STRATA_OK;
@@ -500,6 +519,8 @@ static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
     if (s->groups.ngroups <= s->cap_slots) return STRATA_OK;
     uint32_t nc = s->cap_slots ? s->cap_slots : 256;
     while (nc < s->groups.ngroups) nc *= 2;
+    int rc = vec_rows_charge(&s->groups.keys, (size_t)(nc - s->cap_slots) * naggs * sizeof(agg_slot), x->err);
+    if (rc) return rc;
     agg_slot *n = realloc(s->slots, (size_t)nc * naggs * sizeof *n);
     if (!n) return nomem(x);
     memset(n + (size_t)s->cap_slots * naggs, 0, (size_t)(nc - s->cap_slots) * naggs * sizeof *n);
@@ -782,6 +803,8 @@ static int sort_compare(const void *a, const void *b) {
 static int sort_finalize(exec_ctx *x, plan_op *p) {
     sort_state *s = p->state;
     s->n = s->rows.rows;
+    int rc = vec_rows_charge(&s->rows, (s->n + 1) * sizeof *s->order, x->err);
+    if (rc) return rc;
     s->order = malloc((s->n + 1) * sizeof *s->order);
     if (!s->order) return nomem(x);
     uint64_t i = 0;
@@ -825,8 +848,8 @@ static int setop_open(exec_ctx *x, plan_op *p) {
     s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
     s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
     if (!s->gids || !s->hashes) return nomem(x);
-    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return vec_rows_init(&s->all, p->types, p->ncols, x->err);
-    return vec_groups_init(&s->groups, p->types, p->ncols, x->err);
+    if (p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all) return rows_init(x, &s->all, p->types, p->ncols);
+    return groups_init(x, &s->groups, p->types, p->ncols);
 }
 
 static void setop_close(plan_op *p) {
@@ -905,14 +928,14 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     plan_op *r = p->child[1];
-    int rc = vec_rows_init(&s->build, r->types, r->ncols, x->err);
+    int rc = rows_init(x, &s->build, r->types, r->ncols);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         kt[k] = p->join.rkeys[k]->type;
         if ((rc = expr_prepare(p->join.lkeys[k], x->err)) || (rc = expr_prepare(p->join.rkeys[k], x->err))) return rc;
     }
-    if ((rc = vec_join_init(&s->table, kt, p->join.nkeys, x->err))) return rc;
+    if ((rc = join_table_init(x, &s->table, kt, p->join.nkeys))) return rc;
     if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
     if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
@@ -1323,8 +1346,8 @@ static int dml_open(exec_ctx *x, plan_op *p) {
     }
     s->emit_chunk = 0;
     s->done = false;
-    if (p->dml.nreturning && (rc = vec_rows_init(&s->returned, p->types, p->ncols, x->err))) return rc;
-    if (s->hold && (rc = vec_rows_init(&s->pending, p->child[0]->types, p->child[0]->ncols, x->err))) return rc;
+    if (p->dml.nreturning && (rc = rows_init(x, &s->returned, p->types, p->ncols))) return rc;
+    if (s->hold && (rc = rows_init(x, &s->pending, p->child[0]->types, p->child[0]->ncols))) return rc;
     return STRATA_OK;
 }
 
@@ -1921,10 +1944,10 @@ static int rec_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     int rc;
-    if ((rc = vec_rows_init(&s->cur, p->types, p->ncols, x->err)) || (rc = vec_rows_init(&s->next, p->types, p->ncols, x->err)) ||
+    if ((rc = rows_init(x, &s->cur, p->types, p->ncols)) || (rc = rows_init(x, &s->next, p->types, p->ncols)) ||
         (rc = chunk_init(&s->tmp, p->types, p->ncols, x->err)))
         return rc;
-    if (!p->rec.all && (rc = vec_groups_init(&s->seen, p->types, p->ncols, x->err))) return rc;
+    if (!p->rec.all && (rc = groups_init(x, &s->seen, p->types, p->ncols))) return rc;
     return STRATA_OK;
 }
 
@@ -1997,7 +2020,7 @@ static int rec_next(exec_ctx *x, plan_op *p, data_chunk *out) {
         if (rc) return rc;
         vec_rows_free(&s->cur);
         s->cur = s->next;
-        if ((rc = vec_rows_init(&s->next, p->types, p->ncols, x->err))) return rc;
+        if ((rc = rows_init(x, &s->next, p->types, p->ncols))) return rc;
         s->phase = 1;
         s->emit = 0;
     }
@@ -2059,7 +2082,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
         sort_state *s = calloc(1, sizeof *s);
         if (!s) return nomem(x);
         p->state = s;
-        return vec_rows_init(&s->rows, p->types, p->ncols, x->err);
+        return rows_init(x, &s->rows, p->types, p->ncols);
     }
     case PLAN_DISTINCT:
     case PLAN_SETOP: return setop_open(x, p);
@@ -2579,7 +2602,7 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
     uint64_t rows = 0;
     *value = value_null(e->type);
     if (e->sub.kind == SUB_IN && !s->set_ready && !rc) {
-        if (!(rc = vec_groups_init(&s->set, p->types, 1, x->err))) s->set_ready = true;
+        if (!(rc = groups_init(x, &s->set, p->types, 1))) s->set_ready = true;
     }
     while (!rc) {
         chunk_reset(&s->out);

@@ -34,6 +34,7 @@ struct exec_ctx {
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
+    vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */

@@ -604,8 +604,9 @@ static int dirty_new(pager_txn *t, pgno_t pgno, const uint8_t *src, pentry **out
     pthread_mutex_lock(&p->mu);
     cache_make_room(p, p->page_size);
     int over = p->bytes_used + p->page_size > p->cfg.cache_bytes;
+    size_t bound = p->cfg.cache_bytes;
     pthread_mutex_unlock(&p->mu);
-    if (over && t->dirty_bytes > p->cfg.cache_bytes / 4) {
+    if (over && t->dirty_bytes > bound / 4) {
         int rc = spill(t);
         if (rc) return rc;
     }
@@ -1841,6 +1842,13 @@ int pager_close(pager *p) {
     free(p->wal_path);
     free(p);
     return rc;
+}
+
+void pager_set_cache_bytes(pager *p, size_t bytes) {
+    pthread_mutex_lock(&p->mu);
+    p->cfg.cache_bytes = bytes < 16 * (size_t)p->page_size ? 16 * (size_t)p->page_size : bytes;
+    cache_make_room(p, 0);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void pager_get_stats(pager *p, pager_stats *out) {

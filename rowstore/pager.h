@@ -140,5 +140,8 @@ typedef struct pager_stats {
     size_t cache_bytes_peak;
 } pager_stats;
 void pager_get_stats(pager *p, pager_stats *out);
+/* pager_set_cache_bytes changes the page cache's memory bound (at least 16 pages), evicting
+** clean pages at once when the cache holds more. */
+void pager_set_cache_bytes(pager *p, size_t bytes);
 
 #endif

@@ -8,7 +8,56 @@
 */
 #include "vector.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+/* ---- the budget ------------------------------------------------------------------------- */
+
+static void format_bytes(char *buf, size_t cap, size_t n) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 4) v /= 1024, u++;
+    if (u == 0) snprintf(buf, cap, "%zu bytes", n);
+    else snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+int vec_budget_charge(vec_budget *b, size_t n, strata_err *err) {
+    if (b == NULL) return STRATA_OK;
+    if (n > b->limit || b->used > b->limit - n) {
+        char lim[32];
+        format_bytes(lim, sizeof lim, b->limit);
+        return err_set(err, STRATA_NOMEM,
+                       "out of memory: the query needs more than the %s that memory_limit leaves for queries", lim);
+    }
+    b->used += n;
+    return STRATA_OK;
+}
+
+void vec_budget_release(vec_budget *b, size_t n) {
+    if (b) b->used = n < b->used ? b->used - n : 0;
+}
+
+int vec_rows_charge(vec_rows *c, size_t n, strata_err *err) {
+    int rc = vec_budget_charge(c->budget, n, err);
+    if (rc == STRATA_OK && c->budget) c->charged += n;
+    return rc;
+}
+
+/* chunk_bytes is what a chunk of c's columns takes besides its strings. */
+static size_t chunk_bytes(const vec_rows *c) {
+    size_t n = sizeof(data_chunk);
+    for (uint32_t k = 0; k < c->ncols; k++)
+        n += (size_t)VECTOR_SIZE * vec_phys_width(vec_phys_of(c->types[k].id)) + VECTOR_SIZE / 8 + sizeof(vector);
+    return n;
+}
+
+/* heap_bytes is what the string heaps of chunk ch hold. */
+static size_t heap_bytes(const data_chunk *ch) {
+    size_t n = 0;
+    for (uint32_t k = 0; k < ch->ncols; k++) n += ch->cols[k].heap.used;
+    return n;
+}
 
 /* ---- collections ------------------------------------------------------------------------ */
 
@@ -22,6 +71,7 @@ int vec_rows_init(vec_rows *c, const sql_type *types, uint32_t ncols, strata_err
 }
 
 void vec_rows_free(vec_rows *c) {
+    vec_budget_release(c->budget, c->charged);
     for (uint32_t i = 0; i < c->nchunks; i++) {
         chunk_free(c->chunks[i]);
         free(c->chunks[i]);
@@ -32,6 +82,8 @@ void vec_rows_free(vec_rows *c) {
 }
 
 static int rows_new_chunk(vec_rows *c, strata_err *err) {
+    int rc = vec_rows_charge(c, chunk_bytes(c), err);
+    if (rc) return rc;
     if (c->nchunks == c->cap) {
         uint32_t nc = c->cap ? c->cap * 2 : 8;
         data_chunk **n = realloc(c->chunks, nc * sizeof *n);
@@ -41,7 +93,7 @@ static int rows_new_chunk(vec_rows *c, strata_err *err) {
     }
     data_chunk *ch = malloc(sizeof *ch);
     if (!ch) return err_set(err, STRATA_NOMEM, "out of memory (rows)");
-    int rc = chunk_init(ch, c->types, c->ncols, err);
+    rc = chunk_init(ch, c->types, c->ncols, err);
     if (rc) {
         free(ch);
         return rc;
@@ -61,8 +113,10 @@ int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32
             got = VECTOR_SIZE - dst->count < n - done ? VECTOR_SIZE - dst->count : n - done;
             dst->count += got;
         } else {
+            size_t before = c->budget ? heap_bytes(dst) : 0;
             int rc = chunk_append(dst, src, sel ? sel + done : sel_identity() + done, n - done, &got, err);
             if (rc) return rc;
+            if (c->budget && (rc = vec_rows_charge(c, heap_bytes(dst) - before, err))) return rc;
         }
         done += got;
         c->rows += got;
@@ -110,6 +164,8 @@ void vec_groups_free(vec_groups *g) {
 
 static int groups_grow(vec_groups *g, strata_err *err) {
     uint32_t nmask = g->mask * 2 + 1;
+    int rc = vec_rows_charge(&g->keys, ((size_t)nmask + 1) * sizeof(uint32_t), err);
+    if (rc) return rc;
     uint32_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
     if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
     for (uint32_t gid = 0; gid < g->ngroups; gid++) {
@@ -159,6 +215,8 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
         if (gid == UINT32_MAX) {
             if (g->ngroups == g->cap_groups) {
                 uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
+                int rc = vec_rows_charge(&g->keys, (size_t)(nc - g->cap_groups) * sizeof(uint64_t), err);
+                if (rc) return rc;
                 uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
                 if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
                 g->hashes = nh;
@@ -197,6 +255,8 @@ int vec_join_build(vec_join_table *t, strata_err *err) {
     if (n > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
     uint32_t size = 1024;
     while (size < 2 * n) size *= 2;
+    int rc = vec_rows_charge(&t->keys, size * sizeof *t->buckets + (n + 1) * (sizeof *t->next + sizeof *t->hash), err);
+    if (rc) return rc;
     t->mask = size - 1;
     t->buckets = calloc(size, sizeof *t->buckets);
     t->next = malloc((n + 1) * sizeof *t->next);

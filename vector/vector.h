@@ -280,15 +280,32 @@ int chunk_append(data_chunk *dst, const data_chunk *src, const sel_t *sel, uint3
 
 /* ---- row collections and hash tables (rows.c) ---------------------------------------------- */
 
+/* vec_budget: the memory a statement's collections and hash tables may take together (the query
+** part of SET memory_limit). Each charges what it allocates -- chunks with their string bytes,
+** hash arrays -- and gives it back when freed; an allocation that would pass the limit fails
+** with STRATA_NOMEM and a message naming the limit. */
+typedef struct vec_budget {
+    size_t used, limit;
+} vec_budget;
+
+/* vec_budget_charge adds n bytes to b (NULL: no limit); STRATA_NOMEM, nothing added, when they
+** would pass the limit. */
+int vec_budget_charge(vec_budget *b, size_t n, strata_err *err);
+/* vec_budget_release gives n charged bytes back (b NULL: nothing). */
+void vec_budget_release(vec_budget *b, size_t n);
+
 /* vec_rows: rows of fixed column types kept in chunks of VECTOR_SIZE (the last one partly
 ** filled); row i is row i % VECTOR_SIZE of chunks[i / VECTOR_SIZE]. What a sink that holds rows
-** (sort, hash tables, RETURNING) keeps them in. Zero columns are allowed: then only the count. */
+** (sort, hash tables, RETURNING) keeps them in. Zero columns are allowed: then only the count.
+** budget (NULL: none) is charged for the chunks and the string bytes appended. */
 typedef struct vec_rows {
     uint32_t ncols;
     sql_type *types;
     uint32_t nchunks, cap;
     data_chunk **chunks;
     uint64_t rows;
+    vec_budget *budget;
+    size_t charged; /* what this collection (and the table it belongs to) charged to budget */
 } vec_rows;
 
 /* vec_rows_init makes an empty collection; vec_rows_free releases it (safe twice, and after a
@@ -296,6 +313,9 @@ typedef struct vec_rows {
 int vec_rows_init(vec_rows *c, const sql_type *types, uint32_t ncols, strata_err *err);
 void vec_rows_free(vec_rows *c);
 int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err);
+/* vec_rows_charge charges n more bytes (memory its owner keeps beside the rows, as a sort order)
+** to c's budget on c's account: vec_rows_free gives them back. */
+int vec_rows_charge(vec_rows *c, size_t n, strata_err *err);
 static inline const data_chunk *vec_rows_chunk(const vec_rows *c, uint64_t row) {
     return c->chunks[row / VECTOR_SIZE];
 }
@@ -304,7 +324,7 @@ static inline const data_chunk *vec_rows_chunk(const vec_rows *c, uint64_t row) 
 ** with a dense group number 0, 1, ... in order of first appearance; keys compare as vec_match
 ** does with NULLs equal. Open addressing over the rows' hashes (vec_hash), at most half full. */
 typedef struct vec_groups {
-    vec_rows keys;    /* one row per group */
+    vec_rows keys;    /* one row per group; keys.budget is charged for the arrays too */
     uint64_t *hashes; /* by group */
     uint32_t *slots;  /* group + 1, 0 empty */
     uint32_t mask, ngroups, cap_groups;
@@ -332,7 +352,7 @@ static inline const data_chunk *vec_groups_key(const vec_groups *g, uint32_t gid
 ** after entry e in the same form (they take a build row, they return a row + 1); a candidate
 ** build row matches when its hash equals h and vec_join_keys_equal says so. */
 typedef struct vec_join_table {
-    vec_rows keys;
+    vec_rows keys;     /* keys.budget is charged for the arrays too */
     uint64_t *hash;    /* by build row */
     uint32_t *next;    /* chain: next build row + 1 */
     uint32_t *buckets; /* first build row + 1 */

@@ -185,6 +185,29 @@ Test(pager, replaced_versions_leave_the_cache) {
     pager_close(p);
 }
 
+/* Lowering the cache bound (SET memory_limit does) evicts clean pages at once. */
+Test(pager, smaller_cache_bound_evicts_at_once) {
+    pager_config cfg = small_cfg;
+    cfg.cache_bytes = 1024 * 4096;
+    pager *p = open_db(&cfg);
+    write_pages(p, 300, 0);
+    pager_txn *r = begin(p, 0);
+    for (pgno_t i = 1; i <= 300; i++) expect(r, i, i - 1);
+    pager_rollback(r);
+    pager_stats st;
+    pager_get_stats(p, &st);
+    cr_assert_geq(st.cache_bytes_used, 300 * 4096, "%zu bytes cached", st.cache_bytes_used);
+    pager_set_cache_bytes(p, 32 * 4096);
+    pager_get_stats(p, &st);
+    cr_assert_leq(st.cache_bytes_used, 32 * 4096, "%zu bytes cached after lowering the bound", st.cache_bytes_used);
+    r = begin(p, 0); /* and the pages read back from the files */
+    for (pgno_t i = 1; i <= 300; i++) expect(r, i, i - 1);
+    pager_rollback(r);
+    pager_get_stats(p, &st);
+    cr_assert_leq(st.cache_bytes_used, 33 * 4096, "%zu bytes cached", st.cache_bytes_used);
+    pager_close(p);
+}
+
 /* A transaction that adds many pages writes them into the database file itself, not the WAL; a
 ** reader from before it keeps its state, and the pages are there after a reopen. */
 Test(pager, large_transaction_writes_new_pages_to_the_file) {
