@@ -793,15 +793,6 @@ static int parse_size(const char *text, size_t *out) {
     return -1;
 }
 
-static void format_size(char *buf, size_t cap, size_t n) {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)n;
-    int u = 0;
-    while (v >= 1024 && u < 4) v /= 1024, u++;
-    if (u == 0) snprintf(buf, cap, "%zu bytes", n);
-    else snprintf(buf, cap, "%.1f %s", v, units[u]);
-}
-
 /* run_setting carries out SET name = value (and PRAGMA name = value). */
 static int run_setting(strata_stmt *s) {
     strata_db *db = s->db;
@@ -864,7 +855,7 @@ static int start(strata_stmt *s) {
         if (!strcasecmp(s->ast->set.name, "memory_limit")) {
             if (s->ast->set.value) return (rc = run_setting(s)) ? rc : STRATA_DONE;
             char buf[32];
-            format_size(buf, sizeof buf, db->memory_limit);
+            vec_format_bytes(buf, sizeof buf, db->memory_limit);
             explain_add(s, buf);
             s->ncols_fixed = 1;
             s->names_fixed = memory_limit_names;

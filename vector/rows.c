@@ -13,7 +13,7 @@
 
 /* ---- the budget ------------------------------------------------------------------------- */
 
-static void format_bytes(char *buf, size_t cap, size_t n) {
+void vec_format_bytes(char *buf, size_t cap, size_t n) {
     static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)n;
     int u = 0;
@@ -26,7 +26,7 @@ int vec_budget_charge(vec_budget *b, size_t n, strata_err *err) {
     if (b == NULL) return STRATA_OK;
     if (n > b->limit || b->used > b->limit - n) {
         char lim[32];
-        format_bytes(lim, sizeof lim, b->limit);
+        vec_format_bytes(lim, sizeof lim, b->limit);
         return err_set(err, STRATA_NOMEM,
                        "out of memory: the query needs more than the %s that memory_limit leaves for queries", lim);
     }

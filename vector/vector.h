@@ -293,6 +293,8 @@ typedef struct vec_budget {
 int vec_budget_charge(vec_budget *b, size_t n, strata_err *err);
 /* vec_budget_release gives n charged bytes back (b NULL: nothing). */
 void vec_budget_release(vec_budget *b, size_t n);
+/* vec_format_bytes writes a byte count as people read it: "512 bytes", "7.6 MiB". */
+void vec_format_bytes(char *buf, size_t cap, size_t n);
 
 /* vec_rows: rows of fixed column types kept in chunks of VECTOR_SIZE (the last one partly
 ** filled); row i is row i % VECTOR_SIZE of chunks[i / VECTOR_SIZE]. What a sink that holds rows
