@@ -5,7 +5,11 @@
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64)
 #   make bench-rowstore   the row-store benchmark against SQLite
-#   make bench-sql  the SQL benchmark against SQLite (BENCH_ARGS="--quick --reps 1" for a smoke run)
+#   make bench      the benchmark harness: every workload, strata against SQLite's modes and DuckDB
+#                   (QUICK=1 a small version; BENCH_ARGS="--engines ... --workloads ... --reps N")
+#   make bench-deps install DuckDB (the npm package) for the harness, into bench/deps/
+#   make bench-sql  the SQL engine's workloads against SQLite WAL (QUICK=1, BENCH_ARGS as above)
+#   bench/compare OLD.json NEW.json   the regression gate over two harness results
 #   make fuzz-run   build the libFuzzer target with clang and run it FUZZ_SECONDS (60) seconds
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
@@ -14,7 +18,7 @@ CC ?= cc
 SANITIZE ?= 0
 PORTABLE ?= 0
 
-DEB_PACKAGES := libsimde-dev libzstd-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev pkg-config
+DEB_PACKAGES := libsimde-dev libzstd-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
 # clang and its libFuzzer runtime build the fuzz target (make fuzz)
 DEB_PACKAGES += clang libclang-rt-dev
 
@@ -57,7 +61,7 @@ TEST_LIBS := -lcriterion
 # The differential tests run the same queries in SQLite.
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
-.PHONY: all deps test bench-rowstore bench-sql clean check-deps
+.PHONY: all deps test bench-rowstore clean check-deps
 all: $(B)/libstrata.a $(B)/libstrata.so $(B)/strata $(B)/examples/quickstart
 
 # Install what is missing; a fresh machine needs `apt-get update` before the first install.
@@ -115,10 +119,12 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	$(B)/tests/sql/slt_runner --file-db $(B)/tests/sql/db tests/sql > $(B)/tests/sql/file.log 2>&1 || fail=1; \
 	tail -1 $(B)/tests/sql/file.log; \
 	grep -h -A12 '^FAIL' $(B)/tests/sql/mem.log $(B)/tests/sql/file.log | head -60; \
+	echo "== the benchmark harness: engine contract, tiny run (checksums only)"; \
+	$(MAKE) -s --no-print-directory bench-check || fail=1; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 deps-check:
-	@dpkg -s libcriterion-dev >/dev/null 2>&1 || { echo "missing packages: run 'make deps'"; exit 1; }
+	@for p in libcriterion-dev libcjson-dev; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
 
 # The benchmark records the flags and library it was built with (see bench/README.md).
 $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/bench_common.h $(B)/libstrata.a
@@ -129,14 +135,50 @@ $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/ben
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
 
-# The SQL benchmark (bench/README.md) sees the public header only, as a user's program does.
-$(B)/bench/bench_sql: bench/bench_sql.c bench/bench_common.c bench/bench_common.h include/strata.h $(B)/libstrata.a
-	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -Icore,$(CFLAGS_ALL)) -DBENCH_CFLAGS='"$(CC) $(filter-out -Icore,$(CFLAGS_ALL))"' -DBENCH_LIB='"$(B)/libstrata.a"' \
-	  -o $@ $< bench/bench_common.c $(B)/libstrata.a -lsqlite3 -lm $(LDFLAGS_ALL)
 
-bench-sql: $(B)/bench/bench_sql
-	$(B)/bench/bench_sql $(BENCH_ARGS)
+# The benchmark harness (bench/README.md): strata against SQLite's modes and DuckDB. DuckDB is a
+# peer only, loaded at run time with dlopen from the npm package that `make bench-deps` installs
+# into bench/deps/ (ignored by git); without it the DuckDB column says "not installed".
+HARNESS_SRC := bench/harness.c bench/engines.c bench/engine_duckdb.c bench/bench_common.c
+$(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h include/strata.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
+	  -o $@ $(HARNESS_SRC) $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)
+
+# The engine contract (bench/engine_check.c) for every engine, then the harness at a tiny size:
+# the checksums of every workload against the data generator and between engines, no timing.
+$(B)/bench/engine_check: bench/engine_check.c bench/engines.c bench/engine_duckdb.c bench/engine.h include/strata.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ bench/engine_check.c bench/engines.c bench/engine_duckdb.c $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)
+
+# The benchmark regression gate (bench/compare OLD.json NEW.json builds and runs it).
+$(B)/bench/compare: bench/compare.c bench/bench_common.c bench/bench_common.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ bench/compare.c bench/bench_common.c -lcjson $(LDFLAGS_ALL)
+
+# The gate's tests run the built program; COMPARE_BIN tells them where it is.
+$(B)/tests/bench/%: tests/bench/%.c $(B)/bench/compare $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_LINK) -Itests -DCOMPARE_BIN='"$(abspath $(B)/bench/compare)"' -o $@ $< $(TEST_LIBS) $(LDFLAGS_ALL)
+
+.PHONY: bench bench-sql bench-deps bench-check
+bench-deps:
+	@command -v npm >/dev/null 2>&1 || { echo "bench-deps needs npm (Debian: apt-get install npm)"; exit 1; }
+	@mkdir -p bench/deps
+	npm install --prefix bench/deps --no-save --no-audit --no-fund @duckdb/node-bindings-linux-x64
+
+# make bench: every workload at the seeds' sizes, 5 repetitions; QUICK=1 a small version;
+# BENCH_ARGS adds harness options (--reps N, --engines ..., --workloads ...).
+bench: $(B)/bench/harness
+	$(B)/bench/harness $(if $(QUICK),--quick) $(BENCH_ARGS)
+
+# The SQL engine's benchmark (its issue's workloads): strata against SQLite WAL + FULL.
+bench-sql: $(B)/bench/harness
+	$(B)/bench/harness --engines strata,sqlite-wal --workloads sql $(if $(QUICK),--quick) $(BENCH_ARGS)
+
+bench-check: $(B)/bench/harness $(B)/bench/engine_check
+	@rm -rf bench/tmp/engine-check && $(B)/bench/engine_check bench/tmp/engine-check strata sqlite-wal sqlite-truncate sqlite-off duckdb
+	@$(B)/bench/harness --tiny > $(B)/bench/tiny.log 2>&1 || { cat $(B)/bench/tiny.log; exit 1; }; tail -1 $(B)/bench/tiny.log
 
 # SQL logic tests (tests/sql/README.md); SLT_ARGS passes options such as --verbose or --file-db DIR.
 .PHONY: test-sql

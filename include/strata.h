@@ -50,6 +50,10 @@
 extern "C" {
 #endif
 
+/* The library's version; strata_libversion() returns the version the library was built as. */
+#define STRATA_VERSION "0.1.0"
+const char *strata_libversion(void);
+
 /* Status codes. */
 #define STRATA_OK 0         /* success */
 #define STRATA_ERROR 1      /* a generic error: SQL error, missing object, bad argument value */

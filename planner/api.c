@@ -104,6 +104,8 @@ __attribute__((format(printf, 3, 4))) static int db_errorf(strata_db *db, int rc
     return rc;
 }
 
+const char *strata_libversion(void) { return STRATA_VERSION; }
+
 int strata_errcode(strata_db *db) { return db ? db->err.code : STRATA_MISUSE; }
 const char *strata_errmsg(strata_db *db) {
     if (!db) return "out of memory";

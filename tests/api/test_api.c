@@ -127,6 +127,11 @@ Test(open, file_is_created_and_reopen_keeps_data) {
 
 Test(open, close_null_is_a_noop) { cr_assert_eq(strata_close(NULL), STRATA_OK); }
 
+Test(open, libversion_is_the_header_version) {
+    cr_assert_str_eq(strata_libversion(), STRATA_VERSION);
+    cr_assert_neq(strchr(strata_libversion(), '.'), NULL);
+}
+
 Test(open, close_finalizes_open_statements) {
     strata_db *db = open_mem();
     EXEC_OK(db, "CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2)");
