@@ -139,8 +139,8 @@ bench-rowstore: $(B)/bench/bench_rowstore
 # The benchmark harness (bench/README.md): strata against SQLite's modes and DuckDB. DuckDB is a
 # peer only, loaded at run time with dlopen from the npm package that `make bench-deps` installs
 # into bench/deps/ (ignored by git); without it the DuckDB column says "not installed".
-HARNESS_SRC := bench/harness.c bench/engines.c bench/engine_duckdb.c bench/bench_common.c
-$(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h include/strata.h $(B)/libstrata.a
+HARNESS_SRC := bench/harness.c $(wildcard bench/suite_*.c) bench/engines.c bench/engine_duckdb.c bench/bench_common.c
+$(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/harness.h include/strata.h $(B)/libstrata.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_PUBLIC) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
 	  -o $@ $(HARNESS_SRC) $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)

@@ -1,0 +1,148 @@
+/*
+** harness.h -- what the benchmark harness (harness.c) offers its suites of workloads.
+**
+** A suite (suite_*.c) declares its sizes, workloads, figures ("metrics") and phases, and runs a
+** phase in a child process: one engine, one fresh directory, the workloads of that phase in
+** order. harness.c does everything else: options, child processes, the engine order, collecting
+** and cross-checking results, the report and the JSON.
+**
+** Inside a phase a suite reports through the calls below, which write lines to the child's
+** result file: "run W" before workload W (so that a crash names it), "done W", "err W message",
+** "na W reason" (the engine cannot do it: shown as n/a, not a failure), "m METRIC value" and
+** "ck W a b c" (the result checksum that must agree between engines and repetitions).
+**
+** Not library code: nothing under the library folders includes this header.
+*/
+#ifndef BENCH_HARNESS_H
+#define BENCH_HARNESS_H
+
+#include <stdint.h>
+
+#include "bench_common.h"
+#include "engine.h"
+
+#define MASK52 ((UINT64_C(1) << 52) - 1) /* checksums travel as doubles: keep them exact */
+
+/* ---- what a suite declares ---------------------------------------------------------------- */
+
+/* A size: a count the workloads use, with its value at the seeds' sizes, with --quick and with
+** --tiny (CI: checksums only). --size ID=N sets it; the core sizes also have --rows etc. */
+typedef struct size_def {
+    const char *id;
+    uint64_t full, quick, tiny;
+} size_def;
+
+typedef struct workload_def {
+    const char *id;
+    const char *phase; /* the phase that runs it */
+} workload_def;
+
+enum metric_kind { K_TIME, K_MEMORY, K_SIZE, K_RATE, K_INFO };
+
+/* A figure. Its units of work are the value of the size units_size (NULL: 1); the label shows
+** the value of label_size (NULL: none) where it has %s. Every workload also gets a peak-memory
+** figure "peak_kib_<workload>" without being declared. */
+typedef struct metric_def {
+    const char *id;
+    const char *workload; /* the workload that produces it (NULL: none) */
+    const char *label;    /* a report row; NULL: JSON only */
+    const char *unit;     /* "ms", "µs", "bytes", "ops/s", ... */
+    const char *per;      /* the unit of work: "row", "lookup", "commit", "query run", ... */
+    const char *units_size;
+    int kind;
+    const char *label_size;
+} metric_def;
+
+/* A phase: workloads sharing one child process. requires names a phase that must have run in
+** the same repetition before (its database is read), and whose workload `key` must not have
+** failed; it runs whenever a phase that requires it is selected. */
+typedef struct phase_def {
+    const char *id;
+    const char *requires; /* NULL: none */
+    const char *key;      /* the workload of `requires` whose failure skips this phase */
+} phase_def;
+
+typedef struct options options;
+
+typedef struct suite {
+    const char *id; /* --workloads accepts suite ids for all their workloads */
+    const char *title;
+    const size_def *sizes;
+    int nsizes;
+    const workload_def *workloads;
+    int nworkloads;
+    const metric_def *metrics;
+    int nmetrics;
+    const phase_def *phases;
+    int nphases;
+    /* run_phase runs `phase` for engine e in the directory dir (fresh for each engine and
+    ** repetition, shared by the phases of one repetition). */
+    void (*run_phase)(const engine *e, const options *o, const char *dir, const char *phase);
+    /* describe writes the suite's paragraph of the report: workloads, SQL, settings (Markdown). */
+    void (*describe)(FILE *out, const options *o);
+} suite;
+
+extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency;
+
+/* ---- options and sizes -------------------------------------------------------------------- */
+
+#define MAX_SIZES 64
+
+struct options {
+    int reps, timeout, keep, save, tiny, quick;
+    const char *engines_arg, *workloads_arg;
+    uint64_t size[MAX_SIZES]; /* by harness size index */
+    /* child only */
+    const char *child_engine, *child_dir, *child_suite, *phase;
+};
+
+/* size_of returns the value of the size named id (dies when no suite declares it). */
+uint64_t size_of(const options *o, const char *id);
+
+/* ---- inside a phase (child process) ------------------------------------------------------- */
+
+/* selected: workload w is asked for in this run. */
+int selected(const char *w);
+/* RUN(w, call) announces workload w, evaluates call (0 on success, -1 after wl_fail and friends
+** recorded the message) and records the outcome; its value is call's, or 0 without evaluating
+** call when w is not selected. RUN_ALWAYS evaluates call in any case (later workloads need
+** what it does, as a load before the reads of it). */
+int workload_begin(const char *w, int always); /* 1: evaluate the body */
+int workload_end(const char *w, int rc);
+#define RUN(w, call) (workload_begin((w), 0) ? workload_end((w), (call)) : 0)
+#define RUN_ALWAYS(w, call) (workload_begin((w), 1), workload_end((w), (call)))
+/* skip_workloads records "not run: why" for each selected workload of ws[0..n). */
+void skip_workloads(const char *const *ws, int n, const char *why);
+/* not_applicable records that engine cannot run w (n/a with the reason). */
+void not_applicable(const char *w, const char *why);
+
+void put_metric(const char *id, double v);
+void put_peak(const char *w); /* the peak RSS since peak_reset() as w's memory figure */
+
+typedef struct checksum {
+    uint64_t a, b, c;
+} checksum;
+void put_checksum(const char *w, const checksum *c);
+int checksum_equal(const checksum *x, const checksum *y);
+
+/* wl_fail records "what: <engine message>" as the running workload's failure and returns -1;
+** wl_failf records a message of its own; wrong_result a result that differs from the
+** generator's. */
+int wl_fail(const engine *e, void *db, const char *what);
+int wl_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int wrong_result(const char *what, const checksum *got, const checksum *want);
+
+double ms_since(uint64_t t0);
+uint64_t sum_bytes(const char *p, size_t n); /* little-endian words, then the tail: every byte counts */
+uint64_t mix(uint64_t h, uint64_t v);        /* an order-dependent hash step */
+uint64_t double_bits(double d);              /* -0.0 as 0.0 */
+
+/* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the
+** side files any engine keeps (WAL, journal); db_size adds them up; open_db opens path, and on
+** failure records the message for each selected workload of ws[0..n) and returns NULL. */
+void db_path(char *out, size_t n, const char *dir, const char *name);
+void remove_db(const char *path);
+double db_size(const char *path);
+void *open_db(const engine *e, const char *path, const char *const *ws, int n);
+
+#endif /* BENCH_HARNESS_H */
