@@ -36,14 +36,22 @@ typedef struct engine {
     int (*bind_int64)(void *stmt, int i, int64_t v);
     int (*bind_double)(void *stmt, int i, double v);
     int (*bind_text)(void *stmt, int i, const char *v, int len); /* v stays valid until the step */
+    int (*bind_blob)(void *stmt, int i, const void *v, int len); /* likewise */
     int (*step)(void *stmt);
     int (*column_is_null)(void *stmt, int i);
     int64_t (*column_int64)(void *stmt, int i); /* integers of any width; a 128-bit sum that fits */
     double (*column_double)(void *stmt, int i);
-    const char *(*column_text)(void *stmt, int i, int *len);
+    const char *(*column_text)(void *stmt, int i, int *len); /* not NUL-terminated: use len */
+    const void *(*column_blob)(void *stmt, int i, int *len);
     int (*reset)(void *stmt); /* ready to bind and step again; bindings are kept */
     void (*finalize)(void *stmt);
     const char *(*errmsg)(void *db);
+    /* connect opens another connection to the database that db has open, for another thread:
+    ** strata and SQLite open path again, DuckDB connects to db's database instance. *conn is
+    ** set also on error (for errmsg); disconnect closes it. Use conn as a db in the calls above,
+    ** except close. db must stay open while conn is. */
+    int (*connect)(void *db, const char *path, void **conn);
+    void (*disconnect)(void *conn);
 
     /* Bulk loading into an existing table of ncols columns: values of a row in column order,
     ** then end_row; finish makes every row durable and frees the loader, abort discards them. */
@@ -51,6 +59,7 @@ typedef struct engine {
     int (*load_int64)(void *ld, int64_t v);
     int (*load_double)(void *ld, double v);
     int (*load_text)(void *ld, const char *v, int len);
+    int (*load_blob)(void *ld, const void *v, int len);
     int (*load_end_row)(void *ld);
     int (*load_finish)(void *ld);
     void (*load_abort)(void *ld);
@@ -58,7 +67,8 @@ typedef struct engine {
 
 /* The engines, in report order: strata, SQLite in its WAL + FULL, TRUNCATE + FULL and
 ** journal_mode=OFF modes, DuckDB (loaded with dlopen). */
-extern const engine engine_strata, engine_sqlite_wal, engine_sqlite_truncate, engine_sqlite_off, engine_duckdb;
+extern const engine engine_strata, engine_sqlite_wal, engine_sqlite_truncate, engine_sqlite_off,
+    engine_duckdb;
 
 /* DuckDB's shared library: $STRATA_DUCKDB_LIB if set, else the file `make bench-deps` installs. */
 #define DUCKDB_LIB_DEFAULT "bench/deps/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"

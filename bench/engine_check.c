@@ -8,7 +8,8 @@
 ** negative sum (DuckDB: 128-bit), prepared lookups returning text and double, a key that is
 ** missing, texts of 5, 12 and 39 bytes both ways (DuckDB inlines strings of up to 12 bytes),
 ** bound text, NULLs, syntax errors, reset with and without new bindings, a prepared INSERT, a scan
-** of every row, and a close and reopen that keeps the rows.
+** of every row, BLOBs with zero bytes (loaded, bound, read), a second connection (it sees the
+** committed rows, or is refused with a message), and a close and reopen that keeps the rows.
 **
 ** Prints one line per engine: "<name>: ok", "<name>: <why it is unavailable>" (skipped, not a
 ** failure), or "<name>: FAILED: <check> ..." for the first check that failed. Exits 0 when every
@@ -266,6 +267,54 @@ static int check_engine(const engine *e, const char *dir) {
     stage = "the rows inserted";
     if (check_count_sum(e, db, ROWS + 3, SUM_K + 3000 + 3001 + 3002)) goto fail;
     stage = "";
+
+    /* BLOBs: bound, loaded and read back, with zero bytes inside. */
+    CHECK(e->exec(db, "CREATE TABLE b(k BIGINT PRIMARY KEY, v BLOB)") == 0, "CREATE TABLE b");
+    {
+        static const unsigned char blob[] = {0, 1, 2, 0xff, 0, 'x', 0, 0x80, 7, 0, 0, 0, 0, 9, 0};
+        void *ld = NULL;
+        const void *got;
+        CHECK(e->load_begin(db, "b", 2, &ld) == 0, "load_begin of b");
+        int loaded = e->load_int64(ld, 1) == 0 && e->load_blob(ld, blob, (int)sizeof blob) == 0 &&
+                     e->load_end_row(ld) == 0;
+        if (!loaded) e->load_abort(ld);
+        CHECK(loaded && e->load_finish(ld) == 0, "load a BLOB");
+        CHECK(e->prepare(db, "INSERT INTO b VALUES (?, ?)", &s) == 0, "prepare INSERT INTO b");
+        CHECK(e->bind_int64(s, 1, 2) == 0 && e->bind_blob(s, 2, blob, 5) == 0 && e->step(s) == 0,
+              "bind a BLOB");
+        e->finalize(s);
+        s = NULL;
+        CHECK(e->prepare(db, "SELECT v FROM b WHERE k = ?", &s) == 0, "prepare SELECT v FROM b");
+        for (int64_t k = 1; k <= 2; k++) {
+            int want = k == 1 ? (int)sizeof blob : 5;
+            CHECK(e->reset(s) == 0 && e->bind_int64(s, 1, k) == 0 && e->step(s) == 1, "a BLOB row");
+            got = e->column_blob(s, 0, &len);
+            CHECK(got != NULL && len == want && !memcmp(got, blob, (size_t)want), "the bytes of a BLOB");
+        }
+        e->finalize(s);
+        s = NULL;
+    }
+
+    /* A second connection (another thread's) sees committed rows, or is refused with a message. */
+    {
+        void *conn = NULL;
+        if (e->connect(db, path, &conn) == 0) {
+            int64_t n = -1;
+            CHECK(e->prepare(conn, "SELECT count(*) FROM x", &s) == 0 && e->step(s) == 1,
+                  "count(*) on a connection");
+            n = e->column_int64(s, 0);
+            e->finalize(s);
+            s = NULL;
+            e->disconnect(conn);
+            CHECK(n == ROWS + 3, "a second connection sees the committed rows");
+        } else {
+            const char *msg = conn ? e->errmsg(conn) : NULL;
+            int has_msg = msg && *msg;
+            if (has_msg) printf("%s: a second connection is refused: %s\n", e->name, msg);
+            e->disconnect(conn);
+            CHECK(has_msg, "a refused connection has a message");
+        }
+    }
 
     /* Close and reopen. */
     e->close(db);

@@ -128,6 +128,7 @@ enum { DDB_RESULT_QUERY = 3 };
     X(ddb_state, bind_int64, (ddb_prepared prepared, ddb_idx i, int64_t v))                                  \
     X(ddb_state, bind_double, (ddb_prepared prepared, ddb_idx i, double v))                                  \
     X(ddb_state, bind_varchar_length, (ddb_prepared prepared, ddb_idx i, const char *v, ddb_idx len))        \
+    X(ddb_state, bind_blob, (ddb_prepared prepared, ddb_idx i, const void *v, ddb_idx len))                  \
     X(ddb_state, execute_prepared, (ddb_prepared prepared, ddb_result * out))                                \
     X(ddb_data_chunk, fetch_chunk, (ddb_result result))                                                      \
     X(void, destroy_data_chunk, (ddb_data_chunk * chunk))                                                    \
@@ -142,6 +143,7 @@ enum { DDB_RESULT_QUERY = 3 };
     X(ddb_state, append_int64, (ddb_appender appender, int64_t v))                                           \
     X(ddb_state, append_double, (ddb_appender appender, double v))                                           \
     X(ddb_state, append_varchar_length, (ddb_appender appender, const char *v, ddb_idx len))                 \
+    X(ddb_state, append_blob, (ddb_appender appender, const void *v, ddb_idx len))                           \
     X(ddb_state, appender_end_row, (ddb_appender appender))                                                  \
     X(ddb_state, appender_clear, (ddb_appender appender))                                                    \
     X(ddb_state, appender_close, (ddb_appender appender))                                                    \
@@ -198,7 +200,7 @@ static const char *duck_version(void) { return load_library() ? ddb.library_vers
 */
 
 typedef struct duck_db {
-    ddb_database database;
+    ddb_database database; /* NULL in a connection of connect(): the database is its db's */
     ddb_connection conn;
     char err[1024]; /* the last error, copied: DuckDB frees its own text with its object */
 } duck_db;
@@ -241,6 +243,24 @@ static void duck_close(void *db) {
     if (d == NULL) return;
     if (d->conn) ddb.disconnect(&d->conn);
     if (d->database) ddb.close(&d->database);
+    free(d);
+}
+
+/* A further connection to db's database instance (DuckDB lets one process open a file once). */
+static int duck_connect(void *db, const char *path, void **out) {
+    (void)path;
+    duck_db *parent = db, *d = calloc(1, sizeof *d);
+    *out = d;
+    if (d == NULL) return -1;
+    if (parent == NULL || parent->database == NULL) return set_err(d, "the database is not open");
+    if (ddb.connect(parent->database, &d->conn) != DDB_SUCCESS) return set_err(d, "duckdb_connect failed");
+    return 0;
+}
+
+static void duck_disconnect(void *conn) {
+    duck_db *d = conn;
+    if (d == NULL) return;
+    if (d->conn) ddb.disconnect(&d->conn);
     free(d);
 }
 
@@ -327,6 +347,11 @@ static int duck_bind_double(void *stmt, int i, double v) {
 static int duck_bind_text(void *stmt, int i, const char *v, int len) {
     duck_stmt *s = stmt;
     return bind_status(s, ddb.bind_varchar_length(s->prepared, (ddb_idx)i, v, (ddb_idx)len), i);
+}
+
+static int duck_bind_blob(void *stmt, int i, const void *v, int len) {
+    duck_stmt *s = stmt;
+    return bind_status(s, ddb.bind_blob(s->prepared, (ddb_idx)i, v, (ddb_idx)len), i);
 }
 
 /* Ends the current result, if any: the statement is READY again. */
@@ -600,6 +625,17 @@ static const char *duck_column_text(void *stmt, int i, int *len) {
     }
 }
 
+/* BLOB and VARCHAR values as bytes (column_text's view of them). */
+static const void *duck_column_blob(void *stmt, int i, int *len) {
+    duck_stmt *s = stmt;
+    duck_column *c = current(s, i);
+    if (c == NULL || (c->type != DDB_TYPE_BLOB && c->type != DDB_TYPE_VARCHAR)) {
+        *len = 0;
+        return NULL;
+    }
+    return duck_column_text(stmt, i, len);
+}
+
 /* ---------------------------------------------------------------------------------------------
 ** The bulk loader: DuckDB's appender, in an explicit transaction (BEGIN at load_begin, COMMIT at
 ** load_finish, ROLLBACK at load_abort). Without it the appender would commit each flush on its
@@ -670,6 +706,10 @@ static int duck_load_text(void *ld, const char *v, int len) {
     duck_loader *l = ld;
     return append_status(l, ddb.append_varchar_length(l->app, v, (ddb_idx)len));
 }
+static int duck_load_blob(void *ld, const void *v, int len) {
+    duck_loader *l = ld;
+    return append_status(l, ddb.append_blob(l->app, v, (ddb_idx)len));
+}
 static int duck_load_end_row(void *ld) {
     duck_loader *l = ld;
     return append_status(l, ddb.appender_end_row(l->app));
@@ -707,18 +747,23 @@ const engine engine_duckdb = {
     .bind_int64 = duck_bind_int64,
     .bind_double = duck_bind_double,
     .bind_text = duck_bind_text,
+    .bind_blob = duck_bind_blob,
     .step = duck_step,
     .column_is_null = duck_column_is_null,
     .column_int64 = duck_column_int64,
     .column_double = duck_column_double,
     .column_text = duck_column_text,
+    .column_blob = duck_column_blob,
     .reset = duck_reset,
     .finalize = duck_finalize,
     .errmsg = duck_errmsg,
+    .connect = duck_connect,
+    .disconnect = duck_disconnect,
     .load_begin = duck_load_begin,
     .load_int64 = duck_load_int64,
     .load_double = duck_load_double,
     .load_text = duck_load_text,
+    .load_blob = duck_load_blob,
     .load_end_row = duck_load_end_row,
     .load_finish = duck_load_finish,
     .load_abort = duck_load_abort,

@@ -59,6 +59,10 @@ static int loader_text(void *ld, const char *v, int len) {
     row_loader *l = ld;
     return l->e->bind_text(l->ins, ++l->col, v, len);
 }
+static int loader_blob(void *ld, const void *v, int len) {
+    row_loader *l = ld;
+    return l->e->bind_blob(l->ins, ++l->col, v, len);
+}
 static int loader_end_row(void *ld) {
     row_loader *l = ld;
     l->col = 0;
@@ -94,6 +98,9 @@ static int st_bind_double(void *s, int i, double v) { return st_status(strata_bi
 static int st_bind_text(void *s, int i, const char *v, int len) {
     return st_status(strata_bind_text(s, i, v, len));
 }
+static int st_bind_blob(void *s, int i, const void *v, int len) {
+    return st_status(strata_bind_blob(s, i, v, len));
+}
 static int st_step(void *s) {
     int rc = strata_step(s);
     return rc == STRATA_ROW ? 1 : rc == STRATA_DONE ? 0 : -1;
@@ -105,6 +112,15 @@ static const char *st_column_text(void *s, int i, int *len) {
     const char *t = strata_column_text(s, i);
     *len = strata_column_bytes(s, i);
     return t;
+}
+static const void *st_column_blob(void *s, int i, int *len) {
+    const void *b = strata_column_blob(s, i);
+    *len = strata_column_bytes(s, i);
+    return b;
+}
+static int st_connect(void *db, const char *path, void **conn) {
+    (void)db;
+    return st_open(path, conn);
 }
 static int st_reset(void *s) { return st_status(strata_reset(s)); }
 static void st_finalize(void *s) { strata_finalize(s); }
@@ -128,18 +144,23 @@ const engine engine_strata = {
     .bind_int64 = st_bind_int64,
     .bind_double = st_bind_double,
     .bind_text = st_bind_text,
+    .bind_blob = st_bind_blob,
     .step = st_step,
     .column_is_null = st_column_is_null,
     .column_int64 = st_column_int64,
     .column_double = st_column_double,
     .column_text = st_column_text,
+    .column_blob = st_column_blob,
     .reset = st_reset,
     .finalize = st_finalize,
     .errmsg = st_errmsg,
+    .connect = st_connect,
+    .disconnect = st_close,
     .load_begin = st_load_begin,
     .load_int64 = loader_int64,
     .load_double = loader_double,
     .load_text = loader_text,
+    .load_blob = loader_blob,
     .load_end_row = loader_end_row,
     .load_finish = loader_finish,
     .load_abort = loader_abort,
@@ -175,6 +196,9 @@ static int sq_bind_double(void *s, int i, double v) { return sq_status(sqlite3_b
 static int sq_bind_text(void *s, int i, const char *v, int len) {
     return sq_status(sqlite3_bind_text(s, i, v, len, SQLITE_STATIC));
 }
+static int sq_bind_blob(void *s, int i, const void *v, int len) {
+    return sq_status(sqlite3_bind_blob(s, i, v, len, SQLITE_STATIC));
+}
 static int sq_step(void *s) {
     int rc = sqlite3_step(s);
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
@@ -187,27 +211,45 @@ static const char *sq_column_text(void *s, int i, int *len) {
     *len = sqlite3_column_bytes(s, i);
     return t;
 }
+static const void *sq_column_blob(void *s, int i, int *len) {
+    const void *b = sqlite3_column_blob(s, i);
+    *len = sqlite3_column_bytes(s, i);
+    return b;
+}
 static int sq_reset(void *s) { return sq_status(sqlite3_reset(s)); }
 static void sq_finalize(void *s) { sqlite3_finalize(s); }
 static const char *sq_errmsg(void *db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
 
 #define SQ_COMMON                                                                                            \
     .available = yes, .version = sq_version, .close = sq_close, .exec = sq_exec, .prepare = sq_prepare,      \
-    .bind_int64 = sq_bind_int64, .bind_double = sq_bind_double, .bind_text = sq_bind_text, .step = sq_step,  \
-    .column_is_null = sq_column_is_null, .column_int64 = sq_column_int64,                                    \
-    .column_double = sq_column_double, .column_text = sq_column_text, .reset = sq_reset,                     \
-    .finalize = sq_finalize, .errmsg = sq_errmsg, .load_int64 = loader_int64, .load_double = loader_double,  \
-    .load_text = loader_text, .load_end_row = loader_end_row, .load_finish = loader_finish,                  \
-    .load_abort = loader_abort
+    .bind_int64 = sq_bind_int64, .bind_double = sq_bind_double, .bind_text = sq_bind_text,                   \
+    .bind_blob = sq_bind_blob, .step = sq_step, .column_is_null = sq_column_is_null,                         \
+    .column_int64 = sq_column_int64, .column_double = sq_column_double, .column_text = sq_column_text,       \
+    .column_blob = sq_column_blob, .reset = sq_reset, .finalize = sq_finalize, .errmsg = sq_errmsg,          \
+    .disconnect = sq_close, .load_int64 = loader_int64, .load_double = loader_double,                        \
+    .load_text = loader_text, .load_blob = loader_blob, .load_end_row = loader_end_row,                      \
+    .load_finish = loader_finish, .load_abort = loader_abort
 #define SQ_SETTINGS_TAIL                                                                                     \
     ", cache_size=-65536 (64 MiB), page size 4,096 (default), locking_mode NORMAL, other settings default; " \
     "text bound SQLITE_STATIC; bulk loads: a prepared INSERT in one transaction"
 
+static int sq_connect_wal(void *db, const char *path, void **conn) {
+    (void)db;
+    return sq_open_wal(path, conn);
+}
 static int sq_load_begin_wal(void *db, const char *table, int ncols, void **ld) {
     return loader_begin(&engine_sqlite_wal, db, table, ncols, ld);
 }
+static int sq_connect_truncate(void *db, const char *path, void **conn) {
+    (void)db;
+    return sq_open_truncate(path, conn);
+}
 static int sq_load_begin_truncate(void *db, const char *table, int ncols, void **ld) {
     return loader_begin(&engine_sqlite_truncate, db, table, ncols, ld);
+}
+static int sq_connect_off(void *db, const char *path, void **conn) {
+    (void)db;
+    return sq_open_off(path, conn);
 }
 static int sq_load_begin_off(void *db, const char *table, int ncols, void **ld) {
     return loader_begin(&engine_sqlite_off, db, table, ncols, ld);
@@ -216,9 +258,11 @@ static int sq_load_begin_off(void *db, const char *table, int ncols, void **ld) 
 const engine engine_sqlite_wal = {
     .name = "sqlite-wal",
     .title = "SQLite WAL",
-    .settings = "journal_mode=WAL, synchronous=FULL, wal_autocheckpoint 1000 pages (default)" SQ_SETTINGS_TAIL,
+    .settings =
+        "journal_mode=WAL, synchronous=FULL, wal_autocheckpoint 1000 pages (default)" SQ_SETTINGS_TAIL,
     .crash_safe = 1,
     .open = sq_open_wal,
+    .connect = sq_connect_wal,
     .load_begin = sq_load_begin_wal,
     SQ_COMMON,
 };
@@ -229,6 +273,7 @@ const engine engine_sqlite_truncate = {
     .settings = "journal_mode=TRUNCATE (rollback journal), synchronous=FULL" SQ_SETTINGS_TAIL,
     .crash_safe = 1,
     .open = sq_open_truncate,
+    .connect = sq_connect_truncate,
     .load_begin = sq_load_begin_truncate,
     SQ_COMMON,
 };
@@ -236,9 +281,11 @@ const engine engine_sqlite_truncate = {
 const engine engine_sqlite_off = {
     .name = "sqlite-off",
     .title = "SQLite OFF",
-    .settings = "journal_mode=OFF (no journal: not crash-atomic, a reference only), synchronous=FULL" SQ_SETTINGS_TAIL,
+    .settings = "journal_mode=OFF (no journal: not crash-atomic, a reference only), "
+                "synchronous=FULL" SQ_SETTINGS_TAIL,
     .crash_safe = 0,
     .open = sq_open_off,
+    .connect = sq_connect_off,
     .load_begin = sq_load_begin_off,
     SQ_COMMON,
 };
