@@ -404,7 +404,7 @@ static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     out->count = 0;
     if (!s->scan) return STRATA_OK; /* an empty rowid range */
     chunk_reset(&s->raw);
-    int rc = table_scan_next(s->scan, &s->raw, s->rowids);
+    int rc = table_scan_next(s->scan, &s->raw, p->scan.with_rowid ? s->rowids : NULL);
     if (rc) return table_error(x, rc);
     uint32_t n = s->raw.count;
     scan_output(&s->raw, p->scan.need, p->scan.ncols, out);

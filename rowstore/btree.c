@@ -1462,6 +1462,25 @@ int btree_cursor_seek(btree_cursor *c, const void *key, size_t klen, int *exact)
 
 int btree_cursor_next(btree_cursor *c) { return c->valid ? cur_step(c, 1) : STRATA_OK; }
 
+int btree_cursor_skip(btree_cursor *c, uint32_t max, uint32_t *n) {
+    *n = 0;
+    while (c->valid && *n < max) {
+        int rc = cur_pin(c);
+        if (rc) return rc;
+        bt_level *lf = &c->b.path[c->b.depth - 1];
+        uint32_t left = c->leaf.n - lf->idx; /* the current entry and those after it in this leaf */
+        if (left > max - *n) {               /* stop inside the leaf */
+            lf->idx += max - *n;
+            *n = max;
+            return cur_settle(c);
+        }
+        *n += left;
+        lf->idx = c->leaf.n - 1;
+        if ((rc = cur_step(c, 1))) return rc; /* into the next leaf, or past the end */
+    }
+    return STRATA_OK;
+}
+
 int btree_cursor_entry(btree_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen) {
     if (!c->valid) return STRATA_DONE;
     if (!c->write && !c->cell.ovfl) { /* the common case: everything is in the pinned leaf */

@@ -87,6 +87,10 @@ int btree_cursor_seek(btree_cursor *c, const void *key, size_t klen, int *exact)
 /* next/prev move one entry; past the last (before the first) entry the cursor becomes invalid.
 ** On an invalid cursor they do nothing and return STRATA_OK. */
 int btree_cursor_next(btree_cursor *c);
+/* btree_cursor_skip moves forward over up to max entries without reading them, a leaf at a time:
+** *n gets how many it passed (fewer than max only at the end of the tree), and the cursor stands
+** on the entry after them. */
+int btree_cursor_skip(btree_cursor *c, uint32_t max, uint32_t *n);
 int btree_cursor_prev(btree_cursor *c);
 int btree_cursor_valid(const btree_cursor *c);
 /* key and value of the current entry; the pointers stay valid until the cursor moves or closes.

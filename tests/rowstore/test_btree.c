@@ -364,6 +364,48 @@ static void make_spread_key(int spread, uint32_t i, uint64_t *rng, tkey *k) {
     }
 }
 
+/* skip passes whole leaves and parts of them: after each skip the cursor stands on the entry
+** that many places on, and the counts add up to the number of entries. */
+Test(btree, cursor_skip_counts_entries_and_lands_on_the_next) {
+    tdb d;
+    tdb_create(&d, 4096);
+    enum { N = 20000 };
+    uint8_t k[32], v[64];
+    kv_txn *t = begin(&d, 1);
+    for (uint32_t i = 0; i < N; i++) {
+        fill_value(v, i % 60, i);
+        put_ok(t, k, make_key(k, i), v, i % 60);
+    }
+    commit(t);
+    static const uint32_t steps[] = {1, 7, 100, 2048, N - 1, N, 3 * N};
+    for (int write = 0; write <= 1; write++)
+        for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++) {
+            t = begin(&d, write);
+            btree_cursor *c;
+            cr_assert_eq(btree_cursor_open(kv_txn_pager(t), kv_root(t), &c), STRATA_OK);
+            cr_assert_eq(btree_cursor_first(c), STRATA_OK);
+            uint32_t pos = 0, n;
+            for (;;) {
+                cr_assert_eq(btree_cursor_skip(c, steps[si], &n), STRATA_OK);
+                pos += n;
+                if (!btree_cursor_valid(c)) break;
+                cr_assert_eq(n, steps[si], "a skip short of its count before the end");
+                const uint8_t *key;
+                size_t kl;
+                cr_assert_eq(btree_cursor_key(c, &key, &kl), STRATA_OK);
+                size_t el = make_key(k, pos);
+                cr_assert(kl == el && memcmp(key, k, kl) == 0, "after skipping to %u (step %u, write %d)", pos,
+                          steps[si], write);
+            }
+            cr_assert_eq(pos, N, "step %u, write %d: %u entries counted", steps[si], write, pos);
+            cr_assert_eq(btree_cursor_skip(c, 5, &n), STRATA_OK);
+            cr_assert_eq(n, 0);
+            btree_cursor_close(c);
+            kv_rollback(t);
+        }
+    tdb_destroy(&d);
+}
+
 Test(btree, lookups_and_seeks_with_any_key_spread) {
     enum { N = 6000, SPREADS = 7 };
     tkey *keys = malloc(N * sizeof *keys);
