@@ -567,6 +567,8 @@ static int phase_needed(const phase *p) {
     return 0;
 }
 
+/* run_sample runs every needed phase for s (rep 0: the warm-up, only the phases of suites that
+** ask for one). */
 static void run_sample(run_state *st, sample *s) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/%s-%d", st->run_dir, all_engines[s->engine]->name, s->rep);
@@ -575,7 +577,7 @@ static void run_sample(run_state *st, sample *s) {
         s->m[m] = NAN;
     for (int i = 0; i < n_phases; i++) {
         const phase *p = &phases[i];
-        if (!phase_needed(p)) continue;
+        if (!phase_needed(p) || (s->rep == 0 && !p->s->warmup)) continue;
         int key = p->d->key ? workload_index(p->d->key) : -1;
         if (key >= 0 && s->err[key]) {
             char why[256];
@@ -733,7 +735,8 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
             "engine order rotating per repetition. Median (min–max) over repetitions; a verdict (faster/slower) only "
             "when the min–max ranges do not overlap, otherwise \"overlap\". strata ÷ SQLite is against the faster "
             "crash-safe SQLite mode of each row (named); below 1 strata takes less time (for ops/s, more is "
-            "better).%s\n",
+            "better). The suites of seed 003 (oltp, concurrency) first run one warm-up per engine, discarded, as "
+            "003 does.%s\n",
             o->reps, o->tiny ? " **A tiny run: checksums only; its times mean nothing.**" : "");
     for (int k = 0; k < COUNT(suites); k++) {
         const suite *su = suites[k];
@@ -943,6 +946,20 @@ static int run_parent(const options *o) {
     }
     st.samples = calloc((size_t)o->reps * N_ENGINES, sizeof *st.samples);
     if (st.samples == NULL) die("out of memory");
+    int warmup = 0;
+    for (int i = 0; i < n_phases; i++)
+        warmup |= phases[i].s->warmup && phase_needed(&phases[i]);
+    for (int i = 0; i < ne && warmup && !o->tiny; i++) { /* its figures are discarded */
+        sample *w = calloc(1, sizeof *w);
+        if (w == NULL) die("out of memory");
+        w->engine = engines[i];
+        fprintf(stderr, "warm-up: %-16s", all_engines[w->engine]->name);
+        run_sample(&st, w);
+        fprintf(stderr, "  %.1f s\n", w->seconds);
+        for (int k = 0; k < n_wls; k++)
+            free(w->err[k]), free(w->na[k]);
+        free(w);
+    }
     for (int rep = 1; rep <= o->reps; rep++)
         for (int i = 0; i < ne; i++) {
             sample *s = &st.samples[st.n++];

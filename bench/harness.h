@@ -80,6 +80,9 @@ typedef struct suite {
     void (*run_phase)(const engine *e, const options *o, const char *dir, const char *phase);
     /* describe writes the suite's paragraph of the report: workloads, SQL, settings (Markdown). */
     void (*describe)(FILE *out, const options *o);
+    /* warmup: before the measured repetitions each engine runs the suite's phases once and the
+    ** figures are discarded (seed 003 does so). */
+    int warmup;
 } suite;
 
 extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency;

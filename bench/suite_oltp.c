@@ -617,4 +617,5 @@ const suite suite_oltp = {
     .nphases = COUNT(phases),
     .run_phase = run_phase,
     .describe = describe,
+    .warmup = 1, /* 003 discards one warm-up sample per engine */
 };
