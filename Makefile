@@ -177,7 +177,7 @@ bench-sql: $(B)/bench/harness
 	$(B)/bench/harness --engines strata,sqlite-wal --workloads sql $(if $(QUICK),--quick) $(BENCH_ARGS)
 
 bench-check: $(B)/bench/harness $(B)/bench/engine_check
-	@rm -rf bench/tmp/engine-check && $(B)/bench/engine_check bench/tmp/engine-check strata sqlite-wal sqlite-truncate sqlite-off duckdb
+	@rm -rf bench/tmp/engine-check && mkdir -p bench/tmp && $(B)/bench/engine_check bench/tmp/engine-check strata sqlite-wal sqlite-truncate sqlite-off duckdb
 	@$(B)/bench/harness --tiny > $(B)/bench/tiny.log 2>&1 || { cat $(B)/bench/tiny.log; exit 1; }; tail -1 $(B)/bench/tiny.log
 
 # SQL logic tests (tests/sql/README.md); SLT_ARGS passes options such as --verbose or --file-db DIR.
