@@ -52,6 +52,20 @@ uint64_t below(uint64_t *state, uint64_t n) {
     return (uint64_t)(((unsigned __int128)splitmix64(state) * n) >> 64);
 }
 
+uint64_t sum_bytes(const void *p, size_t n) {
+    const unsigned char *b = p;
+    uint64_t s = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        s += w;
+    }
+    for (; i < n; i++)
+        s += b[i];
+    return s;
+}
+
 /* ---------------------------------------------------------------------------------------------
 ** Peak memory of one workload: Linux resets the RSS high-water mark on "5" > /proc/self/clear_refs,
 ** so VmHWM read after a workload is the peak during it (including what the process already held).

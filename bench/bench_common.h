@@ -31,6 +31,10 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 uint64_t now_ns(void);                       /* CLOCK_MONOTONIC in ns */
 uint64_t splitmix64(uint64_t *state);        /* the next of a deterministic 64-bit sequence */
 uint64_t below(uint64_t *state, uint64_t n); /* uniform in [0, n) */
+/* sum_bytes adds up p as little-endian 64-bit words (wrapping) and then its last n % 8 bytes:
+** every byte counts, and the checksum every read workload computes costs each engine as little
+** as possible, so that it narrows no engine's lead. */
+uint64_t sum_bytes(const void *p, size_t n);
 int cmp_u64(const void *a, const void *b);   /* qsort comparators */
 int cmp_double(const void *a, const void *b);
 double file_size(const char *path); /* bytes, 0 when the file does not exist */

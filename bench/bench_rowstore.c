@@ -99,22 +99,6 @@ static uint64_t key_decode(const uint8_t in[8]) {
     return k;
 }
 
-/* sum_bytes adds up p as little-endian 64-bit words (wrapping) and then its last n % 8 bytes:
-** every byte counts, and the checksum every read workload computes costs both engines as little
-** as possible, so that it narrows neither engine's lead. */
-static uint64_t sum_bytes(const uint8_t *p, size_t n) {
-    uint64_t s = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        s += w;
-    }
-    for (; i < n; i++)
-        s += p[i];
-    return s;
-}
-
 /* The result checksum of a read workload. */
 typedef struct checksum {
     uint64_t rows, key_sum, value_sum;

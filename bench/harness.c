@@ -43,7 +43,6 @@
 #define MAX_WORKLOADS 128
 #define MAX_METRICS 512
 #define MAX_PHASES 64
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const suite *const suites[] = {&suite_sql, &suite_joins, &suite_index, &suite_oltp, &suite_kv, &suite_concurrency};
 static const engine *const all_engines[] = {&engine_strata, &engine_sqlite_wal, &engine_sqlite_truncate,
@@ -354,19 +353,6 @@ int wrong_result(const char *what, const checksum *got, const checksum *want) {
 
 double ms_since(uint64_t t0) { return (double)(now_ns() - t0) / 1e6; }
 
-uint64_t sum_bytes(const char *p, size_t n) {
-    uint64_t s = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        s += w;
-    }
-    for (; i < n; i++)
-        s += (unsigned char)p[i];
-    return s;
-}
-
 uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + 0x9E3779B97F4A7C15u + (h << 6) + (h >> 2);
     return splitmix64(&h);
@@ -377,6 +363,49 @@ uint64_t double_bits(double d) {
     d += 0.0; /* -0.0 -> 0.0 */
     memcpy(&u, &d, sizeof u);
     return u;
+}
+
+int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run, void *arg,
+               const checksum *want) {
+    checksum got;
+    void *stmt = NULL;
+    double *times = calloc((size_t)runs, sizeof *times);
+    if (times == NULL) die("out of memory");
+    if (e->prepare(db, "SELECT 1", &stmt) == 0) {
+        e->step(stmt);
+        e->finalize(stmt);
+        stmt = NULL;
+    }
+    peak_reset();
+    uint64_t t0 = now_ns();
+    if (e->prepare(db, sql, &stmt) || run(e, stmt, arg, &got) < 0) goto fail;
+    double first = ms_since(t0);
+    if (!checksum_equal(&got, want)) goto wrong;
+    for (int r = 0; r < runs; r++) {
+        t0 = now_ns();
+        if (e->reset(stmt) || run(e, stmt, arg, &got) < 0) goto fail;
+        times[r] = ms_since(t0);
+        if (!checksum_equal(&got, want)) goto wrong;
+    }
+    char id[96];
+    snprintf(id, sizeof id, "%s_first_ms", w);
+    put_metric(id, first);
+    snprintf(id, sizeof id, "%s_repeat_ms", w);
+    put_metric(id, summary_of(times, runs).median);
+    put_peak(w);
+    put_checksum(w, &got);
+    e->finalize(stmt);
+    free(times);
+    return 0;
+fail:
+    wl_fail(e, db, sql);
+    goto out;
+wrong:
+    wrong_result(sql, &got, want);
+out:
+    e->finalize(stmt);
+    free(times);
+    return -1;
 }
 
 void db_path(char *out, size_t n, const char *dir, const char *name) { snprintf(out, n, "%s/%s.db", dir, name); }

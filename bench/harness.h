@@ -85,6 +85,12 @@ typedef struct suite {
     int warmup;
 } suite;
 
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* SUITE_TABLES fills a suite's tables from its file's arrays sizes, workloads, metrics, phases. */
+#define SUITE_TABLES                                                                                         \
+    .sizes = sizes, .nsizes = COUNT(sizes), .workloads = workloads, .nworkloads = COUNT(workloads),          \
+    .metrics = metrics, .nmetrics = COUNT(metrics), .phases = phases, .nphases = COUNT(phases)
+
 extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency;
 
 /* ---- options and sizes -------------------------------------------------------------------- */
@@ -136,9 +142,19 @@ int wl_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wrong_result(const char *what, const checksum *got, const checksum *want);
 
 double ms_since(uint64_t t0);
-uint64_t sum_bytes(const char *p, size_t n); /* little-endian words, then the tail: every byte counts */
 uint64_t mix(uint64_t h, uint64_t v);        /* an order-dependent hash step */
 uint64_t double_bits(double d);              /* -0.0 as 0.0 */
+
+/* time_query times a query as the seed reports do, in a fresh process: every engine first reads
+** its catalog (SELECT 1; SQLite reads its schema at the first prepare, strata at open), then the
+** first run (prepare included), then `runs` runs of the prepared statement (reset, run to the
+** end). run(e, stmt, arg, c) binds what it needs, steps to the end and folds the result into c
+** (-1 on an engine error); every run's result must equal want. It records the figures
+** <w>_first_ms and <w>_repeat_ms (the median), w's peak memory and checksum; 0, or -1 with the
+** message recorded. */
+typedef int (*query_run_fn)(const engine *e, void *stmt, void *arg, checksum *c);
+int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run, void *arg,
+               const checksum *want);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the
 ** side files any engine keeps (WAL, journal); db_size adds them up; open_db opens path, and on

@@ -562,18 +562,10 @@ static void describe(FILE *out, const options *o) {
             min_reads, WRITER_ROWS);
 }
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const suite suite_concurrency = {
     .id = "concurrency",
     .title = "Concurrency: one writer, 1 and 4 readers (seed 003)",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
     .warmup = 1, /* 003 discards one warm-up sample per engine */

@@ -707,18 +707,10 @@ static void describe(FILE *out, const options *o) {
             (unsigned long long)size_of(o, "idx_insert_rows"));
 }
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const suite suite_index = {
     .id = "index",
     .title = "Indexes (seed 002)",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
 };

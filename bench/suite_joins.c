@@ -430,13 +430,20 @@ static int wl_load(const engine *e, void *db, const options *o) {
 ** The joins.
 */
 
+/* What a run of join q binds: J5's customer. */
+typedef struct join_run {
+    int q;
+    int64_t param;
+} join_run;
+
 /* One run of the prepared join to its end (J5 binds its customer first), folded into *c. */
-static int run_join(const engine *e, void *stmt, int q, int64_t param, checksum *c) {
-    const char *cols = queries[q].cols;
+static int run_join(const engine *e, void *stmt, void *arg, checksum *c) {
+    const join_run *jr = arg;
+    const char *cols = queries[jr->q].cols;
     value v[MAX_COLS];
     int rc;
     memset(c, 0, sizeof *c);
-    if (q == 4 && e->bind_int64(stmt, 1, param)) return -1;
+    if (jr->q == 4 && e->bind_int64(stmt, 1, jr->param)) return -1;
     while ((rc = e->step(stmt)) == 1) {
         for (int i = 0; cols[i]; i++) {
             v[i] = (value){.is_null = e->column_is_null(stmt, i)};
@@ -453,56 +460,14 @@ static int run_join(const engine *e, void *stmt, int q, int64_t param, checksum 
     return rc;
 }
 
-/* Join q on the loaded tables in a fresh process: the first run (prepare included), then
-** join_runs runs of the prepared statement (reset, run to the end), their median. */
+/* Join q on the loaded tables in a fresh process (time_query). */
 static int wl_join(const engine *e, void *db, const options *o, int q) {
-    const char *w = queries[q].id;
-    checksum want = join_expected(q, o), got;
+    checksum want = join_expected(q, o);
     join_sizes z = sizes_of(o);
-    int64_t param = (int64_t)j5_customer(&z);
+    join_run jr = {q, (int64_t)j5_customer(&z)};
     char sql[1024];
     join_sql(sql, sizeof sql, q, o);
-    void *stmt = NULL;
-    int runs_n = (int)size_of(o, "join_runs");
-    double *runs = calloc((size_t)runs_n + 1, sizeof *runs);
-    if (runs == NULL) die("out of memory");
-    /* Every engine reads its catalog here, so that the first run does not pay for it in one
-    ** engine only (SQLite reads its schema at the first prepare, strata at open). */
-    if (e->prepare(db, "SELECT 1", &stmt) == 0) {
-        e->step(stmt);
-        e->finalize(stmt);
-        stmt = NULL;
-    }
-    peak_reset();
-    uint64_t t0 = now_ns();
-    if (e->prepare(db, sql, &stmt) || run_join(e, stmt, q, param, &got) < 0) goto fail;
-    double first = ms_since(t0);
-    if (!checksum_equal(&got, &want)) goto wrong;
-    for (int r = 0; r < runs_n; r++) {
-        t0 = now_ns();
-        if (e->reset(stmt) || run_join(e, stmt, q, param, &got) < 0) goto fail;
-        runs[r] = ms_since(t0);
-        if (!checksum_equal(&got, &want)) goto wrong;
-    }
-    char id[96];
-    snprintf(id, sizeof id, "%s_first_ms", w);
-    put_metric(id, first);
-    snprintf(id, sizeof id, "%s_repeat_ms", w);
-    put_metric(id, summary_of(runs, runs_n).median);
-    put_peak(w);
-    put_checksum(w, &got);
-    e->finalize(stmt);
-    free(runs);
-    return 0;
-fail:
-    wl_fail(e, db, sql);
-    goto out;
-wrong:
-    wrong_result(sql, &got, &want);
-out:
-    e->finalize(stmt);
-    free(runs);
-    return -1;
+    return time_query(e, db, queries[q].id, sql, (int)size_of(o, "join_runs"), run_join, &jr, &want);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -556,18 +521,10 @@ static void describe(FILE *out, const options *o) {
             queries[4].sql, (unsigned long long)j5_customer(&z), queries[5].sql, queries[6].sql);
 }
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const suite suite_joins = {
     .id = "joins",
     .title = "Joins (seed 002)",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
 };

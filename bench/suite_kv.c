@@ -381,18 +381,10 @@ static void describe(FILE *out, const options *o) {
         (unsigned long long)size_of(o, "kv_batch"), SELECT_ONE, SELECT_ONE, SELECT_KEYS, SELECT_VALUES);
 }
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const suite suite_kv = {
     .id = "kv",
     .title = "Key-value phases (seed 004)",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
 };

@@ -22,7 +22,6 @@
 #define CATEGORIES 50  /* groups of the aggregate */
 #define PAYLOAD_LEN 64 /* a digest in hex, as 003's SHA-256 payloads */
 #define N_SIZES 3
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const size_def sizes[] = {
     {"oltp_rows_1k", 1000, 1000, 100},
@@ -607,14 +606,7 @@ static void describe(FILE *out, const options *o) {
 const suite suite_oltp = {
     .id = "oltp",
     .title = "OLTP at three sizes (seed 003)",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
     .warmup = 1, /* 003 discards one warm-up sample per engine */

@@ -356,8 +356,8 @@ static checksum query_expected(int q, const options *o) {
 }
 
 /* One run of the prepared query to its end, its result folded into *c. */
-static int run_query(const engine *e, void *stmt, int q, checksum *c) {
-    int rc;
+static int run_query(const engine *e, void *stmt, void *arg, checksum *c) {
+    int q = *(const int *)arg, rc;
     memset(c, 0, sizeof *c);
     while ((rc = e->step(stmt)) == 1) {
         c->a++;
@@ -373,51 +373,10 @@ static int run_query(const engine *e, void *stmt, int q, checksum *c) {
     return rc;
 }
 
-/* Query q on the loaded table in a fresh process: the first run (prepare included), then
-** query_runs runs of the prepared statement (reset, run to the end), their median. */
+/* Query q on the loaded table in a fresh process (time_query). */
 static int wl_query(const engine *e, void *db, const options *o, int q, const char *w) {
-    checksum want = query_expected(q, o), got;
-    void *stmt = NULL;
-    int runs_n = (int)size_of(o, "query_runs");
-    double *runs = calloc((size_t)runs_n, sizeof *runs);
-    if (runs == NULL) die("out of memory");
-    /* Every engine reads its catalog here, so that the first run does not pay for it in one
-    ** engine only (SQLite reads its schema at the first prepare, strata at open). */
-    if (e->prepare(db, "SELECT 1", &stmt) == 0) {
-        e->step(stmt);
-        e->finalize(stmt);
-        stmt = NULL;
-    }
-    peak_reset();
-    uint64_t t0 = now_ns();
-    if (e->prepare(db, query_sql[q], &stmt) || run_query(e, stmt, q, &got) < 0) goto fail;
-    double first = ms_since(t0);
-    if (!checksum_equal(&got, &want)) goto wrong;
-    for (int r = 0; r < runs_n; r++) {
-        t0 = now_ns();
-        if (e->reset(stmt) || run_query(e, stmt, q, &got) < 0) goto fail;
-        runs[r] = ms_since(t0);
-        if (!checksum_equal(&got, &want)) goto wrong;
-    }
-    char id[96];
-    snprintf(id, sizeof id, "%s_first_ms", w);
-    put_metric(id, first);
-    snprintf(id, sizeof id, "%s_repeat_ms", w);
-    put_metric(id, summary_of(runs, runs_n).median);
-    put_peak(w);
-    put_checksum(w, &got);
-    e->finalize(stmt);
-    free(runs);
-    return 0;
-fail:
-    wl_fail(e, db, query_sql[q]);
-    goto out;
-wrong:
-    wrong_result(query_sql[q], &got, &want);
-out:
-    e->finalize(stmt);
-    free(runs);
-    return -1;
+    checksum want = query_expected(q, o);
+    return time_query(e, db, w, query_sql[q], (int)size_of(o, "query_runs"), run_query, &q, &want);
 }
 
 /* --- phases ------------------------------------------------------------------------------ */
@@ -519,18 +478,10 @@ static void describe(FILE *out, const options *o) {
             query_sql[1], query_sql[2]);
 }
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 const suite suite_sql = {
     .id = "sql",
     .title = "SQL: t(k, v) and the analytic table",
-    .sizes = sizes,
-    .nsizes = COUNT(sizes),
-    .workloads = workloads,
-    .nworkloads = COUNT(workloads),
-    .metrics = metrics,
-    .nmetrics = COUNT(metrics),
-    .phases = phases,
-    .nphases = COUNT(phases),
+    SUITE_TABLES,
     .run_phase = run_phase,
     .describe = describe,
 };
