@@ -44,7 +44,8 @@
 #define MAX_METRICS 512
 #define MAX_PHASES 64
 
-static const suite *const suites[] = {&suite_sql, &suite_joins, &suite_index, &suite_oltp, &suite_kv, &suite_concurrency};
+static const suite *const suites[] = {&suite_sql,  &suite_joins, &suite_index,
+                                      &suite_oltp, &suite_kv,    &suite_concurrency};
 static const engine *const all_engines[] = {&engine_strata, &engine_sqlite_wal, &engine_sqlite_truncate,
                                             &engine_sqlite_off, &engine_duckdb};
 #define N_ENGINES COUNT(all_engines)
@@ -104,7 +105,8 @@ static void registry_init(void) {
             sizes[n_sizes++] = &s->sizes[i];
         }
         for (int i = 0; i < s->nworkloads; i++) {
-            if (workload_index(s->workloads[i].id) >= 0) die("workload %s declared twice", s->workloads[i].id);
+            if (workload_index(s->workloads[i].id) >= 0)
+                die("workload %s declared twice", s->workloads[i].id);
             if (n_wls == MAX_WORKLOADS) die("too many workloads");
             wl_suite[n_wls] = s;
             wls[n_wls++] = &s->workloads[i];
@@ -142,20 +144,21 @@ static int use_engine[N_ENGINES];
 static int use_workload[MAX_WORKLOADS];
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: harness [--quick | --tiny] [--reps N] [--engines E,...] [--workloads W,...]\n"
-            "               [--size ID=N ...] [--rows N] [--lookups N] [--commits N] [--sales N]\n"
-            "               [--timeout S] [--keep] [--no-save]\n"
-            "  --quick        a small version of every workload\n"
-            "  --tiny         checksums only (CI): tiny sizes, 1 repetition, nothing saved\n"
-            "  --reps N       repetitions per engine (default %d), each in fresh processes\n"
-            "  --engines      any of strata, sqlite-wal, sqlite-truncate, sqlite-off (or sqlite for all three),\n"
-            "                 duckdb (default all)\n"
-            "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
-            "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
-            "  --keep         keep the databases under bench/tmp/\n"
-            "  --no-save      print the report only (no files under bench/results/)\n",
-            DEFAULT_REPS);
+    fprintf(
+        stderr,
+        "usage: harness [--quick | --tiny] [--reps N] [--engines E,...] [--workloads W,...]\n"
+        "               [--size ID=N ...] [--rows N] [--lookups N] [--commits N] [--sales N]\n"
+        "               [--timeout S] [--keep] [--no-save]\n"
+        "  --quick        a small version of every workload\n"
+        "  --tiny         checksums only (CI): tiny sizes, 1 repetition, nothing saved\n"
+        "  --reps N       repetitions per engine (default %d), each in fresh processes\n"
+        "  --engines      any of strata, sqlite-wal, sqlite-truncate, sqlite-off (or sqlite for all three),\n"
+        "                 duckdb (default all)\n"
+        "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
+        "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
+        "  --keep         keep the databases under bench/tmp/\n"
+        "  --no-save      print the report only (no files under bench/results/)\n",
+        DEFAULT_REPS);
     exit(2);
 }
 
@@ -177,7 +180,8 @@ static void select_engines(const char *list) {
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int e = 0; e < N_ENGINES; e++)
-            if (!strcmp(t, all_engines[e]->name) || (!strcmp(t, "sqlite") && !strncmp(all_engines[e]->name, "sqlite-", 7)))
+            if (!strcmp(t, all_engines[e]->name) ||
+                (!strcmp(t, "sqlite") && !strncmp(all_engines[e]->name, "sqlite-", 7)))
                 use_engine[e] = 1, found = 1;
         if (!found) {
             fprintf(stderr, "harness: unknown engine '%s'\n", t);
@@ -192,7 +196,8 @@ static void select_workloads(const char *list) {
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int w = 0; w < n_wls; w++)
-            if (!strcmp(t, "all") || !strcmp(t, wls[w]->id) || !strcmp(t, wl_suite[w]->id)) use_workload[w] = 1, found = 1;
+            if (!strcmp(t, "all") || !strcmp(t, wls[w]->id) || !strcmp(t, wl_suite[w]->id))
+                use_workload[w] = 1, found = 1;
         if (!found) {
             fprintf(stderr, "harness: unknown workload '%s'\n", t);
             usage();
@@ -215,8 +220,11 @@ static void parse_options(int argc, char **argv, options *o) {
     o->engines_arg = "strata,sqlite-wal,sqlite-truncate,sqlite-off,duckdb";
     o->workloads_arg = "all";
     uint64_t given[MAX_SIZES] = {0};
-    static const char *const aliases[][2] = {
-        {"--rows", "rows"}, {"--lookups", "lookups"}, {"--commits", "commits"}, {"--sales", "sales"}, {"--query-runs", "query_runs"}};
+    static const char *const aliases[][2] = {{"--rows", "rows"},
+                                             {"--lookups", "lookups"},
+                                             {"--commits", "commits"},
+                                             {"--sales", "sales"},
+                                             {"--query-runs", "query_runs"}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         int alias = -1;
@@ -255,7 +263,10 @@ static void parse_options(int argc, char **argv, options *o) {
     if (o->tiny) o->reps = 1, o->save = 0;
     if (o->reps > MAX_REPS) o->reps = MAX_REPS;
     for (int i = 0; i < n_sizes; i++)
-        o->size[i] = given[i] ? given[i] : o->tiny ? sizes[i]->tiny : o->quick ? sizes[i]->quick : sizes[i]->full;
+        o->size[i] = given[i]   ? given[i]
+                     : o->tiny  ? sizes[i]->tiny
+                     : o->quick ? sizes[i]->quick
+                                : sizes[i]->full;
     select_engines(o->engines_arg);
     select_workloads(o->workloads_arg);
 }
@@ -322,8 +333,8 @@ void put_metric(const char *id, double v) { result_line("m %s %.17g", id, v); }
 void put_peak(const char *w) { result_line("m peak_kib_%s %.17g", w, peak_kib()); }
 
 void put_checksum(const char *w, const checksum *c) {
-    result_line("ck %s %llu %llu %llu", w, (unsigned long long)(c->a & MASK52), (unsigned long long)(c->b & MASK52),
-                (unsigned long long)(c->c & MASK52));
+    result_line("ck %s %llu %llu %llu", w, (unsigned long long)(c->a & MASK52),
+                (unsigned long long)(c->b & MASK52), (unsigned long long)(c->c & MASK52));
 }
 
 int checksum_equal(const checksum *x, const checksum *y) {
@@ -365,8 +376,8 @@ uint64_t double_bits(double d) {
     return u;
 }
 
-int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run, void *arg,
-               const checksum *want) {
+int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run,
+               void *arg, const checksum *want) {
     checksum got;
     void *stmt = NULL;
     double *times = calloc((size_t)runs, sizeof *times);
@@ -408,7 +419,9 @@ out:
     return -1;
 }
 
-void db_path(char *out, size_t n, const char *dir, const char *name) { snprintf(out, n, "%s/%s.db", dir, name); }
+void db_path(char *out, size_t n, const char *dir, const char *name) {
+    snprintf(out, n, "%s/%s.db", dir, name);
+}
 
 static const char *const db_sides[] = {"", "-wal", "-journal", ".wal", "-shm"};
 
@@ -491,7 +504,9 @@ static void set_error(sample *s, int w, const char *msg) {
     s->has_ck[w] = 0;
 }
 
-static int phase_has(const phase *p, int w) { return wl_suite[w] == p->s && !strcmp(wls[w]->phase, p->d->id); }
+static int phase_has(const phase *p, int w) {
+    return wl_suite[w] == p->s && !strcmp(wls[w]->phase, p->d->id);
+}
 
 /* read_phase merges a child's result file into s. When the child died (how is in death), each
 ** selected workload of the phase without an outcome gets an error saying so. */
@@ -518,7 +533,8 @@ static void read_phase(const char *path, sample *s, const phase *p, const char *
             if (!strcmp(kind, "run")) started[w] = 1, done[w] = 0, last = w;
             if (!strcmp(kind, "done")) done[w] = 1;
             if (!strcmp(kind, "err")) done[w] = 1, set_error(s, w, msg[0] ? msg : "failed");
-            if (!strcmp(kind, "na") && !s->na[w]) done[w] = 1, s->na[w] = strdup(msg[0] ? msg : "not supported");
+            if (!strcmp(kind, "na") && !s->na[w])
+                done[w] = 1, s->na[w] = strdup(msg[0] ? msg : "not supported");
         }
     }
     if (f) fclose(f);
@@ -532,7 +548,8 @@ static void read_phase(const char *path, sample *s, const phase *p, const char *
     for (int w = 0; w < n_wls; w++) {
         if (done[w] || !phase_has(p, w) || !use_workload[w]) continue;
         snprintf(msg, sizeof msg,
-                 started[w] ? "the process died (%s) during this workload" : "not run: the process died (%s) before it",
+                 started[w] ? "the process died (%s) during this workload"
+                            : "not run: the process died (%s) before it",
                  death);
         set_error(s, w, msg);
         blamed = 1;
@@ -572,7 +589,8 @@ static void run_phase(run_state *st, const char *dir, sample *s, const phase *p)
     s->seconds += seconds;
     char death[96] = "", path[4200];
     if (WIFSIGNALED(status))
-        snprintf(death, sizeof death, "signal %d%s", WTERMSIG(status), WTERMSIG(status) == SIGALRM ? ", the --timeout" : "");
+        snprintf(death, sizeof death, "signal %d%s", WTERMSIG(status),
+                 WTERMSIG(status) == SIGALRM ? ", the --timeout" : "");
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         snprintf(death, sizeof death, "exit status %d", WEXITSTATUS(status));
     snprintf(path, sizeof path, "%s/result-%s-%s.txt", dir, p->s->id, p->d->id);
@@ -625,7 +643,8 @@ static summary summarize(const run_state *st, int engine, int metric) {
     double v[MAX_REPS];
     int n = 0;
     for (int i = 0; i < st->n && n < MAX_REPS; i++)
-        if (st->samples[i].engine == engine && !isnan(st->samples[i].m[metric])) v[n++] = st->samples[i].m[metric];
+        if (st->samples[i].engine == engine && !isnan(st->samples[i].m[metric]))
+            v[n++] = st->samples[i].m[metric];
     return summary_of(v, n);
 }
 
@@ -645,10 +664,12 @@ static int cross_check(const run_state *st) {
             }
             if (memcmp(s->ck[w], ref->ck[w], sizeof s->ck[w])) {
                 fprintf(stderr,
-                        "harness: FAILED: workload '%s': engines disagree: checksum %.0f/%.0f/%.0f from %s rep %d, "
+                        "harness: FAILED: workload '%s': engines disagree: checksum %.0f/%.0f/%.0f from %s "
+                        "rep %d, "
                         "%.0f/%.0f/%.0f from %s rep %d\n",
-                        wls[w]->id, s->ck[w][0], s->ck[w][1], s->ck[w][2], all_engines[s->engine]->name, s->rep,
-                        ref->ck[w][0], ref->ck[w][1], ref->ck[w][2], all_engines[ref->engine]->name, ref->rep);
+                        wls[w]->id, s->ck[w][0], s->ck[w][1], s->ck[w][2], all_engines[s->engine]->name,
+                        s->rep, ref->ck[w][0], ref->ck[w][1], ref->ck[w][2], all_engines[ref->engine]->name,
+                        ref->rep);
                 bad++;
                 break;
             }
@@ -717,7 +738,8 @@ static int best_sqlite(const run_state *st, int m) {
     int best = -1;
     double bm = INFINITY;
     for (int e = 0; e < N_ENGINES; e++) {
-        if (!engine_runs(st, e) || strncmp(all_engines[e]->name, "sqlite-", 7) || !all_engines[e]->crash_safe) continue;
+        if (!engine_runs(st, e) || strncmp(all_engines[e]->name, "sqlite-", 7) || !all_engines[e]->crash_safe)
+            continue;
         summary s = summarize(st, e, m);
         if (s.n && s.median < bm) bm = s.median, best = e;
     }
@@ -732,7 +754,9 @@ static void ratio_cell(char *out, size_t n, const run_state *st, int m, int peer
         return;
     }
     int kind = metrics[m].d ? metrics[m].d->kind : K_MEMORY;
-    const char *v = a.n < 2 || b.n < 2 ? "1 sample" : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, kind == K_SIZE);
+    const char *v = a.n < 2 || b.n < 2
+                        ? "1 sample"
+                        : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, kind == K_SIZE);
     const char *mode = strncmp(all_engines[peer]->name, "sqlite-", 7) ? NULL : all_engines[peer]->title + 7;
     if (mode)
         snprintf(out, n, "%.2f %s (%s)", a.median / b.median, v, mode);
@@ -759,14 +783,18 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
     const options *o = st->o;
     char c[600], label[200];
     fprintf(out, "# strata vs SQLite and DuckDB — benchmark harness\n\n");
-    fprintf(out,
-            "%d repetition(s) per engine; each (engine, phase, repetition) in a fresh process on a fresh database, "
-            "engine order rotating per repetition. Median (min–max) over repetitions; a verdict (faster/slower) only "
-            "when the min–max ranges do not overlap, otherwise \"overlap\". strata ÷ SQLite is against the faster "
-            "crash-safe SQLite mode of each row (named); below 1 strata takes less time (for ops/s, more is "
-            "better). The suites of seed 003 (oltp, concurrency) first run one warm-up per engine, discarded, as "
-            "003 does.%s\n",
-            o->reps, o->tiny ? " **A tiny run: checksums only; its times mean nothing.**" : "");
+    fprintf(
+        out,
+        "%d repetition(s) per engine; each (engine, phase, repetition) in a fresh process on a fresh "
+        "database, "
+        "engine order rotating per repetition. Median (min–max) over repetitions; a verdict (faster/slower) "
+        "only "
+        "when the min–max ranges do not overlap, otherwise \"overlap\". strata ÷ SQLite is against the "
+        "faster "
+        "crash-safe SQLite mode of each row (named); below 1 strata takes less time (for ops/s, more is "
+        "better). The suites of seed 003 (oltp, concurrency) first run one warm-up per engine, discarded, as "
+        "003 does.%s\n",
+        o->reps, o->tiny ? " **A tiny run: checksums only; its times mean nothing.**" : "");
     for (int k = 0; k < COUNT(suites); k++) {
         const suite *su = suites[k];
         int any = 0;
@@ -796,7 +824,9 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
         su->describe(out, o);
     }
 
-    fprintf(out, "\n## Peak memory\n\nMiB, the process's resident high-water mark during the workload, median:\n\n");
+    fprintf(
+        out,
+        "\n## Peak memory\n\nMiB, the process's resident high-water mark during the workload, median:\n\n");
     table_head(out, "workload", NULL, 0);
     for (int w = 0; w < n_wls; w++) {
         if (!use_workload[w]) continue;
@@ -813,13 +843,15 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
     if (failures || disagreements) {
         fprintf(out, "\n## FAILURES\n\n");
         if (disagreements)
-            fprintf(out, "- **The engines' result checksums disagree on %d workload(s)** (named on stderr).\n",
+            fprintf(out,
+                    "- **The engines' result checksums disagree on %d workload(s)** (named on stderr).\n",
                     disagreements);
         for (int i = 0; i < st->n; i++)
             for (int w = 0; w < n_wls; w++)
                 if (st->samples[i].err[w])
-                    fprintf(out, "- %s, repetition %d, workload `%s`: %s\n", all_engines[st->samples[i].engine]->title,
-                            st->samples[i].rep, wls[w]->id, st->samples[i].err[w]);
+                    fprintf(out, "- %s, repetition %d, workload `%s`: %s\n",
+                            all_engines[st->samples[i].engine]->title, st->samples[i].rep, wls[w]->id,
+                            st->samples[i].err[w]);
     }
 
     fprintf(out, "\n## Engines and method\n\n");
@@ -830,18 +862,21 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
                 en->crash_safe ? "" : " — **not crash-safe**", st->why_not[e] ? " " : "",
                 st->why_not[e] ? st->why_not[e] : "");
     }
+    fprintf(
+        out,
+        "- Every read workload's result checksum was compared with the data generator's in each process and "
+        "between engines%s. Peak memory: the RSS high-water mark, reset before each workload (sync() "
+        "first).%s\n",
+        disagreements ? " — **they disagree, see above**" : "",
+        peak_reset_works ? "" : " The high-water-mark reset FAILED: peaks are cumulative.");
     fprintf(out,
-            "- Every read workload's result checksum was compared with the data generator's in each process and "
-            "between engines%s. Peak memory: the RSS high-water mark, reset before each workload (sync() first).%s\n",
-            disagreements ? " — **they disagree, see above**" : "",
-            peak_reset_works ? "" : " The high-water-mark reset FAILED: peaks are cumulative.");
-    fprintf(out,
-            "\nEnvironment: %s, %ld cores, %.1f GiB RAM; %s; file system of bench/tmp: %s. Compiler %s; flags `%s`; "
+            "\nEnvironment: %s, %ld cores, %.1f GiB RAM; %s; file system of bench/tmp: %s. Compiler %s; "
+            "flags `%s`; "
             "library %s. Load average before/after: %s / %s. Git commit %s%s. Date %s.%s%s\n",
             env->cpu, env->cores, env->mem_gib, env->kernel, env->fs, COMPILER, BENCH_CFLAGS, BENCH_LIB,
             env->load_before, env->load_after, env->commit,
-            env->git_status[0] ? " (working tree dirty: uncommitted changes were measured)" : " (clean)", env->date,
-            saved_as ? " Raw samples: " : "", saved_as ? saved_as : "");
+            env->git_status[0] ? " (working tree dirty: uncommitted changes were measured)" : " (clean)",
+            env->date, saved_as ? " Raw samples: " : "", saved_as ? saved_as : "");
 }
 
 static void json_str_field(FILE *f, const char *sep, const char *key, const char *value) {
@@ -872,8 +907,8 @@ static void write_json(FILE *f, const run_state *st, const environment *env) {
     json_str_field(f, ", ", "duckdb", engine_duckdb.available(&why) ? engine_duckdb.version() : NULL);
     json_str_field(f, "}, ", "load_before", env->load_before);
     json_str_field(f, ", ", "load_after", env->load_after);
-    fprintf(f, "},\n  \"config\": {\"quick\": %s, \"tiny\": %s, \"reps\": %d, \"sizes\": {", o->quick ? "true" : "false",
-            o->tiny ? "true" : "false", o->reps);
+    fprintf(f, "},\n  \"config\": {\"quick\": %s, \"tiny\": %s, \"reps\": %d, \"sizes\": {",
+            o->quick ? "true" : "false", o->tiny ? "true" : "false", o->reps);
     for (int k = 0; k < n_sizes; k++)
         fprintf(f, "%s\"%s\": %llu", k ? ", " : "", sizes[k]->id, (unsigned long long)o->size[k]);
     fprintf(f, "}, \"engines\": [");
@@ -908,8 +943,10 @@ static void write_json(FILE *f, const run_state *st, const environment *env) {
     fprintf(f, "\n  ],\n  \"samples\": [\n");
     for (int i = 0; i < st->n; i++) {
         const sample *s = &st->samples[i];
-        fprintf(f, "    {\"engine\": \"%s\", \"rep\": %d, \"position\": %d, \"child_seconds\": %.3f, \"metrics\": {",
-                all_engines[s->engine]->name, s->rep, s->position, s->seconds);
+        fprintf(
+            f,
+            "    {\"engine\": \"%s\", \"rep\": %d, \"position\": %d, \"child_seconds\": %.3f, \"metrics\": {",
+            all_engines[s->engine]->name, s->rep, s->position, s->seconds);
         int first = 1;
         for (int m = 0; m < n_metrics; m++) {
             if (isnan(s->m[m])) continue;
@@ -921,7 +958,8 @@ static void write_json(FILE *f, const run_state *st, const environment *env) {
         first = 1;
         for (int w = 0; w < n_wls; w++) {
             if (!s->has_ck[w]) continue;
-            fprintf(f, "%s\"%s\": [%.0f, %.0f, %.0f]", first ? "" : ", ", wls[w]->id, s->ck[w][0], s->ck[w][1], s->ck[w][2]);
+            fprintf(f, "%s\"%s\": [%.0f, %.0f, %.0f]", first ? "" : ", ", wls[w]->id, s->ck[w][0],
+                    s->ck[w][1], s->ck[w][2]);
             first = 0;
         }
         fprintf(f, "}, \"errors\": {");
@@ -1007,13 +1045,15 @@ static int run_parent(const options *o) {
     for (int i = 0; i < st.n; i++)
         for (int w = 0; w < n_wls; w++) {
             if (st.samples[i].err[w])
-                fprintf(stderr, "harness: FAILED: %s rep %d, workload '%s': %s\n", all_engines[st.samples[i].engine]->name,
-                        st.samples[i].rep, wls[w]->id, st.samples[i].err[w]);
+                fprintf(stderr, "harness: FAILED: %s rep %d, workload '%s': %s\n",
+                        all_engines[st.samples[i].engine]->name, st.samples[i].rep, wls[w]->id,
+                        st.samples[i].err[w]);
             free(st.samples[i].err[w]);
             free(st.samples[i].na[w]);
         }
     if (!failures && !disagreements)
-        printf("harness: every read workload's checksum agreed with the data generator and between engines\n");
+        printf(
+            "harness: every read workload's checksum agreed with the data generator and between engines\n");
     free(env.git_status);
     free(st.samples);
     return failures || disagreements ? 1 : 0;

@@ -142,8 +142,8 @@ int wl_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wrong_result(const char *what, const checksum *got, const checksum *want);
 
 double ms_since(uint64_t t0);
-uint64_t mix(uint64_t h, uint64_t v);        /* an order-dependent hash step */
-uint64_t double_bits(double d);              /* -0.0 as 0.0 */
+uint64_t mix(uint64_t h, uint64_t v); /* an order-dependent hash step */
+uint64_t double_bits(double d);       /* -0.0 as 0.0 */
 
 /* time_query times a query as the seed reports do, in a fresh process: every engine first reads
 ** its catalog (SELECT 1; SQLite reads its schema at the first prepare, strata at open), then the
@@ -153,8 +153,8 @@ uint64_t double_bits(double d);              /* -0.0 as 0.0 */
 ** <w>_first_ms and <w>_repeat_ms (the median), w's peak memory and checksum; 0, or -1 with the
 ** message recorded. */
 typedef int (*query_run_fn)(const engine *e, void *stmt, void *arg, checksum *c);
-int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run, void *arg,
-               const checksum *want);
+int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run,
+               void *arg, const checksum *want);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the
 ** side files any engine keeps (WAL, journal); db_size adds them up; open_db opens path, and on

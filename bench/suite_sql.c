@@ -16,41 +16,52 @@
 #define REGIONS 100
 
 static const size_def sizes[] = {
-    {"rows", 100000, 20000, 500},  {"lookups", 10000, 2000, 100}, {"commits", 200, 50, 5},
+    {"rows", 100000, 20000, 500},   {"lookups", 10000, 2000, 100}, {"commits", 200, 50, 5},
     {"sales", 200000, 40000, 1000}, {"query_runs", 5, 3, 1},
 };
 
 static const workload_def workloads[] = {
-    {"bulk_insert", "oltp"}, {"lookup_warm", "oltp"},     {"scan_warm", "oltp"},       {"count", "oltp"},
-    {"open", "oltp"},        {"lookup_cold", "oltp"},     {"scan_cold", "oltp"},       {"durable_commits", "oltp"},
-    {"load_sales", "load"},  {"q_filter_sum", "query0"}, {"q_group_by", "query1"}, {"q_arith_filter_agg", "query2"},
+    {"bulk_insert", "oltp"},  {"lookup_warm", "oltp"},
+    {"scan_warm", "oltp"},    {"count", "oltp"},
+    {"open", "oltp"},         {"lookup_cold", "oltp"},
+    {"scan_cold", "oltp"},    {"durable_commits", "oltp"},
+    {"load_sales", "load"},   {"q_filter_sum", "query0"},
+    {"q_group_by", "query1"}, {"q_arith_filter_agg", "query2"},
 };
 
 static const metric_def metrics[] = {
     {"bulk_insert_ms", "bulk_insert", "bulk insert, %s rows, 1 txn", "ms", "row", "rows", K_TIME, "rows"},
     {"lookup_warm_ms", "lookup_warm", "point lookup ×%s, warm", "ms", "lookup", "lookups", K_TIME, "lookups"},
-    {"lookup_cold_ms", "lookup_cold", "point lookup ×%s, cold (reopened)", "ms", "lookup", "lookups", K_TIME, "lookups"},
+    {"lookup_cold_ms", "lookup_cold", "point lookup ×%s, cold (reopened)", "ms", "lookup", "lookups", K_TIME,
+     "lookups"},
     {"scan_warm_ms", "scan_warm", "scan, read all %s values, warm", "ms", "row", "rows", K_TIME, "rows"},
-    {"scan_cold_ms", "scan_cold", "scan, read all %s values, cold (reopened)", "ms", "row", "rows", K_TIME, "rows"},
+    {"scan_cold_ms", "scan_cold", "scan, read all %s values, cold (reopened)", "ms", "row", "rows", K_TIME,
+     "rows"},
     {"count_ms", "count", "count(*) of %s rows, warm", "ms", "query", NULL, K_TIME, "rows"},
     {"open_ms", "open", "open + first lookup", "ms", "open", NULL, K_TIME, NULL},
-    {"commit_us_mean", "durable_commits", "%s single-row durable txns, mean", "µs", "commit", NULL, K_TIME, "commits"},
-    {"commit_us_p50", "durable_commits", "   single-row durable txn, p50", "µs", "commit", NULL, K_TIME, NULL},
-    {"commit_us_p99", "durable_commits", "   single-row durable txn, p99", "µs", "commit", NULL, K_TIME, NULL},
-    {"load_sales_ms", "load_sales", "load analytic table, %s rows", "ms", "row", "sales", K_TIME, "sales"},
-    {"q_filter_sum_first_ms", "q_filter_sum", "filter + sum: first run", "ms", "query run", NULL, K_TIME, NULL},
-    {"q_filter_sum_repeat_ms", "q_filter_sum", "filter + sum: repeat (median)", "ms", "query run", NULL, K_TIME, NULL},
-    {"q_group_by_first_ms", "q_group_by", "GROUP BY, 100 groups: first run", "ms", "query run", NULL, K_TIME, NULL},
-    {"q_group_by_repeat_ms", "q_group_by", "GROUP BY, 100 groups: repeat (median)", "ms", "query run", NULL, K_TIME,
+    {"commit_us_mean", "durable_commits", "%s single-row durable txns, mean", "µs", "commit", NULL, K_TIME,
+     "commits"},
+    {"commit_us_p50", "durable_commits", "   single-row durable txn, p50", "µs", "commit", NULL, K_TIME,
      NULL},
+    {"commit_us_p99", "durable_commits", "   single-row durable txn, p99", "µs", "commit", NULL, K_TIME,
+     NULL},
+    {"load_sales_ms", "load_sales", "load analytic table, %s rows", "ms", "row", "sales", K_TIME, "sales"},
+    {"q_filter_sum_first_ms", "q_filter_sum", "filter + sum: first run", "ms", "query run", NULL, K_TIME,
+     NULL},
+    {"q_filter_sum_repeat_ms", "q_filter_sum", "filter + sum: repeat (median)", "ms", "query run", NULL,
+     K_TIME, NULL},
+    {"q_group_by_first_ms", "q_group_by", "GROUP BY, 100 groups: first run", "ms", "query run", NULL, K_TIME,
+     NULL},
+    {"q_group_by_repeat_ms", "q_group_by", "GROUP BY, 100 groups: repeat (median)", "ms", "query run", NULL,
+     K_TIME, NULL},
     {"q_arith_filter_agg_first_ms", "q_arith_filter_agg", "arithmetic filter + aggregate: first run", "ms",
      "query run", NULL, K_TIME, NULL},
-    {"q_arith_filter_agg_repeat_ms", "q_arith_filter_agg", "arithmetic filter + aggregate: repeat (median)", "ms",
-     "query run", NULL, K_TIME, NULL},
-    {"size_t_bytes", "bulk_insert", "size of t after the bulk insert (file + WAL)", "bytes", "database", NULL, K_SIZE,
-     NULL},
-    {"size_sales_bytes", "load_sales", "size of sales after the load (file + WAL)", "bytes", "database", NULL, K_SIZE,
-     NULL},
+    {"q_arith_filter_agg_repeat_ms", "q_arith_filter_agg", "arithmetic filter + aggregate: repeat (median)",
+     "ms", "query run", NULL, K_TIME, NULL},
+    {"size_t_bytes", "bulk_insert", "size of t after the bulk insert (file + WAL)", "bytes", "database", NULL,
+     K_SIZE, NULL},
+    {"size_sales_bytes", "load_sales", "size of sales after the load (file + WAL)", "bytes", "database", NULL,
+     K_SIZE, NULL},
     {"disk_floor_us", "durable_commits", NULL, "µs", "write", NULL, K_INFO, NULL},
 };
 
@@ -108,7 +119,6 @@ static void add_row(checksum *c, uint64_t k, const char *v, size_t len) {
     c->a++, c->b += k, c->c += sum_bytes(v, len) + len;
 }
 
-
 /* --- t(k, v): bulk insert, lookups, scans, count, open, durable commits -------------------- */
 
 static int wl_bulk(const engine *e, void *db, const options *o) {
@@ -118,7 +128,8 @@ static int wl_bulk(const engine *e, void *db, const options *o) {
     uint64_t t0 = now_ns();
     if (e->load_begin(db, "t", 2, &ld)) return wl_fail(e, db, "begin the load of t");
     for (uint64_t k = 0, rows = size_of(o, "rows"); k < rows; k++)
-        if (e->load_int64(ld, (int64_t)k) || e->load_text(ld, value_for(k), VALUE_LEN) || e->load_end_row(ld)) {
+        if (e->load_int64(ld, (int64_t)k) || e->load_text(ld, value_for(k), VALUE_LEN) ||
+            e->load_end_row(ld)) {
             wl_fail(e, db, "load a row of t");
             e->load_abort(ld);
             return -1;
@@ -141,7 +152,8 @@ static int wl_lookups(const engine *e, void *db, const options *o, const char *w
     peak_reset();
     rng = 0x6E75C0DEu;
     uint64_t t0 = now_ns();
-    if (e->prepare(db, "SELECT v FROM t WHERE k = ?", &sel)) return wl_fail(e, db, "prepare SELECT v FROM t WHERE k = ?");
+    if (e->prepare(db, "SELECT v FROM t WHERE k = ?", &sel))
+        return wl_fail(e, db, "prepare SELECT v FROM t WHERE k = ?");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t k = below(&rng, rows);
         int len, rc;
@@ -237,7 +249,8 @@ static int wl_open(const engine *e, const char *path, void **dbp) {
         return -1;
     }
     *dbp = db;
-    if (e->prepare(db, "SELECT v FROM t WHERE k = 0", &sel)) return wl_fail(e, db, "prepare the first lookup");
+    if (e->prepare(db, "SELECT v FROM t WHERE k = 0", &sel))
+        return wl_fail(e, db, "prepare the first lookup");
     int rc = e->step(sel);
     const char *v = rc == 1 ? e->column_text(sel, 0, &len) : NULL;
     double ms = ms_since(t0);
@@ -266,8 +279,8 @@ static int wl_commits(const engine *e, void *db, const options *o) {
     peak_reset();
     for (uint64_t i = 0; i < n; i++) {
         uint64_t k = size_of(o, "rows") + i, t0 = now_ns();
-        if (e->reset(ins) || e->bind_int64(ins, 1, (int64_t)k) || e->bind_text(ins, 2, value_for(k), VALUE_LEN) ||
-            e->step(ins) != 0) {
+        if (e->reset(ins) || e->bind_int64(ins, 1, (int64_t)k) ||
+            e->bind_text(ins, 2, value_for(k), VALUE_LEN) || e->step(ins) != 0) {
             wl_fail(e, db, "autocommit INSERT");
             e->finalize(ins);
             free(lat);
@@ -291,7 +304,8 @@ static int check_last_commit(const engine *e, void *db, const options *o) {
     void *sel = NULL;
     uint64_t k = size_of(o, "rows") + size_of(o, "commits") - 1;
     int len = 0;
-    if (e->prepare(db, "SELECT v FROM t WHERE k = ?", &sel)) return wl_fail(e, db, "prepare SELECT after reopen");
+    if (e->prepare(db, "SELECT v FROM t WHERE k = ?", &sel))
+        return wl_fail(e, db, "prepare SELECT after reopen");
     int rc = e->bind_int64(sel, 1, (int64_t)k) ? -1 : e->step(sel);
     const char *v = rc == 1 ? e->column_text(sel, 0, &len) : NULL;
     int ok = v && len == VALUE_LEN && memcmp(v, value_for(k), VALUE_LEN) == 0;
@@ -342,7 +356,8 @@ static checksum query_expected(int q, const options *o) {
             count[s.region]++, qty[s.region] += s.qty;
         }
         for (int r = 0; r < REGIONS; r++)
-            if (count[r]) c.a++, c.b += (uint64_t)count[r], c.c = (c.c + group_row_hash(r, count[r], qty[r])) & MASK52;
+            if (count[r])
+                c.a++, c.b += (uint64_t)count[r], c.c = (c.c + group_row_hash(r, count[r], qty[r])) & MASK52;
         return c;
     }
     double sum = 0;
@@ -364,7 +379,8 @@ static int run_query(const engine *e, void *stmt, void *arg, checksum *c) {
         if (q == 1) {
             int64_t count = e->column_int64(stmt, 1);
             c->b += (uint64_t)count;
-            c->c = (c->c + group_row_hash(e->column_int64(stmt, 0), count, e->column_int64(stmt, 2))) & MASK52;
+            c->c =
+                (c->c + group_row_hash(e->column_int64(stmt, 0), count, e->column_int64(stmt, 2))) & MASK52;
         } else {
             uint64_t u = double_bits(e->column_double(stmt, 0));
             c->b = u >> 12, c->c = u & 0xFFF;
@@ -382,7 +398,7 @@ static int wl_query(const engine *e, void *db, const options *o, int q, const ch
 /* --- phases ------------------------------------------------------------------------------ */
 
 static void phase_oltp(const engine *e, const options *o, const char *dir) {
-    static const char *const later[] = {"lookup_warm", "scan_warm", "count",         "open",
+    static const char *const later[] = {"lookup_warm", "scan_warm", "count",          "open",
                                         "lookup_cold", "scan_cold", "durable_commits"};
     const int n_later = (int)(sizeof later / sizeof later[0]);
     char path[4200];
@@ -461,21 +477,24 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
 }
 
 static void describe(FILE *out, const options *o) {
-    fprintf(out,
-            "- t(k INTEGER PRIMARY KEY, v TEXT), %llu rows of 32-character v, loaded by each engine's bulk path "
-            "(commit included); %llu point lookups `SELECT v FROM t WHERE k = ?`, each its own autocommit read; "
-            "scans `SELECT k, v FROM t` reading every value; warm = right after the load on the same connection, "
-            "cold = after close and reopen (the engine's cache is empty; the OS page cache is not dropped); "
-            "`SELECT count(*) FROM t`; open = open of the closed database + one lookup; %llu autocommit INSERTs, "
-            "each a durable transaction, checked after a reopen.\n",
-            (unsigned long long)size_of(o, "rows"), (unsigned long long)size_of(o, "lookups"),
-            (unsigned long long)size_of(o, "commits"));
-    fprintf(out,
-            "- sales(id INTEGER PRIMARY KEY, region INTEGER, qty INTEGER, price DOUBLE, day INTEGER), %llu rows, "
-            "loaded in its own process; each query in a fresh process: open, `SELECT 1`, the first run timed "
-            "(prepare + every row), then %llu runs of the prepared statement, median. Queries: `%s`; `%s`; `%s`.\n",
-            (unsigned long long)size_of(o, "sales"), (unsigned long long)size_of(o, "query_runs"), query_sql[0],
-            query_sql[1], query_sql[2]);
+    fprintf(
+        out,
+        "- t(k INTEGER PRIMARY KEY, v TEXT), %llu rows of 32-character v, loaded by each engine's bulk path "
+        "(commit included); %llu point lookups `SELECT v FROM t WHERE k = ?`, each its own autocommit read; "
+        "scans `SELECT k, v FROM t` reading every value; warm = right after the load on the same connection, "
+        "cold = after close and reopen (the engine's cache is empty; the OS page cache is not dropped); "
+        "`SELECT count(*) FROM t`; open = open of the closed database + one lookup; %llu autocommit INSERTs, "
+        "each a durable transaction, checked after a reopen.\n",
+        (unsigned long long)size_of(o, "rows"), (unsigned long long)size_of(o, "lookups"),
+        (unsigned long long)size_of(o, "commits"));
+    fprintf(
+        out,
+        "- sales(id INTEGER PRIMARY KEY, region INTEGER, qty INTEGER, price DOUBLE, day INTEGER), %llu rows, "
+        "loaded in its own process; each query in a fresh process: open, `SELECT 1`, the first run timed "
+        "(prepare + every row), then %llu runs of the prepared statement, median. Queries: `%s`; `%s`; "
+        "`%s`.\n",
+        (unsigned long long)size_of(o, "sales"), (unsigned long long)size_of(o, "query_runs"), query_sql[0],
+        query_sql[1], query_sql[2]);
 }
 
 const suite suite_sql = {
