@@ -61,7 +61,8 @@ struct strata_stmt {
     uint64_t bound_version;
     int nparams;
     sql_value *params;
-    arena param_mem;
+    char **pbuf;  /* each parameter's copy of its bound text or blob, reused by its next bind */
+    size_t *pcap; /* ... and the room each has */
     /* running */
     exec_ctx x;
     strata_err run_err;
@@ -200,13 +201,29 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     if (rc) return rc;
     if (b.nparams > s->nparams) {
         sql_value *np = realloc(s->params, (size_t)b.nparams * sizeof *np);
-        if (!np) return err_set(err, STRATA_NOMEM, "out of memory");
-        for (int i = s->nparams; i < b.nparams; i++) np[i] = value_null(sql_type_make(TYPE_NULL));
-        s->params = np;
+        if (np) s->params = np;
+        char **nb = np ? realloc(s->pbuf, (size_t)b.nparams * sizeof *nb) : NULL;
+        if (nb) s->pbuf = nb;
+        size_t *nc = nb ? realloc(s->pcap, (size_t)b.nparams * sizeof *nc) : NULL;
+        if (!nc) return err_set(err, STRATA_NOMEM, "out of memory");
+        s->pcap = nc;
+        for (int i = s->nparams; i < b.nparams; i++) {
+            np[i] = value_null(sql_type_make(TYPE_NULL));
+            nb[i] = NULL;
+            nc[i] = 0;
+        }
         s->nparams = b.nparams;
     }
     s->bound_version = s->db->schema_version;
     return STRATA_OK;
+}
+
+/* params_free frees the parameters and the copies of their bound bytes. */
+static void params_free(strata_stmt *s) {
+    for (int i = 0; i < s->nparams; i++) free(s->pbuf[i]);
+    free(s->pbuf);
+    free(s->pcap);
+    free(s->params);
 }
 
 int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char **tail) {
@@ -238,12 +255,10 @@ int strata_prepare(strata_db *db, const char *sql, strata_stmt **out, const char
     s->sql[s->sqllen] = 0;
     arena_init(&s->mem, 0);
     arena_init(&s->run, 0);
-    arena_init(&s->param_mem, 0);
     if ((rc = bind_stmt(s, &err))) {
         arena_free(&s->mem);
         arena_free(&s->run);
-        arena_free(&s->param_mem);
-        free(s->params);
+        params_free(s);
         free(s->sql);
         free(s);
         return db_error(db, &err, rc);
@@ -292,9 +307,14 @@ static int bind_bytes(strata_stmt *s, int i, const void *v, int len, uint8_t typ
     if (rc) return rc;
     if (!v) return strata_bind_null(s, i);
     size_t n = len < 0 ? strlen(v) : (size_t)len;
-    char *copy = arena_alloc(&s->param_mem, n + 1);
-    if (!copy) return db_errorf(s->db, STRATA_NOMEM, "out of memory");
-    memcpy(copy, v, n);
+    if (s->pcap[i - 1] < n + 1) { /* the room of the parameter's last value is reused */
+        char *grown = realloc(s->pbuf[i - 1], n + 1);
+        if (!grown) return db_errorf(s->db, STRATA_NOMEM, "out of memory");
+        s->pbuf[i - 1] = grown;
+        s->pcap[i - 1] = n + 1;
+    }
+    char *copy = s->pbuf[i - 1];
+    memmove(copy, v, n);
     copy[n] = 0;
     s->params[i - 1] = type == TYPE_BLOB ? value_blob(copy, (uint32_t)n) : value_text(copy, (uint32_t)n);
     return STRATA_OK;
@@ -307,7 +327,6 @@ int strata_clear_bindings(strata_stmt *s) {
     if (!s) return STRATA_MISUSE;
     if (s->running) return db_errorf(s->db, STRATA_MISUSE, "cannot bind a running statement: reset it first");
     for (int i = 0; i < s->nparams; i++) s->params[i] = value_null(sql_type_make(TYPE_NULL));
-    arena_reset(&s->param_mem);
     return STRATA_OK;
 }
 
@@ -973,8 +992,7 @@ int strata_finalize(strata_stmt *s) {
     free(s->text_cap);
     arena_free(&s->mem);
     arena_free(&s->run);
-    arena_free(&s->param_mem);
-    free(s->params);
+    params_free(s);
     free(s->sql);
     free(s);
     return STRATA_OK;
