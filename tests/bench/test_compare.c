@@ -12,17 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/run_program.h"
 #include "helpers/tmpdir.h"
 
 #ifndef COMPARE_BIN
 #error "COMPARE_BIN must name the compare binary (the Makefile passes it)"
 #endif
-
-typedef struct run_result {
-    int status; /* the exit status, or 128 + signal */
-    char *out;
-    char *err;
-} run_result;
 
 static char tmp[] = "/tmp/strata-compare-XXXXXX";
 
@@ -36,56 +31,11 @@ static const char *path_in(const char *name) {
     return path;
 }
 
-static void write_file(const char *name, const char *text) {
-    FILE *f = fopen(path_in(name), "w");
-    cr_assert_not_null(f, "cannot write %s", name);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *read_all(const char *name) {
-    FILE *f = fopen(path_in(name), "r");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* run starts the program in tmp with up to two arguments (NULL ends them; relative paths are
 ** relative to tmp), waits for it and collects what it wrote. */
 static run_result run(const char *arg1, const char *arg2) {
-    char out_path[600], err_path[600];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
     const char *argv[] = {COMPARE_BIN, arg1, arg1 ? arg2 : NULL, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
-            err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out < 0 || err < 0 || chdir(tmp) != 0) _exit(127);
-        dup2(out, 1);
-        dup2(err, 2);
-        execv(COMPARE_BIN, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    run_result r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)};
-    r.out = read_all("stdout");
-    r.err = read_all("stderr");
-    return r;
-}
-
-static void run_free(run_result *r) {
-    free(r->out);
-    free(r->err);
+    return run_program(tmp, argv, NULL);
 }
 
 /* ---- fixtures ---- */
@@ -183,7 +133,7 @@ static void write_report(const char *name, const fixture *fx) {
     }
     fprintf(f, "]%s\n}\n", fx->extra);
     fclose(f);
-    write_file(name, text);
+    write_file(path_in(name), text);
     free(text);
 }
 
@@ -401,7 +351,7 @@ Test(compare, different_settings_of_an_engine_in_both_are_not_comparable) {
 Test(compare, malformed_json_is_an_error_naming_the_file) {
     fixture a = base();
     write_report("old.json", &a);
-    write_file("new.json", "{\"benchmark\": \"harness\", \"samples\": [1, 2,\n");
+    write_file(path_in("new.json"), "{\"benchmark\": \"harness\", \"samples\": [1, 2,\n");
     run_result r = run("old.json", "new.json");
     expect_status(r, 2);
     expect_in(r.err, "bench/compare: new.json (NEW): not JSON: syntax error at line 2");
@@ -421,7 +371,7 @@ Test(compare, a_missing_file_is_an_error) {
 Test(compare, another_benchmark_is_not_comparable) {
     fixture a = base();
     write_report("new.json", &a);
-    write_file("old.json", "{\"benchmark\": \"rowstore\"}");
+    write_file(path_in("old.json"), "{\"benchmark\": \"rowstore\"}");
     run_result r = run("old.json", "new.json");
     expect_status(r, 2);
     expect_in(r.err, "old.json (OLD): not a harness result: \"benchmark\" is \"rowstore\"");
@@ -459,7 +409,8 @@ Test(compare, empty_samples_and_missing_fields_are_errors) {
     expect_status(r, 2);
     expect_in(r.err, "new.json (NEW): no strata samples");
     run_free(&r);
-    write_file("new.json", "{\"benchmark\": \"harness\", \"environment\": {\"cpu\": \"x\", \"cores\": 2}}");
+    write_file(path_in("new.json"),
+               "{\"benchmark\": \"harness\", \"environment\": {\"cpu\": \"x\", \"cores\": 2}}");
     r = run("old.json", "new.json");
     expect_status(r, 2);
     expect_in(r.err, "new.json (NEW): environment.mem_gib is missing");

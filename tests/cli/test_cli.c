@@ -12,17 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/run_program.h"
 #include "helpers/tmpdir.h"
 
 #ifndef STRATA_BIN
 #error "STRATA_BIN must name the strata binary (the Makefile passes it)"
 #endif
-
-typedef struct run_result {
-    int status; /* the exit status, or 128 + signal */
-    char *out;
-    char *err;
-} run_result;
 
 static char tmp[] = "/tmp/strata-cli-XXXXXX";
 
@@ -36,64 +31,15 @@ static const char *path_in(const char *name) {
     return path;
 }
 
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *read_all(const char *path) {
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* run starts the shell with args (NULL-terminated, without the program name) and input on its
-** standard input (which is never a terminal here), waits for it and collects what it wrote. */
+** standard input, in tmp, waits for it and collects what it wrote. */
 static run_result run(const char *input, const char *const *args) {
-    char in_path[600], out_path[600], err_path[600];
-    snprintf(in_path, sizeof in_path, "%s/stdin", tmp);
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
-    write_file(in_path, input ? input : "");
     const char *argv[32] = {STRATA_BIN};
     int argc = 1;
     for (; args && args[argc - 1]; argc++)
         argv[argc] = args[argc - 1];
     argv[argc] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int in = open(in_path, O_RDONLY), out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
-            err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || out < 0 || err < 0) _exit(127);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(err, 2);
-        if (chdir(tmp) != 0) _exit(127);
-        execv(STRATA_BIN, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    run_result r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)};
-    r.out = read_all(out_path);
-    r.err = read_all(err_path);
-    return r;
-}
-
-static void run_free(run_result *r) {
-    free(r->out);
-    free(r->err);
+    return run_program(tmp, argv, input);
 }
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -285,9 +231,10 @@ Test(cli, help_tables_and_schema) {
     cr_expect(strstr(r.out, ".mode [MODE]") && strstr(r.out, ".timer on|off") && strstr(r.out, ".read FILE"),
               "help:\n%s", r.out);
     run_free(&r);
-    expect_run("CREATE TABLE zeta(a INTEGER);\nCREATE TABLE alpha(b TEXT);\nCREATE VIEW v AS SELECT a FROM zeta;\n"
-               ".mode list\n.tables\n",
-               NULL, 0, "name\nalpha\nv\nzeta\n", "");
+    expect_run(
+        "CREATE TABLE zeta(a INTEGER);\nCREATE TABLE alpha(b TEXT);\nCREATE VIEW v AS SELECT a FROM zeta;\n"
+        ".mode list\n.tables\n",
+        NULL, 0, "name\nalpha\nv\nzeta\n", "");
     expect_run("CREATE TABLE t(a INTEGER);\nCREATE INDEX ta ON t(a);\n.schema t\n", NULL, 0,
                "CREATE TABLE t(a INTEGER);\nCREATE INDEX ta ON t(a);\n", "");
     expect_run(".schema nosuch\n", NULL, 0, "", "");
