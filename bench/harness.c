@@ -341,6 +341,14 @@ int checksum_equal(const checksum *x, const checksum *y) {
     return ((x->a ^ y->a) & MASK52) == 0 && ((x->b ^ y->b) & MASK52) == 0 && ((x->c ^ y->c) & MASK52) == 0;
 }
 
+void checksum_add_row(checksum *c, uint64_t k, const void *v, size_t len) {
+    c->a++, c->b += k, c->c += sum_bytes(v, len) + len;
+}
+
+void checksum_add(checksum *to, const checksum *c) { to->a += c->a, to->b += c->b, to->c += c->c; }
+
+const char *wl_message(void) { return wl_error; }
+
 int wl_fail(const engine *e, void *db, const char *what) {
     snprintf(wl_error, sizeof wl_error, "%s: %s", what, e->errmsg(db));
     one_line(wl_error);

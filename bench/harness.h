@@ -133,6 +133,9 @@ typedef struct checksum {
 } checksum;
 void put_checksum(const char *w, const checksum *c);
 int checksum_equal(const checksum *x, const checksum *y);
+/* checksum_add_row folds a row (key k, value v of len bytes) into c: rows, key sum, byte sum. */
+void checksum_add_row(checksum *c, uint64_t k, const void *v, size_t len);
+void checksum_add(checksum *to, const checksum *c); /* adds c's sums into to's */
 
 /* wl_fail records "what: <engine message>" as the running workload's failure and returns -1;
 ** wl_failf records a message of its own; wrong_result a result that differs from the
@@ -140,6 +143,8 @@ int checksum_equal(const checksum *x, const checksum *y);
 int wl_fail(const engine *e, void *db, const char *what);
 int wl_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wrong_result(const char *what, const checksum *got, const checksum *want);
+/* wl_message: the message the last wl_fail, wl_failf or wrong_result recorded. */
+const char *wl_message(void);
 
 double ms_since(uint64_t t0);
 uint64_t mix(uint64_t h, uint64_t v); /* an order-dependent hash step */

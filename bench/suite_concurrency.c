@@ -90,12 +90,6 @@ static void value_for(uint64_t k, char *out) {
     }
 }
 
-static void add_row(checksum *c, uint64_t k, const char *v, size_t len) {
-    c->a++, c->b += k, c->c += sum_bytes(v, len) + len;
-}
-
-static void add_checksum(checksum *to, const checksum *c) { to->a += c->a, to->b += c->b, to->c += c->c; }
-
 static uint64_t reader_seed(int reader) {
     return UINT64_C(0x3C0C0) + (uint64_t)reader * UINT64_C(0x9E3779B97F4A7C15);
 }
@@ -119,7 +113,7 @@ static void reader_expected(int r, uint64_t n, uint64_t prefix, uint64_t rows, c
         uint64_t k = next_key(&rng, j, rows, &range);
         for (uint64_t i = 0; i < (range ? RANGE_ROWS : 1); i++) {
             value_for(k + i, v);
-            add_row(all, k + i, v, VALUE_LEN);
+            checksum_add_row(all, k + i, v, VALUE_LEN);
         }
         if (j + 1 == prefix) *first = *all;
     }
@@ -221,7 +215,7 @@ static int read_once(worker *w, int range, uint64_t key, uint64_t t0) {
                 e->reset(s);
                 return -1;
             }
-            add_row(&got, k, v, (size_t)len);
+            checksum_add_row(&got, k, v, (size_t)len);
             i++;
             if (!range) break; /* one row: the reset below ends the read */
         }
@@ -230,7 +224,7 @@ static int read_once(worker *w, int range, uint64_t key, uint64_t t0) {
                 snprintf(w->err, sizeof w->err, "reset %s: %s", sql, e->errmsg(w->conn));
                 return -1;
             }
-            add_checksum(&w->all, &got);
+            checksum_add(&w->all, &got);
             return 0;
         }
         if (busy_retry(w, s, sql, t0) < 0) return -1;
@@ -446,7 +440,7 @@ static int check_reads(const char *wl, const worker *ws, int nreaders, uint64_t 
             return wl_failf("reader %d did %llu reads, fewer than %llu", r, (unsigned long long)w->ops,
                             (unsigned long long)min_reads);
         if (!checksum_equal(&w->first, &first)) return wrong_result(what, &w->first, &first);
-        add_checksum(&reported, &w->first);
+        checksum_add(&reported, &w->first);
     }
     put_checksum(wl, &reported);
     return 0;

@@ -159,8 +159,6 @@ static int64_t new_b(int64_t a, int64_t old) {
 ** the bytes of its e: all sums, so the row order does not matter.
 */
 
-static void ck_add(checksum *x, const checksum *y) { x->a += y->a, x->b += y->b, x->c += y->c; }
-
 static uint64_t text_sum(const char *v, int len) { return v ? sum_bytes(v, (size_t)len) + (uint64_t)len : 0; }
 
 static void fold(checksum *ck, int kind, int64_t key, int64_t a, double c, const char *e, int elen) {
@@ -194,40 +192,32 @@ static void fold_expected(checksum *ck, int kind, int64_t key, const row *r) {
 ** Loading and the checks of the change workloads.
 */
 
-/* The message of the last failure of the helpers below, for the workloads a failed setup skips
-** (wl_fail records it for the running workload only). */
-static char last_error[1024];
-
-/* fail records "what: <engine message>" as wl_fail does and in last_error; returns -1. */
-static int fail(const engine *e, void *db, const char *what) {
-    snprintf(last_error, sizeof last_error, "%s: %s", what, e->errmsg(db));
-    return wl_fail(e, db, what);
+/* fail_if: wl_fail(e, db, what) when rc is not 0, else 0. */
+static int fail_if(const engine *e, void *db, int rc, const char *what) {
+    return rc ? wl_fail(e, db, what) : 0;
 }
-
-/* fail_if: fail(e, db, what) when rc is not 0, else 0. */
-static int fail_if(const engine *e, void *db, int rc, const char *what) { return rc ? fail(e, db, what) : 0; }
 
 /* load_rows appends rows 1..n to idx by the engine's bulk path (its commit included). */
 static int load_rows(const engine *e, void *db, uint64_t n) {
     void *ld = NULL;
     uint64_t groups = groups_of(n);
-    if (e->load_begin(db, "idx", 5, &ld)) return fail(e, db, "begin the load of idx");
+    if (e->load_begin(db, "idx", 5, &ld)) return wl_fail(e, db, "begin the load of idx");
     for (uint64_t a = 1; a <= n; a++) {
         row r = row_for((int64_t)a, groups);
         if (e->load_int64(ld, r.a) || e->load_int64(ld, r.b) || e->load_double(ld, r.c) ||
             e->load_int64(ld, r.d) || e->load_text(ld, r.e, r.elen) || e->load_end_row(ld)) {
-            fail(e, db, "load a row of idx");
+            wl_fail(e, db, "load a row of idx");
             e->load_abort(ld);
             return -1;
         }
     }
-    if (e->load_finish(ld)) return fail(e, db, "finish the load of idx");
+    if (e->load_finish(ld)) return wl_fail(e, db, "finish the load of idx");
     return 0;
 }
 
 static int create_indexes(const engine *e, void *db) {
     for (int i = 0; i < 3; i++)
-        if (e->exec(db, create_sql[i])) return fail(e, db, create_sql[i]);
+        if (e->exec(db, create_sql[i])) return wl_fail(e, db, create_sql[i]);
     return 0;
 }
 
@@ -414,16 +404,16 @@ static void lookups_init(lookups *l, int kind, uint64_t n, uint64_t rows, const 
         switch (kind) {
         case L_EQ:
             l->keys[i] = k = (int64_t)below(&rng, B_VALUES);
-            ck_add(&l->want, &p->eq[k]);
+            checksum_add(&l->want, &p->eq[k]);
             break;
         case L_RANGE:
             l->keys[i] = k = (int64_t)below(&rng, B_VALUES - RANGE_WIDTH + 1);
             for (int j = 0; j < RANGE_WIDTH; j++)
-                ck_add(&l->want, &p->range[k + j]);
+                checksum_add(&l->want, &p->range[k + j]);
             break;
         case L_COMPOSITE:
             l->keys[i] = k = (int64_t)below(&rng, D_VALUES);
-            ck_add(&l->want, &p->composite[k]);
+            checksum_add(&l->want, &p->composite[k]);
             break;
         default: {
             uint64_t g = below(&rng, groups);
@@ -596,7 +586,7 @@ static void phase_change(const engine *e, const options *o, const char *dir) {
     if (fail_if(e, db, e->exec(db, create_table_sql), create_table_sql) || load_rows(e, db, rows) ||
         create_indexes(e, db)) {
         e->close(db);
-        return skip_workloads(ws, 2, last_error);
+        return skip_workloads(ws, 2, wl_message());
     }
     /* distinct random rows: the first n of a shuffle of 1..rows are updated, the next n deleted */
     int64_t *perm = malloc((rows + 1) * sizeof *perm);

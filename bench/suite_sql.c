@@ -115,10 +115,6 @@ static sale sale_for(uint64_t id) {
     return r;
 }
 
-static void add_row(checksum *c, uint64_t k, const char *v, size_t len) {
-    c->a++, c->b += k, c->c += sum_bytes(v, len) + len;
-}
-
 /* --- t(k, v): bulk insert, lookups, scans, count, open, durable commits -------------------- */
 
 static int wl_bulk(const engine *e, void *db, const options *o) {
@@ -146,7 +142,7 @@ static int wl_lookups(const engine *e, void *db, const options *o, const char *w
     uint64_t rng = 0x6E75C0DEu, n = size_of(o, "lookups"), rows = size_of(o, "rows");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t k = below(&rng, rows);
-        add_row(&want, k, value_for(k), VALUE_LEN);
+        checksum_add_row(&want, k, value_for(k), VALUE_LEN);
     }
     void *sel = NULL;
     peak_reset();
@@ -161,7 +157,7 @@ static int wl_lookups(const engine *e, void *db, const options *o, const char *w
         if (rc == 0) continue; /* no row: the checksum says so */
         const char *v = e->column_text(sel, 0, &len);
         if (v == NULL) goto fail;
-        add_row(&got, k, v, (size_t)len);
+        checksum_add_row(&got, k, v, (size_t)len);
     }
     e->reset(sel); /* ends the last read */
     double ms = ms_since(t0);
@@ -183,7 +179,7 @@ fail:
 static int wl_scan(const engine *e, void *db, const options *o, const char *w) {
     checksum want = {0}, got = {0};
     for (uint64_t k = 0, rows = size_of(o, "rows"); k < rows; k++)
-        add_row(&want, k, value_for(k), VALUE_LEN);
+        checksum_add_row(&want, k, value_for(k), VALUE_LEN);
     void *scan = NULL;
     int rc;
     peak_reset();
@@ -194,7 +190,7 @@ static int wl_scan(const engine *e, void *db, const options *o, const char *w) {
         int64_t k = e->column_int64(scan, 0);
         const char *v = e->column_text(scan, 1, &len);
         if (v == NULL) break;
-        add_row(&got, (uint64_t)k, v, (size_t)len);
+        checksum_add_row(&got, (uint64_t)k, v, (size_t)len);
     }
     double ms = ms_since(t0);
     if (rc != 0) {
@@ -255,8 +251,8 @@ static int wl_open(const engine *e, const char *path, void **dbp) {
     const char *v = rc == 1 ? e->column_text(sel, 0, &len) : NULL;
     double ms = ms_since(t0);
     checksum got = {0}, want = {0};
-    if (v) add_row(&got, 0, v, (size_t)len);
-    add_row(&want, 0, value_for(0), VALUE_LEN);
+    if (v) checksum_add_row(&got, 0, v, (size_t)len);
+    checksum_add_row(&want, 0, value_for(0), VALUE_LEN);
     if (rc < 0) wl_fail(e, db, "the first lookup");
     e->finalize(sel);
     if (rc < 0) return -1;
