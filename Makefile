@@ -11,6 +11,7 @@
 #   make bench-sql  the SQL engine's workloads against SQLite WAL (QUICK=1, BENCH_ARGS as above)
 #   bench/compare OLD.json NEW.json   the regression gate over two harness results
 #   make fuzz-run   build the libFuzzer target with clang and run it FUZZ_SECONDS (60) seconds
+#   make tpch-gen   the TPC-H data generator: the 8 .tbl files at SF (0.01) into OUT (datasets/tpch/data)
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
 
@@ -47,7 +48,7 @@ BUILD ?= build
 B := $(BUILD)/$(VARIANT)
 WERROR ?= -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
-LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialized) -pthread -lm
+LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialized) -pthread -lzstd -lroaring -lm
 TEST_LINK := $(CFLAGS_ALL) -fno-lto
 
 LIB_DIRS := core vector rowstore colstore planner
@@ -233,3 +234,25 @@ fuzz-run: $(FUZZ_B)/fuzz_sql $(FUZZ_B)/seeds/.done
 
 clean:
 	rm -rf build
+
+# The TPC-H data generator (datasets/README.md), written from the specification: the program
+# tpch-gen and `make tpch-gen SF=0.1 OUT=dir`, which writes the 8 .tbl files (SF 0.01 into
+# datasets/tpch/data/ by default). It needs libc and pthreads only, not libstrata.
+TPCH_GEN_SRC := datasets/tpch/tpch_gen.c
+TPCH_LDFLAGS := $(filter-out -l%,$(LDFLAGS_ALL)) -lm
+TPCH_GEN_DEPS := $(TPCH_GEN_SRC) datasets/tpch/tpch_gen.h include/strata.h Makefile
+$(B)/datasets/tpch-gen: datasets/tpch/tpch_dbgen.c $(TPCH_GEN_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_dbgen.c $(TPCH_GEN_SRC) $(TPCH_LDFLAGS)
+
+.PHONY: tpch-gen
+tpch-gen: SF ?= 0.01
+tpch-gen: OUT ?= datasets/tpch/data
+tpch-gen: $(B)/datasets/tpch-gen
+	$(B)/datasets/tpch-gen -s $(SF) -o $(OUT) -v
+
+# The generator's tests link its source (not libstrata) and run the built program (TPCH_GEN_BIN).
+$(B)/tests/datasets/%: tests/datasets/%.c $(TPCH_GEN_DEPS) $(B)/datasets/tpch-gen $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_LINK) -Itests -Idatasets/tpch -DTPCH_GEN_BIN='"$(abspath $(B)/datasets/tpch-gen)"' \
+	  -o $@ $< $(TPCH_GEN_SRC) $(TEST_LIBS) $(TPCH_LDFLAGS)
