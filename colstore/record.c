@@ -171,8 +171,7 @@ static void set_null(vector *v, uint32_t r) {
     vec_set_null(v, r, 1);
 }
 
-/* set_value stores value val (of the column's type) as row r of v, for defaults. */
-static int set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err) {
+int record_set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err) {
     if (val == NULL || val->is_null) {
         set_null(v, r);
         return STRATA_OK;
@@ -386,7 +385,7 @@ int record_decode(record_plan *p, const uint8_t *rec, size_t len, data_chunk *ou
         const record_col *c = &p->col[i];
         const sql_value *dflt = p->td->defaults ? &p->td->defaults[i] : NULL;
         for (uint32_t j = 0; j < c->nout; j++)
-            if ((rc = set_value(&out->cols[p->outs[c->out0 + j]], r, dflt, err)) != STRATA_OK) return rc;
+            if ((rc = record_set_value(&out->cols[p->outs[c->out0 + j]], r, dflt, err)) != STRATA_OK) return rc;
     }
     return STRATA_OK;
 }

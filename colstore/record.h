@@ -78,6 +78,10 @@ int record_decode(record_plan *p, const uint8_t *rec, size_t len, data_chunk *ou
 size_t record_max_size(const table_desc *td, const vector *cols, uint32_t row);
 size_t record_encode_into(uint8_t *dst, const table_desc *td, const vector *cols, uint32_t row);
 
+/* record_set_value stores val (of v's type; NULL or a NULL value: SQL NULL) as row r of v, a
+** writable FLAT vector (strings copied into its heap): how added defaults are read. */
+int record_set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err);
+
 /* record_kind_of gives the decode kind of a SQL type id. */
 record_kind record_kind_of(uint8_t type_id);
 

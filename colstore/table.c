@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "rowgroup.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -67,9 +68,13 @@ int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out) {
     int rc = btree_cursor_open(t, td->root, &c);
     if (rc == STRATA_OK) rc = btree_cursor_last(c);
     int64_t max = 0;
-    if (rc == STRATA_OK && btree_cursor_valid(c)) rc = cursor_rowid(c, td->root, err, &max);
+    int rows = rc == STRATA_OK && btree_cursor_valid(c);
+    if (rows) rc = cursor_rowid(c, td->root, err, &max);
     btree_cursor_close(c);
-    if (rc == STRATA_OK) *out = max;
+    int64_t migrated = 0;
+    int any = 0;
+    if (rc == STRATA_OK) rc = rowgroup_last_rowid(t, td, &migrated, &any);
+    if (rc == STRATA_OK) *out = any && (!rows || migrated > max) ? migrated : max;
     return rc;
 }
 
@@ -85,6 +90,9 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
                        (unsigned)td->root);
     int rc = check_chunk(td, chunk, err);
     if (rc || count == 0) return rc;
+    int64_t migrated = 0; /* rowids up to this may be in a row group */
+    int any = 0;
+    if ((rc = rowgroup_last_rowid(t, td, &migrated, &any))) return rc;
     btree_buf heap = {0}; /* for records too large for small[] */
     uint8_t small[1024];
     for (uint32_t k = 0; k < count; k++) {
@@ -101,7 +109,19 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
             rec = heap.data;
         }
         size_t len = record_encode_into(rec, td, chunk->cols, row);
-        rc = btree_put_mode(t, td->root, key, sizeof key, rec, len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
+        int in_group = 0;
+        if (any && rowid <= migrated && insert && (rc = rowgroup_has(t, td, rowid, &in_group))) break;
+        if (in_group) {
+            rc = STRATA_CONSTRAINT;
+        } else {
+            rc = btree_put_mode(t, td->root, key, sizeof key, rec, len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
+            if (rc == STRATA_NOTFOUND && any && rowid <= migrated) {
+                /* a migrated row: its row group forgets it and the new version goes to the row tree */
+                if ((rc = rowgroup_delete(t, td, rowid, &in_group)) == STRATA_OK)
+                    rc = in_group ? btree_put_mode(t, td->root, key, sizeof key, rec, len, BTREE_PUT_INSERT)
+                                  : STRATA_NOTFOUND;
+            }
+        }
         if (rc == STRATA_CONSTRAINT) {
             rc = err_set(err, STRATA_CONSTRAINT, "table with root page %u: rowid %lld already exists", (unsigned)td->root,
                          (long long)rowid);
@@ -125,12 +145,19 @@ int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, co
     return write_rows(t, td, chunk, sel, count, rowids, 0);
 }
 
-int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {
+/* delete_rows is table_delete (groups != 0) and table_delete_rowstore. */
+static int delete_rows(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count, int groups) {
     strata_err *err = pager_txn_err(t);
     for (uint32_t k = 0; k < count; k++) {
         uint8_t key[ROWID_KEY_LEN];
         rowid_encode(rowids[k], key);
         int rc = btree_delete(t, td->root, key, sizeof key);
+        if (rc == STRATA_NOTFOUND && groups && td->col_root) {
+            int found = 0;
+            if ((rc = rowgroup_delete(t, td, rowids[k], &found))) return rc;
+            if (found) continue;
+            rc = STRATA_NOTFOUND;
+        }
         if (rc == STRATA_NOTFOUND)
             return err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld",
                            (unsigned)td->root, (long long)rowids[k]);
@@ -139,23 +166,33 @@ int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint
     return STRATA_OK;
 }
 
+int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {
+    return delete_rows(t, td, rowids, count, 1);
+}
+
+int table_delete_rowstore(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {
+    return delete_rows(t, td, rowids, count, 0);
+}
+
 /* ---- scans -------------------------------------------------------------------------------- */
 
 struct table_scan {
     pager_txn *t;
     const table_desc *td;
     btree_cursor *cur;
+    rowgroup_scan *rg; /* the migrated rows; NULL when there are none (left) */
     record_plan plan;
     uint32_t ncols; /* projected columns */
     int64_t hi;
     int64_t last;  /* the last rowid returned */
     int returned;  /* a row was returned (last is set) */
     int reseek;    /* write transaction: seek to last + 1 before reading on */
-    int done;
+    int rs_done;   /* the row tree has no more rows for this scan */
+    int64_t *own_ids; /* write transactions: the rowids of a chunk when the caller wants none */
 };
 
-int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
-                    int64_t hi, table_scan **out) {
+static int scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo, int64_t hi,
+                     int rowstore_only, table_scan **out) {
     strata_err *err = pager_txn_err(t);
     *out = NULL;
     table_scan *s = calloc(1, sizeof *s);
@@ -170,14 +207,20 @@ int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, ui
         free(s);
         return rc;
     }
+    if (s->reseek && (s->own_ids = malloc(VECTOR_SIZE * sizeof *s->own_ids)) == NULL) {
+        rc = err_set(err, STRATA_NOMEM, "out of memory (table scan)");
+        goto fail;
+    }
     if ((rc = btree_cursor_open(t, td->root, &s->cur))) goto fail;
     if (lo > hi) {
-        s->done = 1;
-    } else {
-        uint8_t key[ROWID_KEY_LEN];
-        rowid_encode(lo, key);
-        if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) goto fail;
+        s->rs_done = 1;
+        *out = s;
+        return STRATA_OK;
     }
+    uint8_t key[ROWID_KEY_LEN];
+    rowid_encode(lo, key);
+    if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) goto fail;
+    if (td->col_root && !rowstore_only && (rc = rowgroup_scan_open(t, td, cols, ncols, lo, hi, &s->rg))) goto fail;
     *out = s;
     return STRATA_OK;
 fail:
@@ -185,40 +228,45 @@ fail:
     return rc;
 }
 
-int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
-    strata_err *err = pager_txn_err(s->t);
-    if (out->ncols < s->ncols)
-        return err_set(err, STRATA_MISUSE, "table_scan_next into a chunk of %u columns for %u projected columns",
-                       out->ncols, s->ncols);
-    chunk_reset(out);
-    record_plan_reset_regions(&s->plan);
-    if (s->done) return STRATA_OK;
-    int rc;
-    if (s->reseek && s->returned) {
-        if (s->last == INT64_MAX || s->last >= s->hi) {
-            s->done = 1;
-            return STRATA_OK;
-        }
-        uint8_t key[ROWID_KEY_LEN];
-        rowid_encode(s->last + 1, key);
-        if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) return rc;
-    }
-    btree_cursor *c = s->cur;
-    uint32_t n = 0;
-    if (s->ncols == 0 && rowids == NULL && s->hi == INT64_MAX && !s->reseek) {
-        /* no column and no rowid wanted to the end of the table (count(*)): rows are counted a
-        ** leaf at a time, not read */
-        if ((rc = btree_cursor_skip(c, VECTOR_SIZE, &n))) goto fail;
-        if (n < VECTOR_SIZE) s->done = 1;
-        out->count = n;
+int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                    int64_t hi, table_scan **out) {
+    return scan_open(t, td, cols, ncols, lo, hi, 0, out);
+}
+
+int table_scan_open_rowstore(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                             int64_t hi, table_scan **out) {
+    return scan_open(t, td, cols, ncols, lo, hi, 1, out);
+}
+
+/* rowstore_peek sets *rowid to the rowid of the row tree's next row for the scan (*more = 0 when
+** there is none). */
+static int rowstore_peek(table_scan *s, int *more, int64_t *rowid) {
+    *more = 0;
+    if (s->rs_done) return STRATA_OK;
+    if (!btree_cursor_valid(s->cur)) {
+        s->rs_done = 1;
         return STRATA_OK;
     }
+    int rc = cursor_rowid(s->cur, s->td->root, pager_txn_err(s->t), rowid);
+    if (rc) return rc;
+    if (*rowid > s->hi) s->rs_done = 1;
+    else *more = 1;
+    return STRATA_OK;
+}
+
+/* rowstore_next reads up to VECTOR_SIZE rows of the row tree with rowids up to max into out. */
+static int rowstore_next(table_scan *s, data_chunk *out, int64_t *rowids, int64_t max) {
+    strata_err *err = pager_txn_err(s->t);
+    btree_cursor *c = s->cur;
+    uint32_t n = 0;
+    int rc = STRATA_OK;
     while (n < VECTOR_SIZE) {
         const uint8_t *k, *val;
         size_t klen, vlen;
         rc = btree_cursor_entry(c, &k, &klen, &val, &vlen);
         if (rc == STRATA_DONE) {
-            s->done = 1;
+            rc = STRATA_OK;
+            s->rs_done = 1;
             break;
         }
         if (rc) goto fail;
@@ -229,9 +277,10 @@ int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
         }
         int64_t rowid = decode_rowid(k);
         if (rowid > s->hi) {
-            s->done = 1;
+            s->rs_done = 1;
             break;
         }
+        if (rowid > max) break;
         const char *why = NULL;
         if ((rc = record_decode(&s->plan, val, vlen, out, n, &why, err))) {
             if (rc == STRATA_CORRUPT) corrupt_record(err, s->td, rowid, why);
@@ -239,22 +288,81 @@ int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
         }
         if (rowids) rowids[n] = rowid;
         n++;
-        s->last = rowid;
-        s->returned = 1;
         if ((rc = btree_cursor_next(c))) goto fail;
     }
     out->count = n;
     return STRATA_OK;
 fail:
     out->count = n;
-    s->done = 1;
+    s->rs_done = 1;
+    return rc;
+}
+
+int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids) {
+    strata_err *err = pager_txn_err(s->t);
+    if (out->ncols < s->ncols)
+        return err_set(err, STRATA_MISUSE, "table_scan_next into a chunk of %u columns for %u projected columns",
+                       out->ncols, s->ncols);
+    chunk_reset(out);
+    record_plan_reset_regions(&s->plan);
+    int rc = STRATA_OK;
+    int64_t *ids = rowids ? rowids : s->own_ids; /* a write transaction's scan needs the rowids */
+    if (s->reseek && s->returned && !s->rs_done) {
+        if (s->last == INT64_MAX || s->last >= s->hi) {
+            s->rs_done = 1;
+        } else {
+            uint8_t key[ROWID_KEY_LEN];
+            rowid_encode(s->last + 1, key);
+            if ((rc = btree_cursor_seek(s->cur, key, sizeof key, NULL))) goto fail;
+        }
+    }
+    while (out->count == 0 && (!s->rs_done || s->rg)) {
+        int rs_more = 0, rg_more = 0;
+        int64_t rs_next = 0, rg_next = 0;
+        if ((rc = rowstore_peek(s, &rs_more, &rs_next))) goto fail;
+        if (s->rg && (rc = rowgroup_scan_peek(s->rg, &rg_more, &rg_next))) goto fail;
+        if (s->rg && !rg_more) {
+            rowgroup_scan_close(s->rg);
+            s->rg = NULL;
+        }
+        if (rg_more && rs_more && rg_next == rs_next) {
+            rc = err_set(err, STRATA_CORRUPT, "table with root page %u: rowid %lld is in both stores",
+                         (unsigned)s->td->root, (long long)rs_next);
+        } else if (rg_more && (!rs_more || rg_next < rs_next)) {
+            rc = rowgroup_scan_next(s->rg, out, ids, rs_more ? rs_next - 1 : INT64_MAX);
+        } else if (!rs_more) {
+            break;
+        } else if (s->ncols == 0 && rowids == NULL && !rg_more && s->hi == INT64_MAX && !s->reseek) {
+            /* no column and no rowid wanted to the end of the table (count(*)): rows are counted a
+            ** leaf at a time, not read */
+            uint32_t n = 0;
+            rc = btree_cursor_skip(s->cur, VECTOR_SIZE, &n);
+            if (n < VECTOR_SIZE) s->rs_done = 1;
+            out->count = n;
+            return rc;
+        } else {
+            rc = rowstore_next(s, out, ids, rg_more ? rg_next - 1 : INT64_MAX);
+        }
+        if (rc) goto fail;
+    }
+    if (out->count && ids) {
+        s->last = ids[out->count - 1];
+        s->returned = 1;
+    }
+    return STRATA_OK;
+fail:
+    s->rs_done = 1;
+    rowgroup_scan_close(s->rg);
+    s->rg = NULL;
     return rc;
 }
 
 void table_scan_close(table_scan *s) {
     if (s == NULL) return;
     btree_cursor_close(s->cur);
+    rowgroup_scan_close(s->rg);
     record_plan_free(&s->plan);
+    free(s->own_ids);
     free(s);
 }
 
@@ -274,6 +382,11 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
         rowid_encode(rowids[k], key);
         int exact = 0;
         if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+        if (!exact && td->col_root) { /* a migrated row? */
+            if ((rc = rowgroup_get(t, td, cols, ncols, rowids[k], out, &exact))) goto done;
+            if (found) found[k] = (uint8_t)exact;
+            continue;
+        }
         if (found) found[k] = (uint8_t)exact;
         if (!exact) continue;
         const uint8_t *val;

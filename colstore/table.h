@@ -3,9 +3,12 @@
 ** chunk at a time, and the order-preserving key encoding that indexes are built on.
 **
 ** A table is one B+tree keyed by rowid (a signed 64-bit integer, encoded so that memcmp orders
-** it numerically). The value of an entry is the row's *record*: its column values in a compact
-** binary form (below). Rowids are stable for a row's life: indexes name rows by rowid, and the
-** column store (a later layer of this folder) keeps them when rows migrate.
+** it numerically), the *row tree*. The value of an entry is the row's *record*: its column values
+** in a compact binary form (below). As a table grows, its older rows migrate into row groups of
+** compressed column segments in a second tree, the *column tree* (rowgroup.h). Every call here
+** covers both stores: scans return the live rows of both in rowid order, point reads, updates and
+** deletes find a row in either. Rowids are stable for a row's life: indexes name rows by rowid,
+** and migration keeps them.
 **
 ** An index is a B+tree whose keys are key_encode() of the index's key values followed by the
 ** rowid (so equal index keys stay distinct and ordered by rowid); its values are empty. A unique
@@ -46,6 +49,9 @@
 ** as (NULL when defaults is NULL). The arrays belong to the caller and must outlive the calls. */
 typedef struct table_desc {
     pgno_t root;
+    pgno_t col_root; /* the column tree of migrated rows (rowgroup.h), 0 while none has migrated */
+    int zstd_level;  /* zstd level for the table's segments; 0 never compresses with zstd */
+    uint32_t group_rows; /* rows of a full row group; 0: ROWGROUP_ROWS (fewer: tests only) */
     uint32_t ncols;
     const sql_type *types;
     const sql_value *defaults;

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../colstore/rowgroup.h"
 #include "../rowstore/pager.h"
 #include "bind.h"
 #include "exec.h"
@@ -370,6 +371,90 @@ static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
     return STRATA_OK;
 }
 
+/* ---- the tuple mover ---------------------------------------------------------------------- */
+
+/* migrate_table moves up to max_groups full row groups of td's row store into its column tree,
+** in a write transaction of its own (the column tree is made the first time), and recounts the
+** rows left waiting. On error the transaction rolls back and the catalog is read again. */
+static int migrate_table(strata_db *db, table_def *td, uint32_t max_groups, strata_err *err) {
+    pager_txn *t;
+    int rc = pager_begin(db->p, 1, &t, err);
+    if (rc) return rc;
+    uint32_t moved = 0, pending = 0;
+    if (!td->desc.col_root) {
+        pgno_t root;
+        if ((rc = btree_create(t, &root)) || (rc = catalog_set_col_root(&db->cat, t, td, root, err))) goto fail;
+    }
+    if ((rc = rowgroup_migrate(t, &td->desc, max_groups, &moved)) ||
+        (rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending)))
+        goto fail;
+    if ((rc = pager_commit(t, err))) {
+        t = NULL;
+        goto fail;
+    }
+    td->pending = pending;
+    return STRATA_OK;
+fail:
+    if (err->code == STRATA_OK && t) err_set(err, rc, "%s", pager_txn_err(t)->msg);
+    if (t) pager_rollback(t);
+    strata_err e2;
+    err_clear(&e2);
+    load_catalog(db, &e2);
+    return rc;
+}
+
+/* after_commit runs the automatic tuple mover after a transaction that inserted rows committed
+** (no transaction is open): a table whose row store holds a full row group beyond its migrated
+** rows moves one row group (storage 'auto': the work per commit stays bounded) or all of them
+** (storage 'column'). The commit has succeeded whatever happens here: a failed migration is
+** rolled back and leaves the rows where they were, to be tried again after a later commit. */
+static void after_commit(strata_db *db) {
+    catalog *c = &db->cat;
+    for (uint32_t i = 0; i < c->ntables; i++) {
+        table_def *td = c->tables[i];
+        if (td->inserted == 0 || td->storage == TABLE_STORAGE_ROW) continue;
+        strata_err err;
+        err_clear(&err);
+        if (td->pending < 0) { /* not counted since the catalog was read */
+            pager_txn *t;
+            uint32_t pending = 0;
+            if (pager_begin(db->p, 0, &t, &err)) continue;
+            int rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending);
+            pager_rollback(t);
+            if (rc) continue;
+            td->pending = pending;
+        } else {
+            td->pending += td->inserted;
+        }
+        td->inserted = 0;
+        if (td->pending >= rowgroup_rows(&td->desc) &&
+            migrate_table(db, td, td->storage == TABLE_STORAGE_COLUMN ? UINT32_MAX : 1, &err) != STRATA_OK)
+            return; /* the catalog was read again: c->tables changed */
+    }
+}
+
+/* checkpoint_tables migrates every full row group of table `name` (NULL: of every table whose
+** storage is not 'row'), for CHECKPOINT. */
+static int checkpoint_tables(strata_db *db, const char *name, strata_err *err) {
+    catalog *c = &db->cat;
+    if (name && !catalog_table(c, name)) return err_set(err, STRATA_ERROR, "relation \"%s\" does not exist", name);
+    for (uint32_t i = 0; i < c->ntables; i++) {
+        table_def *td = c->tables[i];
+        if ((name && strcmp(td->name, name)) || td->storage == TABLE_STORAGE_ROW) continue;
+        td->inserted = 0;
+        uint32_t pending = 0;
+        pager_txn *t;
+        int rc = pager_begin(db->p, 0, &t, err);
+        if (rc) return rc;
+        rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending);
+        pager_rollback(t);
+        if (rc) return rc;
+        td->pending = pending;
+        if (pending >= rowgroup_rows(&td->desc) && (rc = migrate_table(db, td, UINT32_MAX, err))) return rc;
+    }
+    return STRATA_OK;
+}
+
 /* end_own ends a statement that succeeded or was abandoned: its savepoint in the explicit
 ** transaction is let go (the changes stay), its autocommit transaction commits (ok) or rolls
 ** back. */
@@ -394,8 +479,10 @@ static int end_own(strata_stmt *s, bool ok) {
         strata_err e2;
         err_clear(&e2);
         load_catalog(db, &e2);
+        return rc;
     }
-    return rc;
+    after_commit(db);
+    return STRATA_OK;
 }
 
 /* fail_statement records an error and undoes the statement: its autocommit transaction rolls
@@ -453,6 +540,7 @@ static int run_control(strata_stmt *s) {
             load_catalog(db, &e2);
             return db_error(db, &err, rc);
         }
+        after_commit(db);
         return STRATA_OK;
     case ST_ROLLBACK:
         if (!db->txn) return db_errorf(db, STRATA_ERROR, "there is no transaction in progress");
@@ -463,7 +551,8 @@ static int run_control(strata_stmt *s) {
         return STRATA_OK;
     case ST_CHECKPOINT:
         if (db->txn) return db_errorf(db, STRATA_ERROR, "CHECKPOINT cannot run inside a transaction block");
-        if ((rc = pager_checkpoint(db->p, &err))) return db_error(db, &err, rc);
+        if ((rc = checkpoint_tables(db, s->ast->maint.table, &err)) || (rc = pager_checkpoint(db->p, &err)))
+            return db_error(db, &err, rc);
         return STRATA_OK;
     default: return STRATA_OK;
     }
@@ -618,7 +707,7 @@ static void explain_add(strata_stmt *s, const char *line) {
 
 static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     static const char *names[] = {[PLAN_SCAN] = "SCAN", [PLAN_INDEX_SCAN] = "INDEX_SCAN", [PLAN_VALUES] = "VALUES",
-                                  [PLAN_SERIES] = "SERIES", [PLAN_FILTER] = "FILTER", [PLAN_PROJECT] = "PROJECTION",
+                                  [PLAN_SERIES] = "SERIES", [PLAN_STORAGE_INFO] = "STORAGE_INFO", [PLAN_FILTER] = "FILTER", [PLAN_PROJECT] = "PROJECTION",
                                   [PLAN_AGG] = "HASH_GROUP_BY", [PLAN_HASH_JOIN] = "HASH_JOIN", [PLAN_NL_JOIN] = "NESTED_LOOP_JOIN", [PLAN_INDEX_JOIN] = "INDEX_JOIN",
                                   [PLAN_SORT] = "ORDER_BY", [PLAN_LIMIT] = "LIMIT", [PLAN_DISTINCT] = "DISTINCT",
                                   [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
@@ -739,13 +828,16 @@ static int integrity_lines(strata_stmt *s) {
     int rc = STRATA_OK;
     if (!t && (rc = pager_begin(db->p, 0, &t, &err))) return db_error(db, &err, rc);
     catalog *c = &db->cat;
-    pgno_t *roots = malloc((c->ntables + c->nindexes + 1) * sizeof *roots);
+    pgno_t *roots = malloc((2 * c->ntables + c->nindexes + 1) * sizeof *roots);
     uint32_t n = 0;
     if (!roots) rc = err_set(&err, STRATA_NOMEM, "out of memory");
     if (!rc) {
         pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
         if (croot) roots[n++] = croot;
-        for (uint32_t i = 0; i < c->ntables; i++) roots[n++] = c->tables[i]->root;
+        for (uint32_t i = 0; i < c->ntables; i++) {
+            roots[n++] = c->tables[i]->root;
+            if (c->tables[i]->desc.col_root) roots[n++] = c->tables[i]->desc.col_root;
+        }
         for (uint32_t i = 0; i < c->nindexes; i++) roots[n++] = c->indexes[i]->root;
         btree_buf report = {0};
         uint64_t problems = 0;

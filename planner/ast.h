@@ -286,7 +286,7 @@ typedef struct sql_on_conflict {
     size_t off;
 } sql_on_conflict;
 
-/* A COPY option, PRAGMA-like: name [value]; value NULL when only the name was written. A word
+/* A COPY or CREATE TABLE ... WITH option, PRAGMA-like: name [value]; value NULL when only the name was written. A word
 ** value (FORMAT csv) is an EX_COL naming it. */
 typedef struct sql_option {
     const char *name;
@@ -308,6 +308,7 @@ typedef enum sql_stmt_kind {
     ST_COMMIT,
     ST_ROLLBACK,
     ST_CHECKPOINT,
+    ST_VACUUM,
     ST_EXPLAIN,
     ST_SET,
     ST_PRAGMA,
@@ -352,6 +353,7 @@ struct sql_stmt {
             sql_list columns;      /* sql_column_def */
             sql_list constraints;  /* sql_constraint: the table constraints */
             sql_select *as_select; /* CREATE TABLE t AS query: columns are empty */
+            sql_list options;      /* sql_option: WITH (storage = 'row', ...) */
         } create_table;
         struct {
             const char *name, *table;
@@ -382,6 +384,9 @@ struct sql_stmt {
             sql_stmt *stmt;
             bool analyze;
         } explain;
+        struct {
+            const char *table; /* NULL: every table */
+        } maint;               /* ST_CHECKPOINT and ST_VACUUM */
         struct {
             const char *name;
             sql_expr *value; /* NULL for a PRAGMA without a value; a word is an EX_COL */

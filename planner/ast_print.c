@@ -425,6 +425,23 @@ static void target_table(FILE *f, const char *table, const char *alias) {
     }
 }
 
+/* options prints " (options (name value) ...)" when there are any. */
+static void options(FILE *f, const sql_list *l) {
+    if (!l->n) return;
+    fputs(" (options", f);
+    for (int i = 0; i < l->n; i++) {
+        const sql_option *o = l->items[i];
+        fputs(" (", f);
+        name(f, o->name);
+        if (o->value) {
+            fputc(' ', f);
+            expr(f, o->value);
+        }
+        fputc(')', f);
+    }
+    fputc(')', f);
+}
+
 static void stmt(FILE *f, const sql_stmt *st) {
     static const char *const objects[] = {"table", "index", "view"};
     switch (st->kind) {
@@ -489,6 +506,7 @@ static void stmt(FILE *f, const sql_stmt *st) {
         }
         for (int i = 0; i < st->create_table.constraints.n; i++)
             constraint(f, st->create_table.constraints.items[i], true);
+        options(f, &st->create_table.options);
         if (st->create_table.as_select) {
             fputs(" (as ", f);
             select_(f, st->create_table.as_select);
@@ -546,7 +564,14 @@ static void stmt(FILE *f, const sql_stmt *st) {
     case ST_BEGIN: fputs("(begin", f); break;
     case ST_COMMIT: fputs("(commit", f); break;
     case ST_ROLLBACK: fputs("(rollback", f); break;
-    case ST_CHECKPOINT: fputs("(checkpoint", f); break;
+    case ST_CHECKPOINT:
+    case ST_VACUUM:
+        fputs(st->kind == ST_CHECKPOINT ? "(checkpoint" : "(vacuum", f);
+        if (st->maint.table) {
+            fputc(' ', f);
+            name(f, st->maint.table);
+        }
+        break;
     case ST_EXPLAIN:
         fprintf(f, "(explain%s ", st->explain.analyze ? " analyze" : "");
         stmt(f, st->explain.stmt);
@@ -573,20 +598,7 @@ static void stmt(FILE *f, const sql_stmt *st) {
         }
         fputs(st->copy.to ? " to " : " from ", f);
         quoted(f, st->copy.file, strlen(st->copy.file));
-        if (st->copy.options.n) {
-            fputs(" (options", f);
-            for (int i = 0; i < st->copy.options.n; i++) {
-                const sql_option *o = st->copy.options.items[i];
-                fputs(" (", f);
-                name(f, o->name);
-                if (o->value) {
-                    fputc(' ', f);
-                    expr(f, o->value);
-                }
-                fputc(')', f);
-            }
-            fputc(')', f);
-        }
+        options(f, &st->copy.options);
         break;
     }
     fputc(')', f);

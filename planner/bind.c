@@ -1088,9 +1088,37 @@ static int bind_subquery_from(bind_ctx *b, const sql_select *q, const char *alia
     return STRATA_OK;
 }
 
+/* The columns of pragma_storage_info (PRAGMA storage_info): one row per (row group, column)
+** segment, and a row for the rows still in the row store (row_group and column NULL). */
+static const char *const INFO_NAMES[] = {"row_group", "column",     "rows",      "encoding",  "compressed_bytes",
+                                         "uncompressed_bytes", "min", "max", "null_count", "deleted_rows"};
+static const sql_type_id INFO_TYPES[] = {TYPE_BIGINT,  TYPE_VARCHAR, TYPE_BIGINT,  TYPE_VARCHAR, TYPE_BIGINT,
+                                         TYPE_BIGINT,  TYPE_VARCHAR, TYPE_VARCHAR, TYPE_BIGINT,  TYPE_BIGINT};
+
+static int bind_storage_info(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
+    const sql_expr *fe = f->func;
+    if (fe->func.args.n != 1 || ((sql_expr *)fe->func.args.items[0])->kind != EX_STR)
+        return bind_error(b, f->off, "pragma_storage_info takes one table name in quotes");
+    const char *name = ((sql_expr *)fe->func.args.items[0])->text.ptr;
+    table_def *td = catalog_table(b->cat, name);
+    if (!td) return bind_error(b, ((sql_expr *)fe->func.args.items[0])->off, "relation \"%s\" does not exist", name);
+    uint32_t n = sizeof INFO_NAMES / sizeof *INFO_NAMES;
+    plan_op *p = new_op(b, PLAN_STORAGE_INFO, n);
+    if (!p) return nomem(b);
+    p->info.table = td;
+    for (uint32_t i = 0; i < n; i++) {
+        p->types[i] = sql_type_make(INFO_TYPES[i]);
+        p->names[i] = INFO_NAMES[i];
+        if (scope_add(b, sc, f->alias ? f->alias : "storage_info", INFO_NAMES[i], p->types[i])) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
 static int bind_series(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     const sql_expr *fe = f->func;
     const char *n = fe->func.name;
+    if (!strcmp(n, "pragma_storage_info")) return bind_storage_info(b, f, out, sc);
     bool gs = !strcmp(n, "generate_series");
     if (!gs && strcmp(n, "range")) return bind_error(b, f->off, "table function %s does not exist", n);
     int na = fe->func.args.n;
@@ -2395,6 +2423,7 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
     }
     case PLAN_VALUES:
     case PLAN_SERIES:
+    case PLAN_STORAGE_INFO:
     case PLAN_EMPTY:
     case PLAN_CTE_SCAN: return STRATA_OK;
     default: /* DISTINCT, set operations, DML, recursion: every input column counts */

@@ -7,14 +7,17 @@
 */
 #include "catalog.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parser.h"
+#include "../colstore/rowgroup.h"
 
-/* Entry value: u64 root (little-endian), u8 flags, then the DDL text. */
+/* Entry value: u64 root (little-endian), u8 flags, then the DDL text. A table's u64 holds its row
+** tree's root in the low 32 bits and its column tree's root (0: none yet) in the high 32 bits. */
 #define ENTRY_HDR 9
 #define FLAG_CONSTRAINT 1
 
@@ -26,7 +29,8 @@ typedef struct ddl {
     size_t sqllen;
     strata_err *err;
     bool loading;
-    pgno_t root; /* loading: the stored root */
+    pgno_t root;     /* loading: the stored root */
+    pgno_t col_root; /* loading: a table's stored column tree root */
 } ddl;
 
 __attribute__((format(printf, 3, 4))) static int ddl_error(ddl *d, size_t off, const char *fmt, ...) {
@@ -117,7 +121,7 @@ static int entry_key(char *buf, size_t cap, char kind, const char *name) {
     return snprintf(buf, cap, "%c:%s", kind, name);
 }
 
-static int entry_put(ddl *d, char kind, const char *name, pgno_t root, int flags, const char *text) {
+static int entry_put(ddl *d, char kind, const char *name, uint64_t root, int flags, const char *text) {
     if (d->loading) return STRATA_OK;
     char key[300];
     int klen = entry_key(key, sizeof key, kind, name);
@@ -125,7 +129,7 @@ static int entry_put(ddl *d, char kind, const char *name, pgno_t root, int flags
     size_t tl = strlen(text);
     uint8_t *v = malloc(ENTRY_HDR + tl);
     if (!v) return nomem(d->err);
-    for (int i = 0; i < 8; i++) v[i] = (uint8_t)((uint64_t)root >> (8 * i));
+    for (int i = 0; i < 8; i++) v[i] = (uint8_t)(root >> (8 * i));
     v[8] = (uint8_t)flags;
     memcpy(v + ENTRY_HDR, text, tl);
     pgno_t croot = (pgno_t)pager_meta_get(d->t, CATALOG_ROOT_SLOT);
@@ -137,6 +141,11 @@ static int entry_put(ddl *d, char kind, const char *name, pgno_t root, int flags
     free(v);
     if (rc) err_set(d->err, rc, "%s", pager_txn_err(d->t)->msg);
     return rc;
+}
+
+/* table_entry_put stores table td's entry: its roots and DDL text. */
+static int table_entry_put(ddl *d, const table_def *td) {
+    return entry_put(d, 't', td->name, td->root | (uint64_t)td->desc.col_root << 32, 0, td->sql);
 }
 
 static int entry_delete(ddl *d, char kind, const char *name) {
@@ -355,6 +364,54 @@ static int fk_from(ddl *d, table_def *td, const sql_constraint *cn, const sql_li
     return STRATA_OK;
 }
 
+/* option_word reads an option's value as a lower-case word or string into buf. */
+static bool option_word(const sql_option *o, char *buf, size_t cap) {
+    const sql_expr *v = o->value;
+    const char *w = NULL;
+    if (v && v->kind == EX_COL && !v->col.table) w = v->col.column;
+    else if (v && v->kind == EX_STR) w = v->text.ptr;
+    if (!w || strlen(w) >= cap) return false;
+    size_t i = 0;
+    for (; w[i]; i++) buf[i] = (char)tolower((unsigned char)w[i]);
+    buf[i] = 0;
+    return true;
+}
+
+/* table_options applies CREATE TABLE ... WITH (storage = 'auto' | 'row' | 'column',
+** compression = 'zstd' | 'none', row_group_size = n): where rows live, whether segments may be
+** zstd-compressed, and the rows of a full row group (fewer than the default are for tests and
+** small tables; they cost more per row). */
+static int table_options(ddl *d, const sql_stmt *st, table_def *td) {
+    td->storage = TABLE_STORAGE_AUTO;
+    td->desc.zstd_level = SEGMENT_ZSTD_DEFAULT;
+    td->pending = -1;
+    for (int i = 0; i < st->create_table.options.n; i++) {
+        const sql_option *o = st->create_table.options.items[i];
+        char w[16];
+        bool ok = option_word(o, w, sizeof w);
+        if (!strcmp(o->name, "storage")) {
+            if (ok && !strcmp(w, "auto")) td->storage = TABLE_STORAGE_AUTO;
+            else if (ok && !strcmp(w, "row")) td->storage = TABLE_STORAGE_ROW;
+            else if (ok && !strcmp(w, "column")) td->storage = TABLE_STORAGE_COLUMN;
+            else return ddl_error(d, o->off, "storage must be 'auto', 'row' or 'column'");
+        } else if (!strcmp(o->name, "compression")) {
+            if (ok && !strcmp(w, "zstd")) td->desc.zstd_level = SEGMENT_ZSTD_DEFAULT;
+            else if (ok && !strcmp(w, "none")) td->desc.zstd_level = 0;
+            else return ddl_error(d, o->off, "compression must be 'zstd' or 'none'");
+        } else if (!strcmp(o->name, "row_group_size")) {
+            const sql_expr *v = o->value;
+            if (!v || v->kind != EX_INT || v->integer < VECTOR_SIZE || v->integer > ROWGROUP_ROWS)
+                return ddl_error(d, o->off, "row_group_size must be an integer from %d to %u", VECTOR_SIZE,
+                                 ROWGROUP_ROWS);
+            td->desc.group_rows = (uint32_t)v->integer;
+        } else {
+            return ddl_error(d, o->off, "unrecognized table option \"%s\" (storage, compression and row_group_size are)",
+                             o->name);
+        }
+    }
+    return STRATA_OK;
+}
+
 static int apply_create_table(ddl *d, const sql_stmt *st) {
     catalog *c = d->c;
     const char *name = st->create_table.name;
@@ -485,8 +542,10 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
     memcpy(td->fks, fks, (size_t)nfks * sizeof *fks);
     /* the tree */
     int rc;
+    if ((rc = table_options(d, st, td))) return rc;
     if (d->loading) {
         td->root = d->root;
+        td->desc.col_root = d->col_root;
     } else if ((rc = btree_create(d->t, &td->root))) {
         return err_set(d->err, rc, "%s", pager_txn_err(d->t)->msg);
     }
@@ -514,7 +573,7 @@ static int apply_create_table(ddl *d, const sql_stmt *st) {
     /* foreign keys: the referenced table and key must exist now (loading: once all are loaded) */
     for (uint32_t k = 0; k < td->nfks && !d->loading; k++)
         if ((rc = resolve_fk(d, &td->fks[k]))) return rc;
-    return entry_put(d, 't', name, td->root, 0, td->sql);
+    return table_entry_put(d, td);
 }
 
 int catalog_create_table(catalog *c, pager_txn *t, const sql_stmt *st, const char *sql, size_t sqllen,
@@ -628,7 +687,8 @@ int catalog_drop(catalog *c, pager_txn *t, const sql_stmt *st, const char *sql, 
             }
             while (td->nindexes)
                 if ((rc = drop_index(&d, td->indexes[td->nindexes - 1]))) return rc;
-            if ((rc = btree_drop(t, td->root))) return err_set(err, rc, "%s", pager_txn_err(t)->msg);
+            if ((rc = btree_drop(t, td->root)) || (td->desc.col_root && (rc = btree_drop(t, td->desc.col_root))))
+                return err_set(err, rc, "%s", pager_txn_err(t)->msg);
             if ((rc = entry_delete(&d, 't', name))) return rc;
             remove_ptr((void **)c->tables, &c->ntables, td);
             break;
@@ -891,7 +951,7 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
         break;
     }
     }
-    return entry_put(d, 't', td->name, td->root, 0, td->sql);
+    return table_entry_put(d, td);
 }
 
 int catalog_alter_table(catalog *c, pager_txn *t, const sql_stmt *st, const char *sql, size_t sqllen,
@@ -943,7 +1003,7 @@ int catalog_set_added_default(catalog *c, pager_txn *t, table_def *td, const sql
     arena_free(&tmp);
     td->sql = s;
     ddl d = {.c = c, .t = t, .sql = "", .sqllen = 0, .err = err};
-    return entry_put(&d, 't', td->name, td->root, 0, td->sql);
+    return table_entry_put(&d, td);
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
@@ -968,12 +1028,14 @@ static int load_entry(catalog *c, pager_txn *t, const uint8_t *key, size_t klen,
     if (klen < 3 || vlen < ENTRY_HDR) return err_set(err, STRATA_CORRUPT, "catalog entry malformed");
     char kind = (char)key[0];
     if ((pass == 0) != (kind == 't')) return STRATA_OK; /* tables first, then indexes and views */
-    pgno_t root = 0;
-    for (int i = 0; i < 8; i++) root |= (pgno_t)((uint64_t)val[i] << (8 * i));
+    uint64_t roots = 0;
+    for (int i = 0; i < 8; i++) roots |= (uint64_t)val[i] << (8 * i);
+    pgno_t root = (pgno_t)roots;
     int flags = val[8];
     char *text = text_copy(c, (const char *)val + ENTRY_HDR, vlen - ENTRY_HDR);
     if (!text) return nomem(err);
-    ddl d = {.c = c, .t = t, .sql = text, .sqllen = vlen - ENTRY_HDR, .err = err, .loading = true, .root = root};
+    ddl d = {.c = c, .t = t, .sql = text, .sqllen = vlen - ENTRY_HDR, .err = err, .loading = true, .root = root,
+             .col_root = kind == 't' ? (pgno_t)(roots >> 32) : 0};
     sql_script sc;
     sql_script_init(&sc, text, vlen - ENTRY_HDR);
     table_def *td = NULL;
@@ -1085,4 +1147,13 @@ int catalog_load(catalog *c, pager_txn *t, strata_err *err) {
             }
         }
     return STRATA_OK;
+}
+
+int catalog_set_col_root(catalog *c, pager_txn *t, table_def *td, pgno_t col_root, strata_err *err) {
+    ddl d = {.c = c, .t = t, .sql = td->sql, .sqllen = strlen(td->sql), .err = err};
+    pgno_t was = td->desc.col_root;
+    td->desc.col_root = col_root;
+    int rc = table_entry_put(&d, td);
+    if (rc) td->desc.col_root = was;
+    return rc;
 }

@@ -62,6 +62,13 @@ struct index_def {
     const char *sql; /* the CREATE INDEX text stored */
 };
 
+/* Where a table's rows live (CREATE TABLE ... WITH (storage = ...)). */
+typedef enum table_storage {
+    TABLE_STORAGE_AUTO,   /* the row store; full row groups migrate, one per commit */
+    TABLE_STORAGE_ROW,    /* the row store only */
+    TABLE_STORAGE_COLUMN, /* every full row group migrates at the commit that fills it */
+} table_storage;
+
 struct table_def {
     const char *name;
     uint32_t ncols;
@@ -79,6 +86,9 @@ struct table_def {
     sql_value *defaults;
     const char *sql;     /* DDL text stored (CREATE TABLE; ALTER TABLE ...) */
     int64_t next_rowid;  /* 0: not known yet in this transaction */
+    uint8_t storage;     /* table_storage */
+    int64_t pending;     /* about how many row-store rows wait to migrate; -1 not counted yet */
+    int64_t inserted;    /* rows inserted since the tuple mover last looked (after_commit) */
 };
 
 typedef struct view_def {
@@ -126,6 +136,9 @@ int catalog_alter_table(catalog *c, pager_txn *t, const sql_stmt *st, const char
 /* catalog_set_added_default records the value rows stored before the last ADD COLUMN of td read
 ** (its DEFAULT, evaluated once by the caller) and stores it with the table's DDL. */
 int catalog_set_added_default(catalog *c, pager_txn *t, table_def *td, const sql_value *v, strata_err *err);
+/* catalog_set_col_root records the root of td's column tree (rowgroup.h) in td and in the file. */
+int catalog_set_col_root(catalog *c, pager_txn *t, table_def *td, pgno_t col_root, strata_err *err);
+
 /* catalog_resolve_type maps a written type to a sql_type ("type \"x\" does not exist"). */
 int catalog_resolve_type(const ast_type *at, const char *sql, size_t sqllen, sql_type *out, strata_err *err);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../colstore/rowgroup.h"
 #include "bind.h"
 #include "parser.h"
 
@@ -1830,6 +1831,7 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         if ((rc = index_update(x, p, s, in, s->rowids, true, NULL))) return rc;
     }
     x->changes += nkeep;
+    td->inserted += nkeep; /* for the tuple mover, after the commit */
     return dml_return(x, p, s, in, nkeep == n ? NULL : keep, nkeep);
 }
 
@@ -2038,6 +2040,148 @@ static int cte_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     return STRATA_OK;
 }
 
+/* ---- pragma_storage_info ------------------------------------------------------------------ */
+
+typedef struct info_state {
+    vec_rows rows;
+    uint32_t next; /* the next chunk of rows to hand out */
+    bool built;
+} info_state;
+
+typedef struct info_build {
+    exec_ctx *x;
+    const table_def *td;
+    data_chunk ch;
+    info_state *s;
+    int64_t group; /* ordinal of the current row group */
+    int64_t first; /* its first rowid */
+} info_build;
+
+/* info_text sets row r of v to s (NULL when s is NULL). */
+static int info_text(info_build *b, vector *v, uint32_t r, const char *s) {
+    if (!s) {
+        vec_set_null(v, r, 1);
+        return STRATA_OK;
+    }
+    sql_value t = value_text(s, (uint32_t)strlen(s));
+    return vec_set_value(v, r, &t, b->x->err);
+}
+
+static void info_int(vector *v, uint32_t r, int64_t i, bool null) {
+    vec_set_null(v, r, null);
+    VEC_DATA(v, int64_t)[r] = i;
+}
+
+/* info_flush appends the rows built so far to the state's collection. */
+static int info_flush(info_build *b) {
+    int rc = b->ch.count ? vec_rows_append(&b->s->rows, &b->ch, NULL, b->ch.count, b->x->err) : STRATA_OK;
+    chunk_reset(&b->ch);
+    return rc;
+}
+
+/* zone_text renders a zone map's min (or max) as the column's text. */
+static void zone_text(const seg_zone *z, sql_type type, bool max, char *buf, size_t cap) {
+    sql_value v = {.type = type};
+    switch (vec_phys_of(type.id)) {
+    case PHYS_F64: v.v.d = max ? z->max_d : z->min_d; break;
+    case PHYS_STR: {
+        const uint8_t *p = max ? z->max_s : z->min_s;
+        v.v.s = sstr_make(p, max ? z->max_len : z->min_len);
+        break;
+    }
+    default: v.v.i = max ? z->max_i : z->min_i; break;
+    }
+    value_to_text(&v, buf, cap);
+}
+
+static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info) {
+    info_build *b = arg;
+    if (b->ch.count == VECTOR_SIZE && info_flush(b)) return b->x->err->code;
+    if (d->first != b->first || b->group < 0) {
+        b->group++;
+        b->first = d->first;
+    }
+    uint32_t r = b->ch.count;
+    vector *c = b->ch.cols;
+    bool rowid = col == ROWGROUP_ROWID_COL;
+    sql_type type = rowid ? sql_type_make(TYPE_BIGINT) : b->td->cols[col].type;
+    char lo[VALUE_TEXT_MAX], hi[VALUE_TEXT_MAX];
+    bool minmax = info->zone.has_minmax;
+    if (minmax) {
+        zone_text(&info->zone, type, false, lo, sizeof lo);
+        zone_text(&info->zone, type, true, hi, sizeof hi);
+    }
+    info_int(&c[0], r, b->group, false);
+    int rc;
+    if ((rc = info_text(b, &c[1], r, rowid ? "rowid" : b->td->cols[col].name))) return rc;
+    info_int(&c[2], r, info->rows, false);
+    if ((rc = info_text(b, &c[3], r, info->encoding))) return rc;
+    info_int(&c[4], r, (int64_t)info->compressed_bytes, false);
+    info_int(&c[5], r, (int64_t)info->uncompressed_bytes, false);
+    if ((rc = info_text(b, &c[6], r, minmax ? lo : NULL)) || (rc = info_text(b, &c[7], r, minmax ? hi : NULL)))
+        return rc;
+    info_int(&c[8], r, info->null_count, false);
+    info_int(&c[9], r, d->deleted, false);
+    b->ch.count++;
+    return STRATA_OK;
+}
+
+/* info_build_rows makes the rows of pragma_storage_info: the row store's, then every segment's. */
+static int info_build_rows(exec_ctx *x, plan_op *p, info_state *s) {
+    info_build b = {.x = x, .td = p->info.table, .s = s, .group = -1};
+    int rc = chunk_init(&b.ch, p->types, p->ncols, x->err);
+    if (rc) return rc;
+    btree_stats st;
+    if ((rc = btree_get_stats(x->txn, b.td->root, &st))) {
+        rc = table_error(x, rc);
+        goto done;
+    }
+    uint64_t pages = st.leaf_pages + st.interior_pages + st.overflow_pages;
+    vector *c = b.ch.cols;
+    info_int(&c[0], 0, 0, true);
+    vec_set_null(&c[1], 0, 1);
+    info_int(&c[2], 0, (int64_t)st.entries, false);
+    if ((rc = info_text(&b, &c[3], 0, "row store"))) goto done;
+    info_int(&c[4], 0, (int64_t)(pages * pager_page_size(pager_txn_pager(x->txn))), false);
+    for (int k = 5; k < 9; k++) vec_set_null(&c[k], 0, 1);
+    info_int(&c[9], 0, 0, false);
+    b.ch.count = 1;
+    if ((rc = rowgroup_describe(x->txn, &b.td->desc, info_segment, &b))) {
+        if (!x->err->code) rc = table_error(x, rc);
+        goto done;
+    }
+    rc = info_flush(&b);
+done:
+    chunk_free(&b.ch);
+    return rc;
+}
+
+static int info_open(exec_ctx *x, plan_op *p) {
+    info_state *s = calloc(1, sizeof *s);
+    if (!s) return nomem(x);
+    p->state = s;
+    return vec_rows_init(&s->rows, p->types, p->ncols, x->err);
+}
+
+static int info_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    info_state *s = p->state;
+    out->count = 0;
+    int rc;
+    if (!s->built && (rc = info_build_rows(x, p, s))) return rc;
+    s->built = true;
+    if (s->next >= s->rows.nchunks) return STRATA_OK;
+    data_chunk *ch = s->rows.chunks[s->next++];
+    for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+    out->count = ch->count;
+    return STRATA_OK;
+}
+
+static void info_close(plan_op *p) {
+    info_state *s = p->state;
+    if (s) vec_rows_free(&s->rows);
+    free(s);
+}
+
 /* ---- operator dispatch -------------------------------------------------------------------- */
 
 static bool is_breaker(const plan_op *p) {
@@ -2071,6 +2215,7 @@ static int op_open(exec_ctx *x, plan_op *p) {
     case PLAN_INDEX_SCAN: return iscan_open(x, p);
     case PLAN_VALUES: return small_state(x, p, sizeof(values_state));
     case PLAN_SERIES: return small_state(x, p, sizeof(series_state));
+    case PLAN_STORAGE_INFO: return info_open(x, p);
     case PLAN_LIMIT: return small_state(x, p, sizeof(limit_state));
     case PLAN_FILTER: return expr_prepare(p->filter.pred, x->err);
     case PLAN_PROJECT:
@@ -2130,6 +2275,7 @@ static void op_close(plan_op *p, bool keep) {
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: join_close(p); break;
     case PLAN_INDEX_JOIN: ijoin_close(p); break;
+    case PLAN_STORAGE_INFO: info_close(p); break;
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: dml_close(p, keep); return;
@@ -2220,6 +2366,7 @@ static int source_next_op(exec_ctx *x, plan_op *p, data_chunk *out) {
     case PLAN_INDEX_SCAN: return iscan_next(x, p, out);
     case PLAN_VALUES: return values_next(x, p, out);
     case PLAN_SERIES: return series_next(x, p, out);
+    case PLAN_STORAGE_INFO: return info_next(x, p, out);
     case PLAN_AGG: return agg_next(x, p, out);
     case PLAN_SORT: return sort_next(x, p, out);
     case PLAN_RECURSIVE: return rec_next(x, p, out);

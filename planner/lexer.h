@@ -83,7 +83,7 @@ typedef enum sql_token_kind {
     X(TABLE, "table", 1) X(THEN, "then", 1) X(TO, "to", 1) X(TRAILING, "trailing", 1)                   \
     X(TRANSACTION, "transaction", 0) X(TRUE, "true", 1)                                                 \
     X(UNION, "union", 1) X(UNIQUE, "unique", 1) X(UPDATE, "update", 0) X(USING, "using", 1)             \
-    X(VALUES, "values", 1) X(VIEW, "view", 0)                                                           \
+    X(VACUUM, "vacuum", 0) X(VALUES, "values", 1) X(VIEW, "view", 0)                                                           \
     X(WHEN, "when", 1) X(WHERE, "where", 1) X(WINDOW, "window", 1) X(WITH, "with", 1)                   \
     X(WORK, "work", 0)
 

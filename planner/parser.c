@@ -1177,13 +1177,43 @@ static sql_column_def *column_def(parser *p) {
     }
 }
 
+/* setting_value parses the value of SET, PRAGMA and COPY options: an expression, where a bare
+** word is a column reference naming it (ON, a reserved word, too). */
+static sql_expr *setting_value(parser *p) {
+    if (!is_kw(p, KW_ON)) return expr(p);
+    sql_expr *e = new_expr(p, EX_COL, CUR(p)->off);
+    if (e == NULL) return NULL;
+    e->col.column = "on";
+    advance(p);
+    return e;
+}
+
+/* options parses name [[=] value], ... ) after the "(" of a COPY or CREATE TABLE ... WITH. */
+static bool options(parser *p, sql_list *out) {
+    do {
+        sql_option *o = alloc(p, sizeof *o);
+        if (o == NULL) return false;
+        o->off = CUR(p)->off;
+        if (!(o->name = label(p, "an option name"))) return false;
+        accept(p, TK_EQ);
+        if (!is(p, TK_COMMA) && !is(p, TK_RPAREN) && !(o->value = setting_value(p))) return false;
+        if (!push(p, out, o)) return false;
+    } while (accept(p, TK_COMMA));
+    return expect(p, TK_RPAREN, "\",\" or \")\"");
+}
+
 static bool create_table(parser *p, sql_stmt *st) {
     st->kind = ST_CREATE_TABLE;
     if (!if_not_exists(p, &st->create_table.if_not_exists) ||
         !(st->create_table.name = name(p, "a table name")))
         return false;
+    if (accept_kw(p, KW_WITH)) {
+        if (!expect(p, TK_LPAREN, "\"(\"") || !options(p, &st->create_table.options)) return false;
+        if (!expect_kw(p, KW_AS)) return false;
+        return (st->create_table.as_select = query(p)) != NULL;
+    }
     if (accept_kw(p, KW_AS)) return (st->create_table.as_select = query(p)) != NULL;
-    if (!expect(p, TK_LPAREN, "\"(\" or AS")) return false;
+    if (!expect(p, TK_LPAREN, "\"(\", WITH or AS")) return false;
     do {
         size_t off = CUR(p)->off;
         if (is_kw(p, KW_CONSTRAINT) || is_kw(p, KW_PRIMARY) || is_kw(p, KW_UNIQUE) || is_kw(p, KW_CHECK) ||
@@ -1197,7 +1227,9 @@ static bool create_table(parser *p, sql_stmt *st) {
             return false;
         }
     } while (accept(p, TK_COMMA));
-    return expect(p, TK_RPAREN, "\",\" or \")\"");
+    if (!expect(p, TK_RPAREN, "\",\" or \")\"")) return false;
+    if (accept_kw(p, KW_WITH)) return expect(p, TK_LPAREN, "\"(\"") && options(p, &st->create_table.options);
+    return true;
 }
 
 static bool create_index(parser *p, sql_stmt *st, bool unique) {
@@ -1278,16 +1310,6 @@ static bool alter(parser *p, sql_stmt *st) {
            (st->alter.new_name = name(p, "a column name"));
 }
 
-/* setting_value parses the value of SET, PRAGMA and COPY options: an expression, where a bare
-** word is a column reference naming it (ON, a reserved word, too). */
-static sql_expr *setting_value(parser *p) {
-    if (!is_kw(p, KW_ON)) return expr(p);
-    sql_expr *e = new_expr(p, EX_COL, CUR(p)->off);
-    if (e == NULL) return NULL;
-    e->col.column = "on";
-    advance(p);
-    return e;
-}
 
 static bool set(parser *p, sql_stmt *st) {
     st->kind = ST_SET;
@@ -1297,10 +1319,26 @@ static bool set(parser *p, sql_stmt *st) {
     return (st->set.value = setting_value(p)) != NULL;
 }
 
+/* pragma parses PRAGMA name [= value | (value)]. A pragma that returns rows of several columns
+** is a table function: PRAGMA storage_info('t') is SELECT * FROM pragma_storage_info('t'). */
 static bool pragma(parser *p, sql_stmt *st) {
     st->kind = ST_PRAGMA;
     advance(p);
+    size_t off = CUR(p)->off;
     if (!(st->set.name = label(p, "a pragma name"))) return false;
+    if (!strcmp(st->set.name, "storage_info")) {
+        sql_select *s = new_select(p, SEL_CORE, off);
+        sql_target *t = alloc(p, sizeof *t);
+        sql_from *f = alloc(p, sizeof *f);
+        if (!s || !t || !f || !(t->expr = new_expr(p, EX_STAR, off)) || !push(p, &s->targets, t)) return false;
+        f->kind = FROM_FUNC;
+        f->off = off;
+        if (!(f->func = call(p, "pragma_storage_info", off))) return false;
+        s->from = f;
+        st->kind = ST_SELECT;
+        st->select = s;
+        return true;
+    }
     if (accept(p, TK_EQ)) return (st->set.value = setting_value(p)) != NULL;
     if (accept(p, TK_LPAREN)) return (st->set.value = setting_value(p)) && expect(p, TK_RPAREN, "\")\"");
     return true;
@@ -1327,15 +1365,7 @@ static bool copy(parser *p, sql_stmt *st) {
     advance(p);
     accept_kw(p, KW_WITH);
     if (!accept(p, TK_LPAREN)) return true;
-    do {
-        sql_option *o = alloc(p, sizeof *o);
-        if (o == NULL) return false;
-        o->off = CUR(p)->off;
-        if (!(o->name = label(p, "an option name"))) return false;
-        if (!is(p, TK_COMMA) && !is(p, TK_RPAREN) && !(o->value = setting_value(p))) return false;
-        if (!push(p, &st->copy.options, o)) return false;
-    } while (accept(p, TK_COMMA));
-    return expect(p, TK_RPAREN, "\",\" or \")\"");
+    return options(p, &st->copy.options);
 }
 
 /* transaction parses BEGIN [TRANSACTION|WORK], START TRANSACTION, COMMIT, END, ROLLBACK. */
@@ -1380,9 +1410,10 @@ static sql_stmt *statement(parser *p) {
         case KW_END:
         case KW_ROLLBACK: ok = transaction(p, st); break;
         case KW_CHECKPOINT:
-            st->kind = ST_CHECKPOINT;
+        case KW_VACUUM:
+            st->kind = is_kw(p, KW_CHECKPOINT) ? ST_CHECKPOINT : ST_VACUUM;
             advance(p);
-            ok = true;
+            ok = !is_name(CUR(p)) || (st->maint.table = name(p, "a table name")) != NULL;
             break;
         case KW_EXPLAIN: ok = explain(p, st); break;
         case KW_SET: ok = set(p, st); break;

@@ -99,6 +99,7 @@ typedef enum plan_kind {
     PLAN_INDEX_SCAN,/* table rows found through an index key range: source */
     PLAN_VALUES,    /* rows of expressions (without input columns): source */
     PLAN_SERIES,    /* generate_series / range: source */
+    PLAN_STORAGE_INFO, /* pragma_storage_info(table): a row per segment and one for the row store: source */
     PLAN_FILTER,    /* rows where pred is true */
     PLAN_PROJECT,   /* exprs */
     PLAN_AGG,       /* GROUP BY keys with aggregates: sink, then source */
@@ -182,6 +183,9 @@ struct plan_op {
             expr *start, *stop, *step;
             bool inclusive; /* generate_series: stop included; range: not */
         } series;
+        struct {
+            table_def *table;
+        } info; /* PLAN_STORAGE_INFO */
         struct {
             expr *pred;
         } filter;

@@ -1,0 +1,781 @@
+/*
+** rowgroup.c -- row groups in a table's column tree (rowgroup.h): writing them from the row
+** store (the tuple mover), scanning and point-reading their live rows, deleting through their
+** CRoaring bitmaps.
+**
+** A row group is read through a `group` (below): its descriptor, its deletion bitmap, the
+** reader of its rowid segment and, opened on demand, the readers of the columns a caller
+** projects. Segment bytes are copied out of the column tree's overflow pages into buffers the
+** group owns (the pages are not pinned between calls, so a write transaction may change the tree
+** beside a scan).
+**
+** What it is not: no encoding (segment.c), no row-store records (record.c), no merging with the
+** row store (table.c does that, in rowid order).
+*/
+#include "rowgroup.h"
+
+#include <roaring/roaring.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "segment.h"
+
+#define DESC_VERSION 1
+#define DESC_SIZE (1 + 4 + 4 + 8 + 8 + 8 + 4)
+#define GROUP_KEY_LEN (1 + ROWID_KEY_LEN)
+#define SEG_KEY_LEN (1 + ROWID_KEY_LEN + 4)
+
+/* ---- keys and descriptors ----------------------------------------------------------------- */
+
+static void group_key(uint8_t *k, char tag, int64_t first) {
+    k[0] = (uint8_t)tag;
+    rowid_encode(first, k + 1);
+}
+
+static void seg_key(uint8_t k[SEG_KEY_LEN], int64_t first, uint32_t col) {
+    group_key(k, 's', first);
+    for (int i = 0; i < 4; i++) k[1 + ROWID_KEY_LEN + i] = (uint8_t)(col >> (24 - 8 * i));
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void desc_encode(const rowgroup_desc *d, uint8_t out[DESC_SIZE]) {
+    out[0] = DESC_VERSION;
+    put_le(out + 1, d->rows, 4);
+    put_le(out + 5, d->ncols, 4);
+    put_le(out + 9, (uint64_t)d->first, 8);
+    put_le(out + 17, (uint64_t)d->last, 8);
+    put_le(out + 25, d->id, 8);
+    put_le(out + 33, d->deleted, 4);
+}
+
+static int group_corrupt(pager_txn *t, const table_desc *td, int64_t first, const char *what) {
+    return err_set(pager_txn_err(t), STRATA_CORRUPT, "table with root page %u: row group at rowid %lld: %s",
+                   (unsigned)td->root, (long long)first, what);
+}
+
+static int desc_decode(pager_txn *t, const table_desc *td, const uint8_t *key, const uint8_t *v, size_t len,
+                       rowgroup_desc *d) {
+    int64_t first = rowid_decode(key + 1);
+    if (len != DESC_SIZE || v[0] != DESC_VERSION) return group_corrupt(t, td, first, "malformed descriptor");
+    d->rows = (uint32_t)get_le(v + 1, 4);
+    d->ncols = (uint32_t)get_le(v + 5, 4);
+    d->first = (int64_t)get_le(v + 9, 8);
+    d->last = (int64_t)get_le(v + 17, 8);
+    d->id = get_le(v + 25, 8);
+    d->deleted = (uint32_t)get_le(v + 33, 4);
+    if (d->first != first || d->rows == 0 || d->rows > ROWGROUP_ROWS || d->last < d->first ||
+        (uint64_t)(d->last - d->first) < d->rows - 1 || d->deleted >= d->rows)
+        return group_corrupt(t, td, first, "inconsistent descriptor");
+    return STRATA_OK;
+}
+
+/* cursor_group reads the descriptor under cursor c into d: *is_group = 0 when the entry is not
+** a descriptor (or the cursor is past the end). */
+static int cursor_group(pager_txn *t, const table_desc *td, btree_cursor *c, rowgroup_desc *d, int *is_group) {
+    *is_group = 0;
+    if (!btree_cursor_valid(c)) return STRATA_OK;
+    const uint8_t *k, *v;
+    size_t klen, vlen;
+    int rc = btree_cursor_entry(c, &k, &klen, &v, &vlen);
+    if (rc) return rc;
+    if (klen != GROUP_KEY_LEN || k[0] != 'g') return STRATA_OK;
+    *is_group = 1;
+    return desc_decode(t, td, k, v, vlen, d);
+}
+
+/* group_at_or_before finds the row group with the largest first rowid <= rowid (*found = 0 when
+** there is none). */
+static int group_at_or_before(pager_txn *t, const table_desc *td, int64_t rowid, rowgroup_desc *d, int *found) {
+    *found = 0;
+    if (!td->col_root) return STRATA_OK;
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(t, td->col_root, &c);
+    if (rc) return rc;
+    uint8_t key[GROUP_KEY_LEN];
+    group_key(key, 'g', rowid);
+    int exact = 0;
+    if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+    if (!exact) rc = btree_cursor_valid(c) ? btree_cursor_prev(c) : btree_cursor_last(c);
+    if (rc == STRATA_OK) rc = cursor_group(t, td, c, d, found);
+done:
+    btree_cursor_close(c);
+    return rc;
+}
+
+/* find_group finds the row group whose rowid range holds rowid. */
+static int find_group(pager_txn *t, const table_desc *td, int64_t rowid, rowgroup_desc *d, int *found) {
+    int rc = group_at_or_before(t, td, rowid, d, found);
+    if (rc == STRATA_OK && *found) *found = rowid <= d->last;
+    return rc;
+}
+
+int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg) {
+    if (!td->col_root) return STRATA_OK;
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(t, td->col_root, &c);
+    if (rc) return rc;
+    uint8_t key[1] = {'g'};
+    if ((rc = btree_cursor_seek(c, key, sizeof key, NULL))) goto done;
+    for (;;) {
+        rowgroup_desc d;
+        int is_group;
+        if ((rc = cursor_group(t, td, c, &d, &is_group)) || !is_group) break;
+        if ((rc = fn(arg, &d)) || (rc = btree_cursor_next(c))) break;
+    }
+done:
+    btree_cursor_close(c);
+    return rc;
+}
+
+int rowgroup_last_rowid(pager_txn *t, const table_desc *td, int64_t *last, int *any) {
+    *last = 0;
+    *any = 0;
+    rowgroup_desc d;
+    int rc = group_at_or_before(t, td, INT64_MAX, &d, any);
+    if (rc == STRATA_OK && *any) *last = d.last;
+    return rc;
+}
+
+/* ---- an open row group -------------------------------------------------------------------- */
+
+typedef struct group_col {
+    btree_buf buf;
+    segment_reader rd;
+    int open;   /* rd is open */
+    int stored; /* the row group stores this column (else it reads as the added default) */
+} group_col;
+
+typedef struct group {
+    rowgroup_desc d;
+    roaring_bitmap_t *del; /* NULL: none deleted */
+    group_col rowid;       /* the rowid segment */
+    group_col *cols;       /* [ncols] projected columns */
+    uint32_t ncols;
+} group;
+
+static void group_col_close(group_col *c) {
+    if (c->open) segment_reader_close(&c->rd);
+    c->open = 0;
+}
+
+static void group_close(group *g) {
+    if (g->del) roaring_bitmap_free(g->del);
+    g->del = NULL;
+    group_col_close(&g->rowid);
+    for (uint32_t i = 0; i < g->ncols; i++) group_col_close(&g->cols[i]);
+}
+
+static void group_free(group *g) {
+    group_close(g);
+    btree_buf_free(&g->rowid.buf);
+    for (uint32_t i = 0; i < g->ncols; i++) btree_buf_free(&g->cols[i].buf);
+    free(g->cols);
+    g->cols = NULL;
+}
+
+/* load_bitmap reads the deletion bitmap of row group d into *out (NULL when none is stored). */
+static int load_bitmap(pager_txn *t, const table_desc *td, const rowgroup_desc *d, roaring_bitmap_t **out) {
+    *out = NULL;
+    uint8_t key[GROUP_KEY_LEN];
+    group_key(key, 'x', d->first);
+    btree_buf b = {0};
+    int rc = btree_get(t, td->col_root, key, sizeof key, &b);
+    if (rc == STRATA_NOTFOUND) {
+        btree_buf_free(&b);
+        return d->deleted ? group_corrupt(t, td, d->first, "its deletion bitmap is missing") : STRATA_OK;
+    }
+    if (rc) {
+        btree_buf_free(&b);
+        return rc;
+    }
+    roaring_bitmap_t *r = roaring_bitmap_portable_deserialize_safe((const char *)b.data, b.len);
+    btree_buf_free(&b);
+    if (r == NULL) return group_corrupt(t, td, d->first, "its deletion bitmap does not parse");
+    if (roaring_bitmap_get_cardinality(r) != d->deleted ||
+        (d->deleted && roaring_bitmap_maximum(r) >= d->rows)) {
+        roaring_bitmap_free(r);
+        return group_corrupt(t, td, d->first, "its deletion bitmap does not match its descriptor");
+    }
+    *out = r;
+    return STRATA_OK;
+}
+
+/* open_segment reads and opens the segment of column col (type type) of row group d into c. */
+static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc *d, uint32_t col, sql_type type,
+                        group_col *c) {
+    uint8_t key[SEG_KEY_LEN];
+    seg_key(key, d->first, col);
+    int rc = btree_get(t, td->col_root, key, sizeof key, &c->buf);
+    if (rc == STRATA_NOTFOUND) {
+        if (col == ROWGROUP_ROWID_COL) return group_corrupt(t, td, d->first, "its rowid segment is missing");
+        return err_set(pager_txn_err(t), STRATA_CORRUPT,
+                       "table with root page %u: row group at rowid %lld: the segment of column %u is missing",
+                       (unsigned)td->root, (long long)d->first, col);
+    }
+    if (rc) return rc;
+    strata_err *err = pager_txn_err(t);
+    if ((rc = segment_open(&c->rd, c->buf.data, c->buf.len, type, err))) {
+        if (rc == STRATA_CORRUPT) { /* say which row group and column, before the segment's reason */
+            char name[16];
+            if (col == ROWGROUP_ROWID_COL) snprintf(name, sizeof name, "rowid");
+            else snprintf(name, sizeof name, "%u", col);
+            strata_err why = *err;
+            err_clear(err);
+            err_set(err, STRATA_CORRUPT, "table with root page %u: row group at rowid %lld, column %s: %s",
+                    (unsigned)td->root, (long long)d->first, name, why.msg);
+        }
+        return rc;
+    }
+    c->open = 1;
+    if (segment_rows(&c->rd) != d->rows) {
+        group_col_close(c);
+        return group_corrupt(t, td, d->first, "a segment's row count differs from the descriptor's");
+    }
+    return STRATA_OK;
+}
+
+static const sql_type ROWID_TYPE = {.id = TYPE_BIGINT};
+
+/* group_load makes g the row group d: bitmap and rowid segment now, columns on demand. */
+static int group_load(pager_txn *t, const table_desc *td, group *g, const rowgroup_desc *d) {
+    group_close(g);
+    g->d = *d;
+    int rc = load_bitmap(t, td, d, &g->del);
+    if (rc == STRATA_OK) rc = open_segment(t, td, d, ROWGROUP_ROWID_COL, ROWID_TYPE, &g->rowid);
+    return rc;
+}
+
+/* group_col_ready opens projected column i (table column col) of the group when it is stored. */
+static int group_col_ready(pager_txn *t, const table_desc *td, group *g, uint32_t i, uint32_t col) {
+    group_col *c = &g->cols[i];
+    c->stored = col < g->d.ncols;
+    if (c->open || !c->stored) return STRATA_OK;
+    return open_segment(t, td, &g->d, col, td->types[col], c);
+}
+
+static int group_is_deleted(const group *g, uint32_t pos) { return g->del && roaring_bitmap_contains(g->del, pos); }
+
+/* fill_default sets rows [from, to) of v to the added default of column col (NULL when none). */
+static int fill_default(const table_desc *td, uint32_t col, vector *v, uint32_t from, uint32_t to, strata_err *err) {
+    const sql_value *dflt = td->defaults ? &td->defaults[col] : NULL;
+    for (uint32_t r = from; r < to; r++) {
+        int rc = record_set_value(v, r, dflt, err);
+        if (rc) return rc;
+    }
+    return STRATA_OK;
+}
+
+/* ---- scans -------------------------------------------------------------------------------- */
+
+struct rowgroup_scan {
+    pager_txn *t;
+    const table_desc *td;
+    const uint32_t *cols;
+    int64_t lo, hi;
+    group g;
+    int have; /* g holds a row group */
+    int done;
+    uint32_t pos;     /* the next position to look at in g */
+    vector rowids;    /* the decoded rowids of vector rowids_k of g */
+    uint32_t rowids_k; /* UINT32_MAX: none decoded */
+    int reload;       /* write transaction: reread the bitmap before each call */
+};
+
+void rowgroup_scan_close(rowgroup_scan *s) {
+    if (s == NULL) return;
+    group_free(&s->g);
+    vec_free(&s->rowids);
+    free(s);
+}
+
+int rowgroup_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                       int64_t hi, rowgroup_scan **out) {
+    strata_err *err = pager_txn_err(t);
+    *out = NULL;
+    rowgroup_scan *s = calloc(1, sizeof *s);
+    if (s == NULL) return err_set(err, STRATA_NOMEM, "out of memory (row group scan)");
+    s->t = t;
+    s->td = td;
+    s->cols = cols;
+    s->lo = lo;
+    s->hi = hi;
+    s->rowids_k = UINT32_MAX;
+    s->reload = pager_txn_is_write(t);
+    s->g.ncols = ncols;
+    int rc = STRATA_NOMEM;
+    if (ncols && (s->g.cols = calloc(ncols, sizeof *s->g.cols)) == NULL) {
+        err_set(err, rc, "out of memory (row group scan)");
+        goto fail;
+    }
+    if ((rc = vec_init(&s->rowids, ROWID_TYPE, err))) goto fail;
+    s->done = !td->col_root || lo > hi;
+    *out = s;
+    return STRATA_OK;
+fail:
+    rowgroup_scan_close(s);
+    return rc;
+}
+
+/* next_group loads the first row group after the current one (or the one holding lo) that
+** reaches into [lo, hi]; s->done when none is left. */
+static int next_group(rowgroup_scan *s) {
+    int64_t from = s->have ? s->g.d.last : s->lo;
+    if (s->have && from >= s->hi) {
+        s->done = 1;
+        return STRATA_OK;
+    }
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(s->t, s->td->col_root, &c);
+    if (rc) return rc;
+    rowgroup_desc d;
+    int is_group = 0, exact = 0;
+    uint8_t key[GROUP_KEY_LEN];
+    if (!s->have) { /* the group holding lo may start before it */
+        group_key(key, 'g', from);
+        if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+        if (!exact) rc = btree_cursor_valid(c) ? btree_cursor_prev(c) : btree_cursor_last(c);
+        if (rc == STRATA_OK) rc = cursor_group(s->t, s->td, c, &d, &is_group);
+        if (rc) goto done;
+        if (!is_group || d.last < from) { /* it ends before lo: the next one */
+            uint8_t g0[1] = {'g'};
+            if (!is_group) rc = btree_cursor_seek(c, g0, 1, NULL);
+            else rc = btree_cursor_next(c);
+            if (rc == STRATA_OK) rc = cursor_group(s->t, s->td, c, &d, &is_group);
+        }
+    } else {
+        group_key(key, 'g', from);
+        if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
+        if (exact && (rc = btree_cursor_next(c))) goto done;
+        rc = cursor_group(s->t, s->td, c, &d, &is_group);
+    }
+    if (rc) goto done;
+    if (!is_group || d.first > s->hi) {
+        s->done = 1;
+        goto done;
+    }
+    if ((rc = group_load(s->t, s->td, &s->g, &d))) goto done;
+    s->have = 1;
+    s->pos = 0;
+    s->rowids_k = UINT32_MAX;
+done:
+    btree_cursor_close(c);
+    if (rc) s->done = 1;
+    return rc;
+}
+
+/* rowids_of decodes the rowids of vector k of the current group (once). */
+static int rowids_of(rowgroup_scan *s, uint32_t k, const int64_t **out) {
+    if (s->rowids_k != k) {
+        vec_reset(&s->rowids);
+        int rc = segment_decode_vector(&s->g.rowid.rd, k, &s->rowids, pager_txn_err(s->t));
+        if (rc) return rc;
+        s->rowids_k = k;
+    }
+    *out = VEC_DATA(&s->rowids, int64_t);
+    return STRATA_OK;
+}
+
+/* refresh rereads the current group's descriptor and bitmap (write transactions: the statement
+** may have deleted rows of it since the last call); a group removed meanwhile is left. */
+static int refresh(rowgroup_scan *s) {
+    rowgroup_desc d;
+    int found;
+    int rc = find_group(s->t, s->td, s->g.d.first, &d, &found);
+    if (rc) return rc;
+    if (!found || d.id != s->g.d.id) {
+        s->pos = s->g.d.rows;
+        return STRATA_OK;
+    }
+    if (d.deleted == s->g.d.deleted) return STRATA_OK;
+    roaring_bitmap_t *del;
+    if ((rc = load_bitmap(s->t, s->td, &d, &del))) return rc;
+    if (s->g.del) roaring_bitmap_free(s->g.del);
+    s->g.del = del;
+    s->g.d.deleted = d.deleted;
+    return STRATA_OK;
+}
+
+/* settle moves to the next live row in [lo, hi] (loading row groups as needed). */
+static int settle(rowgroup_scan *s) {
+    for (;;) {
+        if (s->done) return STRATA_OK;
+        if (!s->have || s->pos >= s->g.d.rows) {
+            int rc = next_group(s);
+            if (rc || s->done) return rc;
+            continue;
+        }
+        uint32_t k = s->pos / VECTOR_SIZE;
+        const int64_t *ids;
+        int rc = rowids_of(s, k, &ids);
+        if (rc) return rc;
+        uint32_t end = (k + 1) * VECTOR_SIZE < s->g.d.rows ? (k + 1) * VECTOR_SIZE : s->g.d.rows;
+        for (; s->pos < end; s->pos++) {
+            int64_t id = ids[s->pos - k * VECTOR_SIZE];
+            if (id > s->hi) {
+                s->done = 1;
+                return STRATA_OK;
+            }
+            if (id >= s->lo && !group_is_deleted(&s->g, s->pos)) return STRATA_OK;
+        }
+    }
+}
+
+int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
+    *more = 0;
+    int rc = settle(s);
+    if (rc || s->done) return rc;
+    const int64_t *ids;
+    if ((rc = rowids_of(s, s->pos / VECTOR_SIZE, &ids))) return rc;
+    *rowid = ids[s->pos % VECTOR_SIZE];
+    *more = 1;
+    return STRATA_OK;
+}
+
+/* compact keeps rows keep[0..n) of v (increasing), moving them to rows 0..n-1. */
+static void compact(vector *v, const sel_t *keep, uint32_t n) {
+    uint32_t w = v->width;
+    uint8_t *d = v->data;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t from = keep[i];
+        if (from != i) memcpy(d + (size_t)i * w, d + (size_t)from * w, w);
+        if (v->validity) {
+            int valid = (v->validity[from >> 6] >> (from & 63)) & 1;
+            vec_set_null(v, i, !valid);
+        }
+    }
+}
+
+int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64_t max) {
+    out->count = 0;
+    int rc = STRATA_OK;
+    if (s->reload && s->have && !s->done && (rc = refresh(s))) return rc;
+    if ((rc = settle(s)) || s->done) return rc;
+    pager_txn *t = s->t;
+    strata_err *err = pager_txn_err(t);
+    group *g = &s->g;
+    uint32_t k = s->pos / VECTOR_SIZE, base = k * VECTOR_SIZE;
+    uint32_t end = base + VECTOR_SIZE < g->d.rows ? base + VECTOR_SIZE : g->d.rows;
+    const int64_t *ids;
+    if ((rc = rowids_of(s, k, &ids))) return rc;
+    /* the rows to return: live, in [lo, hi], up to max, from pos to the end of the vector */
+    sel_t keep[VECTOR_SIZE];
+    uint32_t n = 0, p = s->pos;
+    for (; p < end; p++) {
+        int64_t id = ids[p - base];
+        if (id > max || id > s->hi) break;
+        if (id >= s->lo && !group_is_deleted(g, p)) keep[n++] = p - base;
+    }
+    if (p < end && ids[p - base] > s->hi) s->done = 1;
+    s->pos = p;
+    if (n == 0) return STRATA_OK;
+    uint32_t vrows = end - base;
+    int whole = n == vrows;
+    for (uint32_t i = 0; i < g->ncols; i++) {
+        uint32_t col = s->cols[i];
+        vector *v = &out->cols[i];
+        if ((rc = group_col_ready(t, s->td, g, i, col))) return rc;
+        if (g->cols[i].stored) rc = segment_decode_vector(&g->cols[i].rd, k, v, err);
+        else rc = fill_default(s->td, col, v, 0, vrows, err);
+        if (rc) return rc;
+        if (!whole) compact(v, keep, n);
+    }
+    if (rowids)
+        for (uint32_t i = 0; i < n; i++) rowids[i] = ids[keep[i]];
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* ---- point reads and deletes -------------------------------------------------------------- */
+
+/* locate finds the position of rowid in group g (its rowid segment open): *pos, or *found = 0. */
+static int locate(pager_txn *t, group *g, int64_t rowid, vector *scratch, uint32_t *pos, int *found) {
+    *found = 0;
+    if ((uint64_t)(g->d.last - g->d.first) == g->d.rows - 1) { /* dense: no gaps */
+        *pos = (uint32_t)(rowid - g->d.first);
+        *found = 1;
+        return STRATA_OK;
+    }
+    uint32_t nv = segment_nvectors(&g->rowid.rd);
+    for (uint32_t k = 0; k < nv; k++) {
+        seg_zone z;
+        segment_zone(&g->rowid.rd, (int)k, &z);
+        if (rowid < z.min_i || rowid > z.max_i) continue;
+        vec_reset(scratch);
+        int rc = segment_decode_vector(&g->rowid.rd, k, scratch, pager_txn_err(t));
+        if (rc) return rc;
+        const int64_t *ids = VEC_DATA(scratch, int64_t);
+        uint32_t n = z.rows, lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (ids[mid] < rowid) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < n && ids[lo] == rowid) {
+            *pos = k * VECTOR_SIZE + lo;
+            *found = 1;
+        }
+        return STRATA_OK;
+    }
+    return STRATA_OK;
+}
+
+/* open_row loads the row group holding rowid live into g: *pos, or *found = 0. */
+static int open_row(pager_txn *t, const table_desc *td, int64_t rowid, group *g, uint32_t *pos, int *found) {
+    rowgroup_desc d;
+    int rc = find_group(t, td, rowid, &d, found);
+    if (rc || !*found) return rc;
+    if ((rc = group_load(t, td, g, &d))) return rc;
+    vector scratch;
+    if ((rc = vec_init(&scratch, ROWID_TYPE, pager_txn_err(t)))) return rc;
+    rc = locate(t, g, rowid, &scratch, pos, found);
+    vec_free(&scratch);
+    if (rc == STRATA_OK && *found && group_is_deleted(g, *pos)) *found = 0;
+    return rc;
+}
+
+int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t rowid,
+                 data_chunk *out, int *found) {
+    group g = {.ncols = ncols};
+    if (ncols && (g.cols = calloc(ncols, sizeof *g.cols)) == NULL)
+        return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (row group read)");
+    uint32_t pos = 0;
+    int rc = open_row(t, td, rowid, &g, &pos, found);
+    for (uint32_t i = 0; rc == STRATA_OK && *found && i < ncols; i++) {
+        vector *v = &out->cols[i];
+        if ((rc = group_col_ready(t, td, &g, i, cols[i]))) break;
+        if (g.cols[i].stored) rc = segment_get(&g.cols[i].rd, pos, v, out->count, pager_txn_err(t));
+        else rc = fill_default(td, cols[i], v, out->count, out->count + 1, pager_txn_err(t));
+    }
+    if (rc == STRATA_OK && *found) out->count++;
+    group_free(&g);
+    return rc;
+}
+
+int rowgroup_has(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
+    group g = {0};
+    uint32_t pos;
+    int rc = open_row(t, td, rowid, &g, &pos, found);
+    group_free(&g);
+    return rc;
+}
+
+/* drop_group removes every entry of row group d. */
+static int drop_group(pager_txn *t, const table_desc *td, const rowgroup_desc *d) {
+    uint8_t key[SEG_KEY_LEN];
+    int rc = STRATA_OK;
+    for (uint32_t col = 0; col < d->ncols && rc == STRATA_OK; col++) {
+        seg_key(key, d->first, col);
+        rc = btree_delete(t, td->col_root, key, SEG_KEY_LEN);
+    }
+    if (rc == STRATA_OK) {
+        seg_key(key, d->first, ROWGROUP_ROWID_COL);
+        rc = btree_delete(t, td->col_root, key, SEG_KEY_LEN);
+    }
+    if (rc == STRATA_OK && d->deleted) {
+        group_key(key, 'x', d->first);
+        rc = btree_delete(t, td->col_root, key, GROUP_KEY_LEN);
+    }
+    if (rc == STRATA_OK) {
+        group_key(key, 'g', d->first);
+        rc = btree_delete(t, td->col_root, key, GROUP_KEY_LEN);
+    }
+    if (rc == STRATA_NOTFOUND) rc = group_corrupt(t, td, d->first, "an entry of it is missing");
+    return rc;
+}
+
+int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
+    group g = {0};
+    uint32_t pos = 0;
+    int rc = open_row(t, td, rowid, &g, &pos, found);
+    if (rc || !*found) goto done;
+    rowgroup_desc d = g.d;
+    if (++d.deleted == d.rows) { /* the last live row: the row group goes */
+        rc = drop_group(t, td, &g.d);
+        goto done;
+    }
+    if (g.del == NULL && (g.del = roaring_bitmap_create()) == NULL) {
+        rc = err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (deletion bitmap)");
+        goto done;
+    }
+    roaring_bitmap_add(g.del, pos);
+    roaring_bitmap_run_optimize(g.del);
+    size_t len = roaring_bitmap_portable_size_in_bytes(g.del);
+    char *bytes = malloc(len);
+    if (bytes == NULL) {
+        rc = err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (deletion bitmap)");
+        goto done;
+    }
+    roaring_bitmap_portable_serialize(g.del, bytes);
+    uint8_t key[GROUP_KEY_LEN], desc[DESC_SIZE];
+    group_key(key, 'x', d.first);
+    rc = btree_put(t, td->col_root, key, sizeof key, bytes, len);
+    free(bytes);
+    if (rc == STRATA_OK) {
+        desc_encode(&d, desc);
+        group_key(key, 'g', d.first);
+        rc = btree_put(t, td->col_root, key, sizeof key, desc, sizeof desc);
+    }
+done:
+    group_free(&g);
+    return rc;
+}
+
+/* ---- the tuple mover ---------------------------------------------------------------------- */
+
+/* migration_start sets *from to the first rowid the tuple mover may take: above the last
+** migrated rowid (*none when that is INT64_MAX), or INT64_MIN when no row group exists. */
+static int migration_start(pager_txn *t, const table_desc *td, int64_t *from, int *none) {
+    int64_t last;
+    int any;
+    int rc = rowgroup_last_rowid(t, td, &last, &any);
+    *from = any ? last + (last < INT64_MAX) : INT64_MIN;
+    *none = any && last == INT64_MAX;
+    return rc;
+}
+
+int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_t *count) {
+    *count = 0;
+    int64_t from;
+    int none;
+    int rc = migration_start(t, td, &from, &none);
+    if (rc || none) return rc;
+    btree_cursor *c = NULL;
+    if ((rc = btree_cursor_open(t, td->root, &c))) return rc;
+    uint8_t key[ROWID_KEY_LEN];
+    rowid_encode(from, key);
+    if ((rc = btree_cursor_seek(c, key, sizeof key, NULL)) == STRATA_OK) rc = btree_cursor_skip(c, limit, count);
+    btree_cursor_close(c);
+    return rc;
+}
+
+/* migrate_one writes one row group from the row-store rows above the last migrated rowid. */
+static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
+    strata_err *err = pager_txn_err(t);
+    *moved = 0;
+    int64_t from;
+    int none;
+    uint32_t pending;
+    uint32_t full = rowgroup_rows(td);
+    int rc = rowgroup_pending(t, td, full, &pending);
+    if (rc || pending < full) return rc;
+    if ((rc = migration_start(t, td, &from, &none))) return rc;
+    uint32_t n = td->ncols;
+    segment_builder *b = calloc(n + 1, sizeof *b); /* b[n]: the rowids */
+    int64_t *ids = malloc(((size_t)full + VECTOR_SIZE) * sizeof *ids); /* a last chunk may overshoot */
+    uint32_t *cols = malloc((n ? n : 1) * sizeof *cols);
+    data_chunk ch = {0};
+    vector idv = {0};
+    table_scan *sc = NULL;
+    btree_buf seg = {0};
+    uint32_t ninit = 0;
+    if (b == NULL || ids == NULL || cols == NULL) {
+        rc = err_set(err, STRATA_NOMEM, "out of memory (migrating a row group)");
+        goto done;
+    }
+    for (uint32_t i = 0; i < n; i++) cols[i] = i;
+    for (; ninit <= n; ninit++)
+        if ((rc = segment_builder_init(&b[ninit], ninit < n ? td->types[ninit] : ROWID_TYPE, err))) goto done;
+    if ((rc = chunk_init(&ch, td->types, n, err)) || (rc = vec_init(&idv, ROWID_TYPE, err))) goto done;
+    if ((rc = table_scan_open_rowstore(t, td, cols, n, from, INT64_MAX, &sc))) goto done;
+    uint32_t got = 0;
+    while (got < full) {
+        if ((rc = table_scan_next(sc, &ch, ids + got))) goto done;
+        if (ch.count == 0) break;
+        uint32_t take = ch.count < full - got ? ch.count : full - got;
+        for (uint32_t i = 0; i < n; i++)
+            if ((rc = segment_builder_append(&b[i], &ch.cols[i], NULL, take, err))) goto done;
+        memcpy(VEC_DATA(&idv, int64_t), ids + got, take * sizeof *ids);
+        if ((rc = segment_builder_append(&b[n], &idv, NULL, take, err))) goto done;
+        got += take;
+    }
+    table_scan_close(sc);
+    sc = NULL;
+    if (got < full) goto done; /* counted, but not there: leave it */
+    rowgroup_desc d = {.first = ids[0], .last = ids[got - 1], .rows = got, .ncols = n};
+    d.id = pager_meta_get(t, ROWGROUP_ID_SLOT) + 1;
+    if ((rc = pager_meta_set(t, ROWGROUP_ID_SLOT, d.id))) goto done;
+    segment_options opt = {.zstd_level = td->zstd_level, .force_encoding = -1};
+    uint8_t key[SEG_KEY_LEN];
+    for (uint32_t i = 0; i <= n; i++) {
+        seg.len = 0;
+        if ((rc = segment_builder_finish(&b[i], &opt, &seg, err))) goto done;
+        seg_key(key, d.first, i < n ? i : ROWGROUP_ROWID_COL);
+        if ((rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, seg.data, seg.len))) goto done;
+    }
+    uint8_t desc[DESC_SIZE];
+    desc_encode(&d, desc);
+    group_key(key, 'g', d.first);
+    if ((rc = btree_put(t, td->col_root, key, GROUP_KEY_LEN, desc, sizeof desc))) goto done;
+    if ((rc = table_delete_rowstore(t, td, ids, got))) goto done;
+    *moved = 1;
+done:
+    table_scan_close(sc);
+    btree_buf_free(&seg);
+    for (uint32_t i = 0; i < ninit; i++) segment_builder_free(&b[i]);
+    vec_free(&idv);
+    chunk_free(&ch);
+    free(cols);
+    free(ids);
+    free(b);
+    return rc;
+}
+
+int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, uint32_t *moved) {
+    *moved = 0;
+    if (!td->col_root)
+        return err_set(pager_txn_err(t), STRATA_MISUSE, "table with root page %u has no column tree",
+                       (unsigned)td->root);
+    for (uint32_t g = 0; g < max_groups; g++) {
+        int one;
+        int rc = migrate_one(t, td, &one);
+        if (rc) return rc;
+        if (!one) break;
+        (*moved)++;
+    }
+    return STRATA_OK;
+}
+
+/* ---- describing --------------------------------------------------------------------------- */
+
+typedef struct describe_walk {
+    pager_txn *t;
+    const table_desc *td;
+    int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info);
+    void *arg;
+} describe_walk;
+
+static int describe_group(void *arg, const rowgroup_desc *d) {
+    describe_walk *w = arg;
+    int rc = STRATA_OK;
+    for (uint32_t i = 0; i <= d->ncols && rc == STRATA_OK; i++) {
+        uint32_t col = i < d->ncols ? i : ROWGROUP_ROWID_COL;
+        group_col c = {0};
+        if (col != ROWGROUP_ROWID_COL && col >= w->td->ncols) continue; /* dropped since */
+        rc = open_segment(w->t, w->td, d, col, col == ROWGROUP_ROWID_COL ? ROWID_TYPE : w->td->types[col], &c);
+        if (rc == STRATA_OK) {
+            seg_info info;
+            segment_describe(&c.rd, &info);
+            rc = w->fn(w->arg, d, col, &info);
+        }
+        group_col_close(&c);
+        btree_buf_free(&c.buf);
+    }
+    return rc;
+}
+
+int rowgroup_describe(pager_txn *t, const table_desc *td,
+                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info), void *arg) {
+    describe_walk w = {t, td, fn, arg};
+    return rowgroup_foreach(t, td, describe_group, &w);
+}

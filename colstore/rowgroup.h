@@ -1,0 +1,121 @@
+/*
+** rowgroup.h -- the column store part of a table: row groups of column segments in the table's
+** column tree, their deletion bitmaps, and the tuple mover that fills them from the row store.
+**
+** A table whose rows have migrated has a second B+tree beside its row tree, the *column tree*
+** (table_desc.col_root, 0 while nothing has migrated). Its entries, keyed so that the entries of a
+** row group sort together and row groups sort by their first rowid:
+**   'g' rowid_encode(first)                 the row group's descriptor (below)
+**   's' rowid_encode(first) u32be(column)   the segment of a table column (colstore/segment.h);
+**                                           column ROWGROUP_ROWID_COL is the rows' rowids
+**   'x' rowid_encode(first)                 the deletion bitmap: CRoaring's portable format of
+**                                           the positions (0 .. rows-1) deleted; absent when none
+** Descriptor (little-endian): u8 version (1), u32 rows, u32 columns stored, i64 first rowid,
+** i64 last rowid, u64 id (unique in the file for ever, from meta slot ROWGROUP_ID_SLOT: a cache
+** may key decoded data by it), u32 rows deleted.
+**
+** Invariants the table layer keeps:
+**   - row groups hold disjoint rowid ranges [first, last], and a row group's rows are in rowid
+**     order; a rowid lives in at most one store: a row group (not deleted there) or the row tree;
+**   - the tuple mover takes only row-store rows above the last migrated rowid, so ranges never
+**     overlap (a newer version of a migrated row, written to the row tree by an UPDATE, stays
+**     there until VACUUM rewrites its row group);
+**   - segments are written once; a delete changes only the bitmap, and a row group whose rows
+**     are all deleted is removed;
+**   - a row group stores the table's columns as they were when it was written: columns added
+**     later read as their added default (table_desc.defaults), like short records.
+** Migration is one transaction of the caller's: the new row group and the removal of its rows
+** from the row tree commit together, so after a crash each row is in exactly one store.
+**
+** Errors: STRATA_* statuses with messages in pager_txn_err(t); a descriptor, bitmap or segment
+** that does not parse is STRATA_CORRUPT naming the row group (its first rowid) and the column.
+*/
+#ifndef STRATA_ROWGROUP_H
+#define STRATA_ROWGROUP_H
+
+#include "segment.h"
+#include "table.h"
+
+#define ROWGROUP_ROWS (60u * VECTOR_SIZE) /* 122,880 rows: a full row group */
+#define ROWGROUP_ROWID_COL 0xFFFFFFFFu    /* the segment of the rowids */
+#define ROWGROUP_ID_SLOT 2                /* pager meta slot: the next row group id */
+
+/* A row group's descriptor. */
+typedef struct rowgroup_desc {
+    int64_t first, last; /* rowids of its first and last row */
+    uint32_t rows;
+    uint32_t ncols;   /* columns stored */
+    uint32_t deleted; /* rows deleted */
+    uint64_t id;
+} rowgroup_desc;
+
+/* rowgroup_rows is the number of rows of a full row group of td: ROWGROUP_ROWS unless the table
+** asks for fewer (td->group_rows, for tests). */
+static inline uint32_t rowgroup_rows(const table_desc *td) {
+    return td->group_rows && td->group_rows < ROWGROUP_ROWS ? td->group_rows : ROWGROUP_ROWS;
+}
+
+/* rowgroup_last_rowid sets *any to whether the table has a row group and *last to the last rowid
+** of its last one (0 when it has none). */
+int rowgroup_last_rowid(pager_txn *t, const table_desc *td, int64_t *last, int *any);
+
+/* rowgroup_migrate moves the oldest rowgroup_rows(td) rows of the row tree whose rowids are above the
+** last migrated rowid into a new row group, for up to max_groups row groups, and sets *moved to
+** how many it wrote (0 when fewer than a full row group's rows wait). Write transaction only; the
+** column tree must exist (td->col_root). On error roll the transaction back. */
+int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, uint32_t *moved);
+
+/* rowgroup_pending counts the row-store rows above the last migrated rowid, up to limit (a count
+** of limit means "at least limit"). */
+int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_t *count);
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+/* A scan of the live rows of every row group, in rowid order, restricted to [lo, hi]. */
+typedef struct rowgroup_scan rowgroup_scan;
+int rowgroup_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                       int64_t hi, rowgroup_scan **out);
+/* rowgroup_scan_peek sets *rowid to the rowid of the next live row, or *more = 0 at the end. */
+int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid);
+/* rowgroup_scan_next fills out (empty, its columns FLAT and writable, of the projected columns'
+** types) with the next live rows with rowids up to max, from one vector of one row group (so
+** fewer than VECTOR_SIZE rows may come while more follow), and their rowids (rowids may be NULL).
+** out->count == 0 when no row up to max is left. */
+int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64_t max);
+void rowgroup_scan_close(rowgroup_scan *s);
+
+/* rowgroup_get reads the projected columns of the live migrated row rowid into row out->count of
+** out (and increments out->count), or sets *found = 0 and leaves out as it was. */
+int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t rowid,
+                 data_chunk *out, int *found);
+
+/* ---- deleting ----------------------------------------------------------------------------- */
+
+/* rowgroup_delete marks the live migrated row rowid deleted (sets *found), or sets *found = 0 and
+** changes nothing when no row group holds it live. */
+int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found);
+
+/* rowgroup_has sets *found to whether a row group holds rowid live. */
+int rowgroup_has(pager_txn *t, const table_desc *td, int64_t rowid, int *found);
+
+/* ---- inside this folder: the row tree alone (table.c), for the tuple mover ---------------- */
+
+/* table_scan_open_rowstore is table_scan_open over the row tree only. */
+int table_scan_open_rowstore(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
+                             int64_t hi, table_scan **out);
+/* table_delete_rowstore removes rows of the row tree by rowid (each must be there). */
+int table_delete_rowstore(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count);
+
+/* ---- describing --------------------------------------------------------------------------- */
+
+/* rowgroup_foreach calls fn for each row group of the table in rowid order, with its descriptor;
+** a non-OK return of fn stops the walk and is returned. */
+int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg);
+
+/* rowgroup_describe calls fn for every segment of every row group in rowid order: the row group's
+** descriptor, the table column (ROWGROUP_ROWID_COL for the rowids, after the columns) and what
+** segment_describe says of it. A non-OK return of fn stops the walk and is returned. */
+int rowgroup_describe(pager_txn *t, const table_desc *td,
+                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info), void *arg);
+
+#endif

@@ -1,0 +1,472 @@
+/*
+** test_rowgroup.c -- the column store part of a table (colstore/rowgroup.h) behind the table
+** layer: rows that migrate into row groups read back the same by scan, projection, rowid range
+** and point read; deletes and updates of migrated rows; rowid uniqueness across both stores; the
+** tuple mover's choice of rows; a scan that writes between chunks; a reader whose snapshot
+** predates a migration; corrupt row-group entries reported with their row group and column.
+*/
+#include <criterion/criterion.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../colstore/rowgroup.h"
+#include "../../core/vfs.h"
+#include "helpers/table_rows.h"
+
+/* ---- fixture: one pager over a private in-memory file system ------------------------------ */
+
+static vfs *fs;
+static pager *db;
+static strata_err err;
+
+static void setup(void) {
+    fs = vfs_mem_create();
+    cr_assert_not_null(fs);
+    pager_config cfg = {.page_size = 8192, .no_sync = 1};
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(pager_open(fs, "t.db", &cfg, &db, &err), STRATA_OK, "pager_open: %s", err.msg);
+    init_types();
+}
+
+static void teardown(void) {
+    pager_close(db);
+    vfs_destroy(fs);
+}
+
+TestSuite(rowgroup, .init = setup, .fini = teardown);
+
+static pager_txn *begin(int write) {
+    pager_txn *t;
+    cr_assert_eq(pager_begin(db, write, &t, &err), STRATA_OK, "pager_begin: %s", err.msg);
+    return t;
+}
+
+static void commit(pager_txn *t) { cr_assert_eq(pager_commit(t, &err), STRATA_OK, "commit: %s", err.msg); }
+
+#define GROUP 5000 /* rows of a row group in these tests: three vectors, the last one partial */
+
+/* make_table creates the row and column trees of a test table with GROUP-row groups. */
+static table_desc make_table(void) {
+    pager_txn *t = begin(1);
+    table_desc td = desc(0);
+    OK(t, btree_create(t, &td.root));
+    OK(t, btree_create(t, &td.col_root));
+    td.group_rows = GROUP;
+    td.zstd_level = 3;
+    commit(t);
+    return td;
+}
+
+/* migrate runs the tuple mover for up to max groups and returns how many it wrote. */
+static uint32_t migrate(const table_desc *td, uint32_t max) {
+    pager_txn *t = begin(1);
+    uint32_t moved = 0;
+    OK(t, rowgroup_migrate(t, td, max, &moved));
+    commit(t);
+    return moved;
+}
+
+static int count_group(void *arg, const rowgroup_desc *d) {
+    (void)d;
+    (*(uint32_t *)arg)++;
+    return STRATA_OK;
+}
+
+static uint32_t groups(const table_desc *td) {
+    pager_txn *t = begin(0);
+    uint32_t n = 0;
+    OK(t, rowgroup_foreach(t, td, count_group, &n));
+    pager_rollback(t);
+    return n;
+}
+
+static int64_t *range_ids(int64_t first, size_t n, int64_t step) {
+    int64_t *ids = malloc(n * sizeof *ids);
+    for (size_t i = 0; i < n; i++) ids[i] = first + (int64_t)i * step;
+    return ids;
+}
+
+static void load(const table_desc *td, const int64_t *ids, size_t n) {
+    pager_txn *t = begin(1);
+    insert_ids(t, td, ids, n, 0);
+    commit(t);
+}
+
+/* check_all scans every column of the whole table and expects ids[0..n) with tags. */
+static void check_all(const table_desc *td, const int64_t *ids, size_t n, const uint32_t *tags) {
+    pager_txn *t = begin(0);
+    scan_rows(t, td, ALL, NCOLS, INT64_MIN, INT64_MAX, ids, n, tags, 0);
+    pager_rollback(t);
+}
+
+/* get_check reads rowid with every column and checks it is there (tag) or absent (tag < 0). */
+static void get_check(pager_txn *t, const table_desc *td, int64_t rowid, int tag) {
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    c.count = 1; /* a row before: the read appends after it */
+    uint8_t found = 9;
+    OK(t, table_get(t, td, ALL, NCOLS, &rowid, 1, &c, &found));
+    cr_assert_eq(found, tag >= 0, "rowid %lld: found %d", (long long)rowid, found);
+    cr_assert_eq(c.count, tag >= 0 ? 2u : 1u);
+    char *buf = malloc(LONG_STR + 64);
+    for (uint32_t k = 0; tag >= 0 && k < NCOLS; k++) {
+        sql_value x;
+        expected(rowid, k, (uint32_t)tag, buf, &x);
+        check_value(&c.cols[k], 1, &x, rowid, k);
+    }
+    free(buf);
+    chunk_free(&c);
+}
+
+/* ---- migration keeps every value ---------------------------------------------------------- */
+
+Test(rowgroup, migrated_rows_read_back_the_same_by_scan_range_and_get) {
+    table_desc td = make_table();
+    size_t n = 2 * GROUP + 1234;
+    int64_t *ids = range_ids(-3000, n, 1);
+    load(&td, ids, n);
+    cr_assert_eq(migrate(&td, 10), 2, "two full row groups move, the rest waits");
+    cr_assert_eq(groups(&td), 2);
+    check_all(&td, ids, n, NULL);
+
+    pager_txn *t = begin(0);
+    uint32_t pending;
+    OK(t, rowgroup_pending(t, &td, 100000, &pending));
+    cr_assert_eq(pending, 1234, "the rows left in the row store: %u", pending);
+    int64_t max;
+    OK(t, table_max_rowid(t, &td, &max));
+    cr_assert_eq(max, ids[n - 1]);
+    /* projections that repeat and reorder columns */
+    uint32_t proj[] = {C_STR, C_I64, C_STR, C_IV, C_BOOL};
+    scan_rows(t, &td, proj, 5, INT64_MIN, INT64_MAX, ids, n, NULL, 0);
+    /* rowid ranges: inside a row group, across the two groups, from a group into the row store */
+    scan_rows(t, &td, ALL, NCOLS, ids[10], ids[20], ids + 10, 11, NULL, 0);
+    scan_rows(t, &td, ALL, NCOLS, ids[GROUP - 7], ids[GROUP + 3000], ids + GROUP - 7, 3008, NULL, 0);
+    scan_rows(t, &td, proj, 5, ids[2 * GROUP - 1], INT64_MAX, ids + 2 * GROUP - 1, n - 2 * GROUP + 1, NULL, 0);
+    scan_rows(t, &td, ALL, NCOLS, ids[n - 1] + 1, INT64_MAX, NULL, 0, NULL, 0);
+    /* point reads from both stores and of missing rows */
+    int64_t probes[] = {ids[0], ids[1], ids[GROUP - 1], ids[GROUP], ids[2047], ids[2048], ids[2 * GROUP - 1],
+                        ids[2 * GROUP], ids[n - 1]};
+    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) get_check(t, &td, probes[i], 0);
+    get_check(t, &td, ids[0] - 1, -1);
+    get_check(t, &td, ids[n - 1] + 1, -1);
+    pager_rollback(t);
+    free(ids);
+}
+
+Test(rowgroup, rowids_with_gaps_are_found_by_search) {
+    table_desc td = make_table();
+    size_t n = GROUP + 10;
+    int64_t *ids = range_ids(-1000000, n, 7); /* a gap of 6 between neighbours */
+    load(&td, ids, n);
+    cr_assert_eq(migrate(&td, 1), 1);
+    check_all(&td, ids, n, NULL);
+    pager_txn *t = begin(0);
+    for (size_t i = 0; i < n; i += 499) get_check(t, &td, ids[i], 0);
+    get_check(t, &td, ids[2100] + 3, -1); /* inside the row group's range, in a gap */
+    scan_rows(t, &td, ALL, NCOLS, ids[100] + 1, ids[4100] - 1, ids + 101, 3999, NULL, 0);
+    pager_rollback(t);
+    free(ids);
+}
+
+Test(rowgroup, fewer_rows_than_a_row_group_do_not_move) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP - 1, 1);
+    load(&td, ids, GROUP - 1);
+    cr_assert_eq(migrate(&td, 5), 0);
+    cr_assert_eq(groups(&td), 0);
+    check_all(&td, ids, GROUP - 1, NULL);
+    free(ids);
+}
+
+/* ---- deletes and updates of migrated rows ------------------------------------------------- */
+
+Test(rowgroup, deletes_and_updates_of_migrated_rows) {
+    table_desc td = make_table();
+    size_t n = GROUP + 100;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, n);
+    cr_assert_eq(migrate(&td, 1), 1);
+
+    pager_txn *t = begin(1);
+    int64_t del[] = {1, 2, 2048, 2049, 4999, GROUP + 5};
+    OK(t, table_delete(t, &td, del, 6));
+    cr_assert_eq(table_delete(t, &td, del, 1), STRATA_NOTFOUND, "a deleted migrated row is gone");
+    err_clear(pager_txn_err(t));
+    /* an update gives a migrated row a new version, read from the row store */
+    int64_t upd[] = {3, 100, 2050, GROUP};
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    char *buf = malloc(LONG_STR + 64);
+    for (uint32_t r = 0; r < 4; r++)
+        for (uint32_t k = 0; k < NCOLS; k++) {
+            sql_value x;
+            expected(upd[r], k, 1, buf, &x);
+            put_value(&c.cols[k], r, &x);
+        }
+    c.count = 4;
+    OK(t, table_update(t, &td, &c, NULL, 4, upd));
+    /* rowid uniqueness covers migrated rows; a deleted rowid is free again */
+    cr_assert_eq(table_insert(t, &td, &c, NULL, 1, (int64_t[]){50}), STRATA_CONSTRAINT);
+    err_clear(pager_txn_err(t));
+    cr_assert_eq(table_insert(t, &td, &c, NULL, 1, (int64_t[]){100}), STRATA_CONSTRAINT, "updated, so in the row store");
+    err_clear(pager_txn_err(t));
+    commit(t);
+
+    size_t m = 0;
+    int64_t *want = malloc(n * sizeof *want);
+    uint32_t *tags = calloc(n, sizeof *tags);
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = ids[i];
+        int gone = 0;
+        for (int k = 0; k < 6; k++) gone |= del[k] == id;
+        if (gone) continue;
+        for (int k = 0; k < 4; k++)
+            if (upd[k] == id) tags[m] = 1;
+        want[m++] = id;
+    }
+    check_all(&td, want, m, tags);
+    t = begin(0);
+    get_check(t, &td, 1, -1);
+    get_check(t, &td, 3, 1);
+    get_check(t, &td, 4, 0);
+    get_check(t, &td, GROUP, 1);
+    pager_rollback(t);
+
+    /* the table's rows survive a reopen */
+    pager_close(db);
+    pager_config cfg = {.page_size = 8192, .no_sync = 1};
+    cr_assert_eq(pager_open(fs, "t.db", &cfg, &db, &err), STRATA_OK, "%s", err.msg);
+    check_all(&td, want, m, tags);
+
+    chunk_free(&c);
+    free(buf);
+    free(want);
+    free(tags);
+    free(ids);
+}
+
+Test(rowgroup, a_row_group_whose_rows_are_all_deleted_goes) {
+    table_desc td = make_table();
+    size_t n = 2 * GROUP;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, n);
+    cr_assert_eq(migrate(&td, 2), 2);
+    pager_txn *t = begin(1);
+    OK(t, table_delete(t, &td, ids, GROUP));
+    commit(t);
+    cr_assert_eq(groups(&td), 1);
+    check_all(&td, ids + GROUP, GROUP, NULL);
+    free(ids);
+}
+
+Test(rowgroup, the_tuple_mover_takes_only_rows_above_the_last_migrated_one) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP, 1);
+    load(&td, ids, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    /* row 7 gets a new version in the row store; then another row group's worth of rows */
+    pager_txn *t = begin(1);
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    char *buf = malloc(LONG_STR + 64);
+    for (uint32_t k = 0; k < NCOLS; k++) {
+        sql_value x;
+        expected(7, k, 1, buf, &x);
+        put_value(&c.cols[k], 0, &x);
+    }
+    c.count = 1;
+    OK(t, table_update(t, &td, &c, NULL, 1, (int64_t[]){7}));
+    commit(t);
+    int64_t *more = range_ids(GROUP + 1, GROUP, 1);
+    load(&td, more, GROUP);
+    cr_assert_eq(migrate(&td, 5), 1, "row 7 alone does not make a second row group full");
+    t = begin(0);
+    uint32_t pending;
+    OK(t, rowgroup_pending(t, &td, 100, &pending));
+    cr_assert_eq(pending, 0, "row 7 is below the migrated rowids: it stays in the row store");
+    get_check(t, &td, 7, 1);
+    pager_rollback(t);
+    int64_t *all = range_ids(1, 2 * GROUP, 1);
+    uint32_t *tags = calloc(2 * GROUP, sizeof *tags);
+    tags[6] = 1;
+    check_all(&td, all, 2 * GROUP, tags);
+    chunk_free(&c);
+    free(buf);
+    free(tags);
+    free(all);
+    free(more);
+    free(ids);
+}
+
+/* ---- scans that write, readers that keep their snapshot ----------------------------------- */
+
+Test(rowgroup, a_write_scan_updates_each_migrated_row_once) {
+    table_desc td = make_table();
+    size_t n = GROUP + 300;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, n);
+    cr_assert_eq(migrate(&td, 1), 1);
+    /* UPDATE t SET ... : every row read is rewritten (moving it to the row store) before the next chunk */
+    pager_txn *t = begin(1);
+    table_scan *s;
+    OK(t, table_scan_open(t, &td, ALL, NCOLS, INT64_MIN, INT64_MAX, &s));
+    data_chunk c, w;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    cr_assert_eq(chunk_init(&w, types, NCOLS, NULL), STRATA_OK);
+    int64_t rowids[VECTOR_SIZE];
+    char *buf = malloc(LONG_STR + 64);
+    size_t seen = 0;
+    for (;;) {
+        OK(t, table_scan_next(s, &c, rowids));
+        if (c.count == 0) break;
+        chunk_reset(&w);
+        for (uint32_t r = 0; r < c.count; r++) {
+            cr_assert_eq(rowids[r], ids[seen + r], "each row once, in rowid order");
+            for (uint32_t k = 0; k < NCOLS; k++) {
+                sql_value x;
+                expected(rowids[r], k, 1, buf, &x);
+                put_value(&w.cols[k], r, &x);
+            }
+        }
+        w.count = c.count;
+        OK(t, table_update(t, &td, &w, NULL, c.count, rowids));
+        seen += c.count;
+    }
+    table_scan_close(s);
+    commit(t);
+    cr_assert_eq(seen, n);
+    uint32_t *tags = malloc(n * sizeof *tags);
+    for (size_t i = 0; i < n; i++) tags[i] = 1;
+    check_all(&td, ids, n, tags);
+    cr_assert_eq(groups(&td), 0, "every migrated row was rewritten: the row group went");
+    chunk_free(&c);
+    chunk_free(&w);
+    free(buf);
+    free(tags);
+    free(ids);
+}
+
+Test(rowgroup, a_reader_keeps_its_snapshot_while_a_migration_commits) {
+    table_desc td = make_table();
+    size_t n = 2 * GROUP;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, n);
+    pager_txn *r = begin(0);
+    table_scan *s;
+    OK(r, table_scan_open(r, &td, ALL, NCOLS, INT64_MIN, INT64_MAX, &s));
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    int64_t rowids[VECTOR_SIZE];
+    OK(r, table_scan_next(s, &c, rowids));
+    size_t seen = c.count;
+    cr_assert_eq(migrate(&td, 2), 2); /* commits beside the reader */
+    for (;;) {
+        OK(r, table_scan_next(s, &c, rowids));
+        if (c.count == 0) break;
+        for (uint32_t k = 0; k < c.count; k++) cr_assert_eq(rowids[k], ids[seen + k]);
+        seen += c.count;
+    }
+    cr_assert_eq(seen, n, "the reader saw its snapshot: every row once");
+    table_scan_close(s);
+    pager_rollback(r);
+    check_all(&td, ids, n, NULL);
+    chunk_free(&c);
+    free(ids);
+}
+
+typedef struct reader_arg {
+    const table_desc *td;
+    size_t n;
+    volatile int stop;
+    int scans, bad;
+} reader_arg;
+
+/* reader scans the rowids of the whole table until told to stop, counting scans that did not
+** see exactly rows 1..n. */
+static void *reader(void *p) {
+    reader_arg *a = p;
+    data_chunk c;
+    if (chunk_init(&c, types, 1, NULL)) return NULL;
+    int64_t rowids[VECTOR_SIZE];
+    while (!a->stop || a->scans == 0) {
+        pager_txn *t;
+        strata_err e = {0};
+        if (pager_begin(db, 0, &t, &e)) {
+            a->bad++;
+            break;
+        }
+        table_scan *s = NULL;
+        int64_t next = 1;
+        int ok = table_scan_open(t, a->td, ALL, 1, INT64_MIN, INT64_MAX, &s) == STRATA_OK;
+        while (ok) {
+            if (table_scan_next(s, &c, rowids) != STRATA_OK) ok = 0;
+            if (!ok || c.count == 0) break;
+            for (uint32_t k = 0; k < c.count; k++) ok &= rowids[k] == next++;
+        }
+        table_scan_close(s);
+        pager_rollback(t);
+        if (!ok || next != (int64_t)a->n + 1) a->bad++;
+        a->scans++;
+    }
+    chunk_free(&c);
+    return NULL;
+}
+
+Test(rowgroup, reader_threads_see_every_row_once_while_row_groups_migrate) {
+    table_desc td = make_table();
+    size_t n = 4 * GROUP;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, n);
+    reader_arg a = {.td = &td, .n = n};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, reader, &a), 0);
+    for (int g = 0; g < 4; g++) cr_assert_eq(migrate(&td, 1), 1);
+    a.stop = 1;
+    pthread_join(th, NULL);
+    cr_assert_gt(a.scans, 0);
+    cr_assert_eq(a.bad, 0, "%d of %d scans saw a wrong set of rows", a.bad, a.scans);
+    cr_assert_eq(groups(&td), 4);
+    free(ids);
+}
+
+/* ---- corruption --------------------------------------------------------------------------- */
+
+Test(rowgroup, a_corrupt_segment_names_its_row_group_and_column) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP, 1);
+    load(&td, ids, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    /* overwrite the segment of column C_STR with bytes that are not a segment */
+    pager_txn *t = begin(1);
+    uint8_t key[1 + ROWID_KEY_LEN + 4] = {'s'};
+    rowid_encode(1, key + 1);
+    key[1 + ROWID_KEY_LEN + 3] = C_STR;
+    btree_buf seg = {0};
+    OK(t, btree_get(t, td.col_root, key, sizeof key, &seg));
+    seg.data[seg.len / 2] ^= 0x5a;
+    OK(t, btree_put(t, td.col_root, key, sizeof key, seg.data, seg.len));
+    commit(t);
+    btree_buf_free(&seg);
+
+    t = begin(0);
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    table_scan *s;
+    OK(t, table_scan_open(t, &td, ALL, NCOLS, INT64_MIN, INT64_MAX, &s));
+    int rc = table_scan_next(s, &c, NULL);
+    cr_assert_eq(rc, STRATA_CORRUPT, "got %s", strata_errstr(rc));
+    const char *msg = pager_txn_err(t)->msg;
+    cr_assert(strstr(msg, "row group at rowid 1") && strstr(msg, "column 6"), "message: %s", msg);
+    table_scan_close(s);
+    /* a column not projected is not read: the others still scan */
+    err_clear(pager_txn_err(t));
+    uint32_t other[] = {C_I64, C_DATE};
+    scan_rows(t, &td, other, 2, INT64_MIN, INT64_MAX, ids, GROUP, NULL, 0);
+    pager_rollback(t);
+    chunk_free(&c);
+    free(ids);
+}
