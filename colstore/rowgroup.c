@@ -20,12 +20,14 @@
 #include <string.h>
 
 #include "record.h"
+#include "segcache.h"
 #include "segment.h"
 
 #define DESC_VERSION 1
 #define DESC_SIZE (1 + 4 + 4 + 8 + 8 + 8 + 4)
 #define GROUP_KEY_LEN (1 + ROWID_KEY_LEN)
 #define SEG_KEY_LEN (1 + ROWID_KEY_LEN + 4)
+#define FEW_ROWS 16 /* a scan reads this few rows of a vector one value at a time */
 
 /* ---- keys and descriptors ----------------------------------------------------------------- */
 
@@ -150,8 +152,11 @@ int rowgroup_last_rowid(pager_txn *t, const table_desc *td, int64_t *last, int *
 /* ---- an open row group -------------------------------------------------------------------- */
 
 typedef struct group_col {
-    btree_buf buf;
-    segment_reader rd;
+    segment_reader *rd; /* the open reader: &own, or a cached entry's */
+    segment_reader own;
+    btree_buf buf;          /* own's bytes */
+    segcache_entry *held;   /* the cache entry rd belongs to, or NULL */
+    segcache *cache;        /* ... in this cache */
     int open;   /* rd is open */
     int stored; /* the row group stores this column (else it reads as the added default) */
 } group_col;
@@ -165,7 +170,9 @@ typedef struct group {
 } group;
 
 static void group_col_close(group_col *c) {
-    if (c->open) segment_reader_close(&c->rd);
+    if (c->held) segcache_release(c->cache, c->held);
+    else if (c->open) segment_reader_close(&c->own);
+    c->held = NULL;
     c->open = 0;
 }
 
@@ -211,9 +218,17 @@ static int load_bitmap(pager_txn *t, const table_desc *td, const rowgroup_desc *
     return STRATA_OK;
 }
 
-/* open_segment reads and opens the segment of column col (type type) of row group d into c. */
+/* open_segment opens the segment of column col (type type) of row group d into c: from the
+** table's segment cache when it holds it, else read from the column tree (and then cached when
+** the transaction only reads: see segcache.h). */
 static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc *d, uint32_t col, sql_type type,
                         group_col *c) {
+    c->cache = td->cache;
+    if (td->cache && (c->held = segcache_get(td->cache, d->id, col))) {
+        c->rd = segcache_reader(c->held);
+        c->open = 1;
+        return STRATA_OK;
+    }
     uint8_t key[SEG_KEY_LEN];
     seg_key(key, d->first, col);
     int rc = btree_get(t, td->col_root, key, sizeof key, &c->buf);
@@ -225,7 +240,7 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
     }
     if (rc) return rc;
     strata_err *err = pager_txn_err(t);
-    if ((rc = segment_open(&c->rd, c->buf.data, c->buf.len, type, err))) {
+    if ((rc = segment_open(&c->own, c->buf.data, c->buf.len, type, err))) {
         if (rc == STRATA_CORRUPT) { /* say which row group and column, before the segment's reason */
             char name[16];
             if (col == ROWGROUP_ROWID_COL) snprintf(name, sizeof name, "rowid");
@@ -237,11 +252,14 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
         }
         return rc;
     }
+    c->rd = &c->own;
     c->open = 1;
-    if (segment_rows(&c->rd) != d->rows) {
+    if (segment_rows(c->rd) != d->rows) {
         group_col_close(c);
         return group_corrupt(t, td, d->first, "a segment's row count differs from the descriptor's");
     }
+    if (td->cache && !pager_txn_is_write(t) && (c->held = segcache_put(td->cache, d->id, col, &c->buf, &c->own)))
+        c->rd = segcache_reader(c->held);
     return STRATA_OK;
 }
 
@@ -277,6 +295,9 @@ static int fill_default(const table_desc *td, uint32_t col, vector *v, uint32_t 
 }
 
 /* ---- scans -------------------------------------------------------------------------------- */
+
+static int seek_rowid(pager_txn *t, group *g, int64_t rowid, vector *ids, uint32_t *ids_k, uint32_t *pos,
+                      int *exact);
 
 struct rowgroup_scan {
     pager_txn *t;
@@ -368,17 +389,30 @@ static int next_group(rowgroup_scan *s) {
     s->have = 1;
     s->pos = 0;
     s->rowids_k = UINT32_MAX;
+    if (s->lo > d.first) rc = seek_rowid(s->t, &s->g, s->lo, &s->rowids, &s->rowids_k, &s->pos, &exact);
 done:
     btree_cursor_close(c);
     if (rc) s->done = 1;
     return rc;
 }
 
-/* rowids_of decodes the rowids of vector k of the current group (once). */
+/* group_dense says whether the rowids of g have no gaps: position p holds rowid first + p. */
+static inline int group_dense(const group *g) { return (uint64_t)(g->d.last - g->d.first) == g->d.rows - 1; }
+
+/* id_at is the rowid at position p of g, from ids (the decoded vector starting at position base)
+** or, when ids is NULL (a dense group), computed. */
+static inline int64_t id_at(const group *g, const int64_t *ids, uint32_t base, uint32_t p) {
+    return ids ? ids[p - base] : g->d.first + p;
+}
+
+/* rowids_of decodes the rowids of vector k of the current group (once); *out is NULL for a dense
+** group, whose rowids id_at computes. */
 static int rowids_of(rowgroup_scan *s, uint32_t k, const int64_t **out) {
+    *out = NULL;
+    if (group_dense(&s->g)) return STRATA_OK; /* computed by id_at */
     if (s->rowids_k != k) {
         vec_reset(&s->rowids);
-        int rc = segment_decode_vector(&s->g.rowid.rd, k, &s->rowids, pager_txn_err(s->t));
+        int rc = segment_decode_vector(s->g.rowid.rd, k, &s->rowids, pager_txn_err(s->t));
         if (rc) return rc;
         s->rowids_k = k;
     }
@@ -421,7 +455,7 @@ static int settle(rowgroup_scan *s) {
         if (rc) return rc;
         uint32_t end = (k + 1) * VECTOR_SIZE < s->g.d.rows ? (k + 1) * VECTOR_SIZE : s->g.d.rows;
         for (; s->pos < end; s->pos++) {
-            int64_t id = ids[s->pos - k * VECTOR_SIZE];
+            int64_t id = id_at(&s->g, ids, k * VECTOR_SIZE, s->pos);
             if (id > s->hi) {
                 s->done = 1;
                 return STRATA_OK;
@@ -437,7 +471,7 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
     if (rc || s->done) return rc;
     const int64_t *ids;
     if ((rc = rowids_of(s, s->pos / VECTOR_SIZE, &ids))) return rc;
-    *rowid = ids[s->pos % VECTOR_SIZE];
+    *rowid = id_at(&s->g, ids, s->pos / VECTOR_SIZE * VECTOR_SIZE, s->pos);
     *more = 1;
     return STRATA_OK;
 }
@@ -472,61 +506,74 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
     sel_t keep[VECTOR_SIZE];
     uint32_t n = 0, p = s->pos;
     for (; p < end; p++) {
-        int64_t id = ids[p - base];
+        int64_t id = id_at(g, ids, base, p);
         if (id > max || id > s->hi) break;
         if (id >= s->lo && !group_is_deleted(g, p)) keep[n++] = p - base;
     }
-    if (p < end && ids[p - base] > s->hi) s->done = 1;
+    if (p < end && id_at(g, ids, base, p) > s->hi) s->done = 1;
     s->pos = p;
     if (n == 0) return STRATA_OK;
     uint32_t vrows = end - base;
-    int whole = n == vrows;
+    int whole = n == vrows, few = n <= FEW_ROWS; /* few: read the rows one by one, not the vector */
     for (uint32_t i = 0; i < g->ncols; i++) {
         uint32_t col = s->cols[i];
         vector *v = &out->cols[i];
         if ((rc = group_col_ready(t, s->td, g, i, col))) return rc;
-        if (g->cols[i].stored) rc = segment_decode_vector(&g->cols[i].rd, k, v, err);
-        else rc = fill_default(s->td, col, v, 0, vrows, err);
+        if (!g->cols[i].stored) {
+            rc = fill_default(s->td, col, v, 0, n, err);
+        } else if (few && !whole) {
+            for (uint32_t r = 0; r < n && rc == STRATA_OK; r++) rc = segment_get(g->cols[i].rd, base + keep[r], v, r, err);
+        } else {
+            rc = segment_decode_vector(g->cols[i].rd, k, v, err);
+            if (rc == STRATA_OK && !whole) compact(v, keep, n);
+        }
         if (rc) return rc;
-        if (!whole) compact(v, keep, n);
     }
     if (rowids)
-        for (uint32_t i = 0; i < n; i++) rowids[i] = ids[keep[i]];
+        for (uint32_t i = 0; i < n; i++) rowids[i] = id_at(g, ids, base, base + keep[i]);
     out->count = n;
     return STRATA_OK;
 }
 
 /* ---- point reads and deletes -------------------------------------------------------------- */
 
-/* locate finds the position of rowid in group g (its rowid segment open): *pos, or *found = 0. */
-static int locate(pager_txn *t, group *g, int64_t rowid, vector *scratch, uint32_t *pos, int *found) {
-    *found = 0;
-    if ((uint64_t)(g->d.last - g->d.first) == g->d.rows - 1) { /* dense: no gaps */
-        *pos = (uint32_t)(rowid - g->d.first);
-        *found = 1;
+/* seek_rowid sets *pos to the first position of group g (its rowid segment open) whose rowid is
+** >= rowid (g->d.rows when there is none), and *exact to whether that rowid is rowid itself. A
+** row group without gaps computes it; otherwise the rowid vectors' zone maps find the vector and
+** a binary search the row. ids holds the decoded rowids of vector *ids_k (UINT32_MAX: none yet;
+** ids is made on first use when it is a zeroed vector). */
+static int seek_rowid(pager_txn *t, group *g, int64_t rowid, vector *ids, uint32_t *ids_k, uint32_t *pos,
+                      int *exact) {
+    *exact = 0;
+    if (group_dense(g)) {
+        *pos = rowid <= g->d.first ? 0 : rowid > g->d.last ? g->d.rows : (uint32_t)(rowid - g->d.first);
+        *exact = rowid >= g->d.first && rowid <= g->d.last;
         return STRATA_OK;
     }
-    uint32_t nv = segment_nvectors(&g->rowid.rd);
+    uint32_t nv = segment_nvectors(g->rowid.rd);
     for (uint32_t k = 0; k < nv; k++) {
         seg_zone z;
-        segment_zone(&g->rowid.rd, (int)k, &z);
-        if (rowid < z.min_i || rowid > z.max_i) continue;
-        vec_reset(scratch);
-        int rc = segment_decode_vector(&g->rowid.rd, k, scratch, pager_txn_err(t));
-        if (rc) return rc;
-        const int64_t *ids = VEC_DATA(scratch, int64_t);
-        uint32_t n = z.rows, lo = 0, hi = n;
+        segment_zone(g->rowid.rd, (int)k, &z);
+        if (z.max_i < rowid) continue;
+        int rc;
+        if (!ids->data && (rc = vec_init(ids, ROWID_TYPE, pager_txn_err(t)))) return rc;
+        if (*ids_k != k) {
+            vec_reset(ids);
+            if ((rc = segment_decode_vector(g->rowid.rd, k, ids, pager_txn_err(t)))) return rc;
+            *ids_k = k;
+        }
+        const int64_t *v = VEC_DATA(ids, int64_t);
+        uint32_t lo = 0, hi = z.rows;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
-            if (ids[mid] < rowid) lo = mid + 1;
+            if (v[mid] < rowid) lo = mid + 1;
             else hi = mid;
         }
-        if (lo < n && ids[lo] == rowid) {
-            *pos = k * VECTOR_SIZE + lo;
-            *found = 1;
-        }
+        *pos = k * VECTOR_SIZE + lo;
+        *exact = lo < z.rows && v[lo] == rowid;
         return STRATA_OK;
     }
+    *pos = g->d.rows;
     return STRATA_OK;
 }
 
@@ -536,10 +583,10 @@ static int open_row(pager_txn *t, const table_desc *td, int64_t rowid, group *g,
     int rc = find_group(t, td, rowid, &d, found);
     if (rc || !*found) return rc;
     if ((rc = group_load(t, td, g, &d))) return rc;
-    vector scratch;
-    if ((rc = vec_init(&scratch, ROWID_TYPE, pager_txn_err(t)))) return rc;
-    rc = locate(t, g, rowid, &scratch, pos, found);
-    vec_free(&scratch);
+    vector ids = {0};
+    uint32_t ids_k = UINT32_MAX;
+    rc = seek_rowid(t, g, rowid, &ids, &ids_k, pos, found);
+    vec_free(&ids);
     if (rc == STRATA_OK && *found && group_is_deleted(g, *pos)) *found = 0;
     return rc;
 }
@@ -554,7 +601,7 @@ int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint3
     for (uint32_t i = 0; rc == STRATA_OK && *found && i < ncols; i++) {
         vector *v = &out->cols[i];
         if ((rc = group_col_ready(t, td, &g, i, cols[i]))) break;
-        if (g.cols[i].stored) rc = segment_get(&g.cols[i].rd, pos, v, out->count, pager_txn_err(t));
+        if (g.cols[i].stored) rc = segment_get(g.cols[i].rd, pos, v, out->count, pager_txn_err(t));
         else rc = fill_default(td, cols[i], v, out->count, out->count + 1, pager_txn_err(t));
     }
     if (rc == STRATA_OK && *found) out->count++;
@@ -765,7 +812,7 @@ static int describe_group(void *arg, const rowgroup_desc *d) {
         rc = open_segment(w->t, w->td, d, col, col == ROWGROUP_ROWID_COL ? ROWID_TYPE : w->td->types[col], &c);
         if (rc == STRATA_OK) {
             seg_info info;
-            segment_describe(&c.rd, &info);
+            segment_describe(c.rd, &info);
             rc = w->fn(w->arg, d, col, &info);
         }
         group_col_close(&c);

@@ -52,6 +52,7 @@ typedef struct table_desc {
     pgno_t col_root; /* the column tree of migrated rows (rowgroup.h), 0 while none has migrated */
     int zstd_level;  /* zstd level for the table's segments; 0 never compresses with zstd */
     uint32_t group_rows; /* rows of a full row group; 0: ROWGROUP_ROWS (fewer: tests only) */
+    struct segcache *cache; /* the database's cache of opened segments (segcache.h), or NULL */
     uint32_t ncols;
     const sql_type *types;
     const sql_value *defaults;

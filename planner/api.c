@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../colstore/rowgroup.h"
+#include "../colstore/segcache.h"
 #include "../rowstore/pager.h"
 #include "bind.h"
 #include "exec.h"
@@ -40,6 +41,7 @@ struct strata_db {
 };
 
 static void apply_memory_limit(strata_db *db, size_t limit);
+#define SEGMENT_CACHE_MAX ((size_t)64 << 20)
 static size_t default_memory_limit(void);
 
 struct strata_chunk {
@@ -147,6 +149,7 @@ int strata_open(const char *path, strata_db **out) {
     int rc = pager_open(v, path, &cfg, &db->p, &err);
     if (rc) return db_error(db, &err, rc);
     arena_init(&db->cat.mem, 0);
+    if (!(db->cat.segs = segcache_create(SEGMENT_CACHE_MAX))) return db_errorf(db, STRATA_NOMEM, "out of memory");
     if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
     apply_memory_limit(db, default_memory_limit());
     return STRATA_OK;
@@ -158,6 +161,8 @@ int strata_close(strata_db *db) {
     if (db->txn) pager_rollback(db->txn);
     int rc = STRATA_OK;
     if (db->p) rc = pager_close(db->p);
+    segcache_destroy(db->cat.segs);
+    db->cat.segs = NULL;
     catalog_free(&db->cat);
     if (db->mem_vfs) vfs_destroy(db->mem_vfs);
     free(db);
@@ -863,16 +868,19 @@ static const char *memory_limit_names[] = {"memory_limit"};
 
 /* memory_limit bounds the page cache and the memory of running statements (their hash tables,
 ** sorts and collections) together, as DuckDB's setting of that name does. The page cache takes
-** at most PAGE_CACHE_MAX of it and at most half; a statement's run may take the rest. The
-** default is 80 % of the machine's memory, DuckDB's default too. */
+** at most PAGE_CACHE_MAX of it and at most half, the cache of opened column segments at most
+** SEGMENT_CACHE_MAX and an eighth; a statement's run may take the rest. The default is 80 % of
+** the machine's memory, DuckDB's default too. */
 #define PAGE_CACHE_MAX ((size_t)64 << 20)
 #define MEMORY_LIMIT_MIN ((size_t)1 << 20)
 
 static void apply_memory_limit(strata_db *db, size_t limit) {
     size_t cache = limit / 2 < PAGE_CACHE_MAX ? limit / 2 : PAGE_CACHE_MAX;
+    size_t segs = limit / 8 < SEGMENT_CACHE_MAX ? limit / 8 : SEGMENT_CACHE_MAX;
     db->memory_limit = limit;
-    db->query_limit = limit - cache;
+    db->query_limit = limit - cache - segs;
     pager_set_cache_bytes(db->p, cache);
+    segcache_set_budget(db->cat.segs, segs);
 }
 
 static size_t default_memory_limit(void) {

@@ -229,6 +229,7 @@ static int refresh_desc(catalog *c, table_def *td) {
         td->defaults[i] = td->cols[i].added_default;
     }
     td->desc.root = td->root;
+    td->desc.cache = c->segs;
     td->desc.ncols = td->ncols;
     td->desc.types = td->types;
     td->desc.defaults = td->defaults;
@@ -1111,7 +1112,9 @@ static int load_entry(catalog *c, pager_txn *t, const uint8_t *key, size_t klen,
 
 void catalog_free(catalog *c) {
     arena_free(&c->mem);
+    struct segcache *segs = c->segs; /* the database's, not the catalog's */
     memset(c, 0, sizeof *c);
+    c->segs = segs;
 }
 
 int catalog_load(catalog *c, pager_txn *t, strata_err *err) {

@@ -101,6 +101,7 @@ typedef struct view_def {
 
 struct catalog {
     arena mem; /* every definition */
+    struct segcache *segs; /* the database's segment cache, handed to every table (kept by catalog_free) */
     uint32_t ntables, nviews, nindexes;
     table_def **tables;
     view_def **views;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../colstore/rowgroup.h"
+#include "../../colstore/segcache.h"
 #include "../../core/vfs.h"
 #include "helpers/table_rows.h"
 
@@ -468,5 +469,59 @@ Test(rowgroup, a_corrupt_segment_names_its_row_group_and_column) {
     scan_rows(t, &td, other, 2, INT64_MIN, INT64_MAX, ids, GROUP, NULL, 0);
     pager_rollback(t);
     chunk_free(&c);
+    free(ids);
+}
+
+/* ---- the segment cache -------------------------------------------------------------------- */
+
+Test(rowgroup, reads_through_the_segment_cache_stay_right_as_row_groups_change) {
+    table_desc td = make_table();
+    td.cache = segcache_create(64 << 20);
+    size_t n = 2 * GROUP;
+    int64_t *ids = range_ids(1, n, 1);
+    load(&td, ids, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    check_all(&td, ids, GROUP, NULL); /* a read transaction: the segments go into the cache */
+    segcache_stats st;
+    segcache_get_stats(td.cache, &st);
+    cr_assert_eq(st.inserts, NCOLS + 1, "every column and the rowids: %llu", (unsigned long long)st.inserts);
+    check_all(&td, ids, GROUP, NULL);
+    segcache_get_stats(td.cache, &st);
+    cr_assert_geq(st.hits, NCOLS + 1, "the second scan is served by the cache");
+
+    /* a write transaction reads through the cache but does not fill it */
+    pager_txn *t = begin(1);
+    OK(t, table_delete(t, &td, (int64_t[]){5}, 1));
+    pager_rollback(t);
+    load(&td, ids + GROUP, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    t = begin(1);
+    get_check(t, &td, GROUP + 17, 0);
+    pager_rollback(t);
+    segcache_get_stats(td.cache, &st);
+    cr_assert_eq(st.inserts, NCOLS + 1, "nothing was cached in write transactions");
+
+    /* deletes after caching: the bitmap is read each time, the cached segments stay right */
+    t = begin(1);
+    OK(t, table_delete(t, &td, (int64_t[]){1, GROUP + 1}, 2));
+    commit(t);
+    int64_t *live = malloc(n * sizeof *live);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] != 1 && ids[i] != GROUP + 1) live[m++] = ids[i];
+    check_all(&td, live, m, NULL);
+    t = begin(0);
+    get_check(t, &td, 1, -1);
+    get_check(t, &td, 2, 0);
+    get_check(t, &td, GROUP + 2, 0);
+    pager_rollback(t);
+
+    /* a budget too small for anything: reads still work, nothing is kept */
+    segcache_set_budget(td.cache, 0);
+    check_all(&td, live, m, NULL);
+    segcache_get_stats(td.cache, &st);
+    cr_assert_eq(st.entries, 0);
+    segcache_destroy(td.cache);
+    free(live);
     free(ids);
 }
