@@ -706,6 +706,81 @@ int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_
     return rc;
 }
 
+/* A row group being written: a segment builder per column and one for the rowids, filled a
+** chunk at a time, then encoded into the column tree. */
+typedef struct group_writer {
+    uint32_t ncols, rows, cap;
+    segment_builder *b; /* [ncols + 1]: b[ncols] holds the rowids */
+    uint32_t ninit;
+    int64_t *ids;       /* [cap + VECTOR_SIZE]: the rowids (a source's last chunk may overshoot) */
+    uint32_t *cols;     /* 0 .. ncols-1: every column, to scan with */
+    data_chunk ch;      /* the chunk sources read into */
+    vector idv;         /* the rowids of a chunk, for their builder */
+} group_writer;
+
+static void writer_free(group_writer *w) {
+    for (uint32_t i = 0; i < w->ninit; i++) segment_builder_free(&w->b[i]);
+    vec_free(&w->idv);
+    chunk_free(&w->ch);
+    free(w->cols);
+    free(w->ids);
+    free(w->b);
+}
+
+/* writer_init prepares w for up to cap rows of table td. */
+static int writer_init(group_writer *w, const table_desc *td, uint32_t cap, strata_err *err) {
+    uint32_t n = td->ncols;
+    *w = (group_writer){.ncols = n, .cap = cap};
+    w->b = calloc(n + 1, sizeof *w->b);
+    w->ids = malloc(((size_t)cap + VECTOR_SIZE) * sizeof *w->ids);
+    w->cols = malloc((n ? n : 1) * sizeof *w->cols);
+    if (w->b == NULL || w->ids == NULL || w->cols == NULL)
+        return err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
+    for (uint32_t i = 0; i < n; i++) w->cols[i] = i;
+    int rc;
+    for (; w->ninit <= n; w->ninit++)
+        if ((rc = segment_builder_init(&w->b[w->ninit], w->ninit < n ? td->types[w->ninit] : ROWID_TYPE, err)))
+            return rc;
+    if ((rc = chunk_init(&w->ch, td->types, n, err))) return rc;
+    return vec_init(&w->idv, ROWID_TYPE, err);
+}
+
+/* writer_take adds the first take rows of w->ch, whose rowids are at w->ids + w->rows. */
+static int writer_take(group_writer *w, uint32_t take, strata_err *err) {
+    int rc;
+    for (uint32_t i = 0; i < w->ncols; i++)
+        if ((rc = segment_builder_append(&w->b[i], &w->ch.cols[i], NULL, take, err))) return rc;
+    memcpy(VEC_DATA(&w->idv, int64_t), w->ids + w->rows, take * sizeof *w->ids);
+    if ((rc = segment_builder_append(&w->b[w->ncols], &w->idv, NULL, take, err))) return rc;
+    w->rows += take;
+    return STRATA_OK;
+}
+
+/* writer_store encodes the rows taken (at least one) into a new row group of td. */
+static int writer_store(pager_txn *t, const table_desc *td, group_writer *w) {
+    strata_err *err = pager_txn_err(t);
+    rowgroup_desc d = {.first = w->ids[0], .last = w->ids[w->rows - 1], .rows = w->rows, .ncols = w->ncols};
+    d.id = pager_meta_get(t, ROWGROUP_ID_SLOT) + 1;
+    int rc = pager_meta_set(t, ROWGROUP_ID_SLOT, d.id);
+    segment_options opt = {.zstd_level = td->zstd_level, .force_encoding = -1};
+    uint8_t key[SEG_KEY_LEN];
+    btree_buf seg = {0};
+    for (uint32_t i = 0; i <= w->ncols && rc == STRATA_OK; i++) {
+        seg.len = 0;
+        if ((rc = segment_builder_finish(&w->b[i], &opt, &seg, err))) break;
+        seg_key(key, d.first, i < w->ncols ? i : ROWGROUP_ROWID_COL);
+        rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, seg.data, seg.len);
+    }
+    btree_buf_free(&seg);
+    if (rc == STRATA_OK) {
+        uint8_t desc[DESC_SIZE];
+        desc_encode(&d, desc);
+        group_key(key, 'g', d.first);
+        rc = btree_put(t, td->col_root, key, GROUP_KEY_LEN, desc, sizeof desc);
+    }
+    return rc;
+}
+
 /* migrate_one writes one row group from the row-store rows above the last migrated rowid. */
 static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
     strata_err *err = pager_txn_err(t);
@@ -717,64 +792,74 @@ static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
     int rc = rowgroup_pending(t, td, full, &pending);
     if (rc || pending < full) return rc;
     if ((rc = migration_start(t, td, &from, &none))) return rc;
-    uint32_t n = td->ncols;
-    segment_builder *b = calloc(n + 1, sizeof *b); /* b[n]: the rowids */
-    int64_t *ids = malloc(((size_t)full + VECTOR_SIZE) * sizeof *ids); /* a last chunk may overshoot */
-    uint32_t *cols = malloc((n ? n : 1) * sizeof *cols);
-    data_chunk ch = {0};
-    vector idv = {0};
+    group_writer w;
     table_scan *sc = NULL;
-    btree_buf seg = {0};
-    uint32_t ninit = 0;
-    if (b == NULL || ids == NULL || cols == NULL) {
-        rc = err_set(err, STRATA_NOMEM, "out of memory (migrating a row group)");
+    if ((rc = writer_init(&w, td, full, err)) ||
+        (rc = table_scan_open_rowstore(t, td, w.cols, w.ncols, from, INT64_MAX, &sc)))
         goto done;
-    }
-    for (uint32_t i = 0; i < n; i++) cols[i] = i;
-    for (; ninit <= n; ninit++)
-        if ((rc = segment_builder_init(&b[ninit], ninit < n ? td->types[ninit] : ROWID_TYPE, err))) goto done;
-    if ((rc = chunk_init(&ch, td->types, n, err)) || (rc = vec_init(&idv, ROWID_TYPE, err))) goto done;
-    if ((rc = table_scan_open_rowstore(t, td, cols, n, from, INT64_MAX, &sc))) goto done;
-    uint32_t got = 0;
-    while (got < full) {
-        if ((rc = table_scan_next(sc, &ch, ids + got))) goto done;
-        if (ch.count == 0) break;
-        uint32_t take = ch.count < full - got ? ch.count : full - got;
-        for (uint32_t i = 0; i < n; i++)
-            if ((rc = segment_builder_append(&b[i], &ch.cols[i], NULL, take, err))) goto done;
-        memcpy(VEC_DATA(&idv, int64_t), ids + got, take * sizeof *ids);
-        if ((rc = segment_builder_append(&b[n], &idv, NULL, take, err))) goto done;
-        got += take;
+    while (w.rows < full) {
+        if ((rc = table_scan_next(sc, &w.ch, w.ids + w.rows))) goto done;
+        if (w.ch.count == 0) break;
+        if ((rc = writer_take(&w, w.ch.count < full - w.rows ? w.ch.count : full - w.rows, err))) goto done;
     }
     table_scan_close(sc);
     sc = NULL;
-    if (got < full) goto done; /* counted, but not there: leave it */
-    rowgroup_desc d = {.first = ids[0], .last = ids[got - 1], .rows = got, .ncols = n};
-    d.id = pager_meta_get(t, ROWGROUP_ID_SLOT) + 1;
-    if ((rc = pager_meta_set(t, ROWGROUP_ID_SLOT, d.id))) goto done;
-    segment_options opt = {.zstd_level = td->zstd_level, .force_encoding = -1};
-    uint8_t key[SEG_KEY_LEN];
-    for (uint32_t i = 0; i <= n; i++) {
-        seg.len = 0;
-        if ((rc = segment_builder_finish(&b[i], &opt, &seg, err))) goto done;
-        seg_key(key, d.first, i < n ? i : ROWGROUP_ROWID_COL);
-        if ((rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, seg.data, seg.len))) goto done;
-    }
-    uint8_t desc[DESC_SIZE];
-    desc_encode(&d, desc);
-    group_key(key, 'g', d.first);
-    if ((rc = btree_put(t, td->col_root, key, GROUP_KEY_LEN, desc, sizeof desc))) goto done;
-    if ((rc = table_delete_rowstore(t, td, ids, got))) goto done;
+    if (w.rows < full) goto done; /* counted, but not there: leave it */
+    if ((rc = writer_store(t, td, &w)) || (rc = table_delete_rowstore(t, td, w.ids, w.rows))) goto done;
     *moved = 1;
 done:
     table_scan_close(sc);
-    btree_buf_free(&seg);
-    for (uint32_t i = 0; i < ninit; i++) segment_builder_free(&b[i]);
-    vec_free(&idv);
-    chunk_free(&ch);
-    free(cols);
-    free(ids);
-    free(b);
+    writer_free(&w);
+    return rc;
+}
+
+/* vacuum_group rewrites row group d with its live rows only (nothing when none is left). */
+static int vacuum_group(pager_txn *t, const table_desc *td, const rowgroup_desc *d) {
+    strata_err *err = pager_txn_err(t);
+    group_writer w;
+    rowgroup_scan *sc = NULL;
+    int rc = writer_init(&w, td, d->rows, err);
+    if (rc == STRATA_OK) rc = rowgroup_scan_open(t, td, w.cols, w.ncols, d->first, d->last, &sc);
+    while (rc == STRATA_OK) {
+        chunk_reset(&w.ch);
+        if ((rc = rowgroup_scan_next(sc, &w.ch, w.ids + w.rows, INT64_MAX)) || w.ch.count == 0) break;
+        rc = writer_take(&w, w.ch.count, err);
+    }
+    rowgroup_scan_close(sc);
+    if (rc == STRATA_OK) rc = drop_group(t, td, d);
+    if (rc == STRATA_OK && w.rows) rc = writer_store(t, td, &w);
+    writer_free(&w);
+    return rc;
+}
+
+typedef struct group_list {
+    rowgroup_desc *d;
+    uint32_t n, cap;
+} group_list;
+
+static int collect_group(void *arg, const rowgroup_desc *d) {
+    group_list *l = arg;
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 16;
+        rowgroup_desc *nd = realloc(l->d, cap * sizeof *nd);
+        if (nd == NULL) return STRATA_NOMEM;
+        l->d = nd;
+        l->cap = cap;
+    }
+    l->d[l->n++] = *d;
+    return STRATA_OK;
+}
+
+int rowgroup_vacuum(pager_txn *t, const table_desc *td, uint32_t percent, uint32_t *rewritten) {
+    *rewritten = 0;
+    group_list l = {0};
+    int rc = rowgroup_foreach(t, td, collect_group, &l);
+    if (rc == STRATA_NOMEM) err_set(pager_txn_err(t), rc, "out of memory (VACUUM)");
+    for (uint32_t i = 0; rc == STRATA_OK && i < l.n; i++) {
+        if ((uint64_t)l.d[i].deleted * 100 < (uint64_t)percent * l.d[i].rows) continue;
+        if ((rc = vacuum_group(t, td, &l.d[i])) == STRATA_OK) (*rewritten)++;
+    }
+    free(l.d);
     return rc;
 }
 

@@ -65,6 +65,11 @@ int rowgroup_last_rowid(pager_txn *t, const table_desc *td, int64_t *last, int *
 ** column tree must exist (td->col_root). On error roll the transaction back. */
 int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, uint32_t *moved);
 
+/* rowgroup_vacuum rewrites every row group whose deleted rows are at least percent of its rows
+** with its live rows only (same rowids; the new row group may be smaller than a full one), and
+** sets *rewritten to how many it rewrote. Write transaction only; on error roll it back. */
+int rowgroup_vacuum(pager_txn *t, const table_desc *td, uint32_t percent, uint32_t *rewritten);
+
 /* rowgroup_pending counts the row-store rows above the last migrated rowid, up to limit (a count
 ** of limit means "at least limit"). */
 int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_t *count);

@@ -438,6 +438,29 @@ static void after_commit(strata_db *db) {
     }
 }
 
+/* vacuum_tables rewrites, in a transaction per table, the row groups of table `name` (NULL: of
+** every table) whose deleted rows reach VACUUM_PERCENT of their rows. */
+#define VACUUM_PERCENT 10
+static int vacuum_tables(strata_db *db, const char *name, strata_err *err) {
+    catalog *c = &db->cat;
+    if (name && !catalog_table(c, name)) return err_set(err, STRATA_ERROR, "relation \"%s\" does not exist", name);
+    for (uint32_t i = 0; i < c->ntables; i++) {
+        table_def *td = c->tables[i];
+        if ((name && strcmp(td->name, name)) || !td->desc.col_root) continue;
+        pager_txn *t;
+        uint32_t n;
+        int rc = pager_begin(db->p, 1, &t, err);
+        if (rc) return rc;
+        if ((rc = rowgroup_vacuum(t, &td->desc, VACUUM_PERCENT, &n))) {
+            err_set(err, rc, "%s", pager_txn_err(t)->msg);
+            pager_rollback(t);
+            return rc;
+        }
+        if ((rc = pager_commit(t, err))) return rc;
+    }
+    return STRATA_OK;
+}
+
 /* checkpoint_tables migrates every full row group of table `name` (NULL: of every table whose
 ** storage is not 'row'), for CHECKPOINT. */
 static int checkpoint_tables(strata_db *db, const char *name, strata_err *err) {
@@ -553,6 +576,10 @@ static int run_control(strata_stmt *s) {
         db->txn = NULL;
         db->txn_aborted = false;
         if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+        return STRATA_OK;
+    case ST_VACUUM:
+        if (db->txn) return db_errorf(db, STRATA_ERROR, "VACUUM cannot run inside a transaction block");
+        if ((rc = vacuum_tables(db, s->ast->maint.table, &err))) return db_error(db, &err, rc);
         return STRATA_OK;
     case ST_CHECKPOINT:
         if (db->txn) return db_errorf(db, STRATA_ERROR, "CHECKPOINT cannot run inside a transaction block");
@@ -953,7 +980,8 @@ static int start(strata_stmt *s) {
     case ST_BEGIN:
     case ST_COMMIT:
     case ST_ROLLBACK:
-    case ST_CHECKPOINT: return (rc = run_control(s)) ? rc : STRATA_DONE;
+    case ST_CHECKPOINT:
+    case ST_VACUUM: return (rc = run_control(s)) ? rc : STRATA_DONE;
     case ST_CREATE_TABLE:
     case ST_CREATE_INDEX:
     case ST_CREATE_VIEW:
