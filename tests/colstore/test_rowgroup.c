@@ -17,35 +17,7 @@
 #include "../../core/vfs.h"
 #include "helpers/table_rows.h"
 
-/* ---- fixture: one pager over a private in-memory file system ------------------------------ */
-
-static vfs *fs;
-static pager *db;
-static strata_err err;
-
-static void setup(void) {
-    fs = vfs_mem_create();
-    cr_assert_not_null(fs);
-    pager_config cfg = {.page_size = 8192, .no_sync = 1};
-    memset(&err, 0, sizeof err);
-    cr_assert_eq(pager_open(fs, "t.db", &cfg, &db, &err), STRATA_OK, "pager_open: %s", err.msg);
-    init_types();
-}
-
-static void teardown(void) {
-    pager_close(db);
-    vfs_destroy(fs);
-}
-
-TestSuite(rowgroup, .init = setup, .fini = teardown);
-
-static pager_txn *begin(int write) {
-    pager_txn *t;
-    cr_assert_eq(pager_begin(db, write, &t, &err), STRATA_OK, "pager_begin: %s", err.msg);
-    return t;
-}
-
-static void commit(pager_txn *t) { cr_assert_eq(pager_commit(t, &err), STRATA_OK, "commit: %s", err.msg); }
+TestSuite(rowgroup, .init = table_setup, .fini = table_teardown);
 
 #define GROUP 5000 /* rows of a row group in these tests: three vectors, the last one partial */
 

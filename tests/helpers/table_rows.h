@@ -2,7 +2,8 @@
 ** table_rows.h -- a test table with one column of every type, whose values are a pure function of
 ** (rowid, column, version tag), for the tests of the table access layer and the column store:
 ** they insert rows without storing them and check what a scan or a read returns against the
-** same function. Header-only (static inline): only the tests that include it use the table layer.
+** same function; and the fixture of those tests: one pager over an in-memory file system.
+** Header-only (static inline): only the tests that include it use the table layer.
 */
 #ifndef STRATA_TESTS_TABLE_ROWS_H
 #define STRATA_TESTS_TABLE_ROWS_H
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "../../colstore/table.h"
+#include "../../core/vfs.h"
 
 #define OK(t, expr)                                                                                          \
     do {                                                                                                     \
@@ -213,6 +215,35 @@ static inline int scan_check(pager_txn *t, const table_desc *td, const uint32_t 
                              int64_t hi, const int64_t *ids, size_t n, const uint32_t *tags) {
     return scan_rows(t, td, cols, ncols, lo, hi, ids, n, tags, 1);
 }
+
+/* ---- fixture: one pager over a private in-memory file system ------------------------------ */
+
+static vfs *fs;
+static pager *db;
+static strata_err err;
+
+/* table_setup opens the pager (a Criterion .init); table_teardown closes it (.fini). */
+static inline void table_setup(void) {
+    fs = vfs_mem_create();
+    cr_assert_not_null(fs);
+    pager_config cfg = {.page_size = 8192, .no_sync = 1};
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(pager_open(fs, "t.db", &cfg, &db, &err), STRATA_OK, "pager_open: %s", err.msg);
+    init_types();
+}
+
+static inline void table_teardown(void) {
+    pager_close(db);
+    vfs_destroy(fs);
+}
+
+static inline pager_txn *begin(int write) {
+    pager_txn *t;
+    cr_assert_eq(pager_begin(db, write, &t, &err), STRATA_OK, "pager_begin: %s", err.msg);
+    return t;
+}
+
+static inline void commit(pager_txn *t) { cr_assert_eq(pager_commit(t, &err), STRATA_OK, "commit: %s", err.msg); }
 
 static const uint32_t ALL[NCOLS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
