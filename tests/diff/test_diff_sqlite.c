@@ -1212,7 +1212,13 @@ static void write_repro(const dataset *ds, int qi, const char *sql, char *path, 
 /* run_dataset loads the data set of seed into both engines and compares nq generated queries;
 ** query i uses its own generator seed, so one query can be rerun alone. Stops at the fifth
 ** mismatch (STRATA_DIFF_MAX_MISMATCHES) and fails the test if there was any. */
-static void run_dataset(uint64_t seed, bool big, int nq) {
+/* The migrated variant: strata's tables get 2,048-row row groups, so that most of the big table
+** moves into column segments; then the same deletes and updates run in both engines (some of
+** them on migrated rows) and strata checkpoints. */
+static const char MIGRATED_CHANGES[] = "DELETE FROM t3 WHERE k % 7 = 3;\n"
+                                       "UPDATE t3 SET a = a + 1, c = 'upd' WHERE k % 5 = 0;\n";
+
+static void run_dataset_as(uint64_t seed, bool big, int nq, bool migrated) {
     dataset ds;
     dataset_make(&ds, seed, big);
 
@@ -1220,10 +1226,28 @@ static void run_dataset(uint64_t seed, bool big, int nq) {
     sqlite3 *qdb = NULL;
     cr_assert_eq(strata_open(":memory:", &sdb), STRATA_OK);
     cr_assert_eq(sqlite3_open(":memory:", &qdb), SQLITE_OK);
-    cr_assert_eq(strata_exec(sdb, ds.script.p, NULL, NULL), STRATA_OK, "loading: %s", strata_errmsg(sdb));
+    sbuf sscript = {0};
+    for (const char *p = ds.script.p; *p; p++) {
+        if (migrated && !strncmp(p, "d DOUBLE);", 10)) {
+            sb_printf(&sscript, "d DOUBLE) WITH (row_group_size = 2048);");
+            p += 9;
+        } else {
+            sb_printf(&sscript, "%c", *p);
+        }
+    }
+    if (migrated) sb_printf(&sscript, "%sCHECKPOINT;\n", MIGRATED_CHANGES);
+    cr_assert_eq(strata_exec(sdb, sscript.p, NULL, NULL), STRATA_OK, "loading: %s", strata_errmsg(sdb));
+    free(sscript.p);
     char *msg = NULL;
     cr_assert_eq(sqlite3_exec(qdb, "PRAGMA case_sensitive_like=ON", NULL, NULL, &msg), SQLITE_OK);
     cr_assert_eq(sqlite3_exec(qdb, ds.script.p, NULL, NULL, &msg), SQLITE_OK, "loading: %s", msg);
+    if (migrated) {
+        cr_assert_eq(sqlite3_exec(qdb, MIGRATED_CHANGES, NULL, NULL, &msg), SQLITE_OK, "changing: %s", msg);
+        result info;
+        run_strata(sdb, "SELECT count(*) FROM pragma_storage_info('t3') WHERE row_group IS NOT NULL", &info);
+        cr_assert(!info.err && info.nrow == 1 && info.cells[0].i > 0, "t3 has row groups");
+        result_free(&info);
+    }
 
     const char *only = getenv("STRATA_DIFF_QUERY"); /* rerun one query of the data set */
     const char *max_env = getenv("STRATA_DIFF_MAX_MISMATCHES");
@@ -1281,8 +1305,11 @@ static void run_dataset(uint64_t seed, bool big, int nq) {
                  (unsigned long long)seed, mismatches);
 }
 
-/* Five data sets: four small (each table 0..45 rows) and one with a 2,600-row table. The
-** queries are shared out so that the whole run has total_queries(). */
+static void run_dataset(uint64_t seed, bool big, int nq) { run_dataset_as(seed, big, nq, false); }
+
+/* Five data sets: four small (each table 0..45 rows) and one with a 2,600-row table, and that
+** one again with its rows migrated. The queries are shared out so that the whole run has
+** total_queries(). */
 #define DIFF_TEST(name, idx, big, share)                                                                     \
     Test(diff_sqlite, name) {                                                                                \
         int nq = total_queries() * (share) / 100;                                                            \
@@ -1293,3 +1320,8 @@ DIFF_TEST(small_tables_2, 2, false, 22)
 DIFF_TEST(small_tables_3, 3, false, 22)
 DIFF_TEST(small_tables_4, 4, false, 22)
 DIFF_TEST(chunk_boundary_table, 5, true, 12)
+
+Test(diff_sqlite, migrated_rows) {
+    int nq = total_queries() * 12 / 100;
+    run_dataset_as(base_seed() + 6, true, nq > 0 ? nq : 1, true);
+}
