@@ -805,7 +805,8 @@ static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
     table_scan_close(sc);
     sc = NULL;
     if (w.rows < full) goto done; /* counted, but not there: leave it */
-    if ((rc = writer_store(t, td, &w)) || (rc = table_delete_rowstore(t, td, w.ids, w.rows))) goto done;
+    /* the rows leave the row tree first, so that the segments take the pages they free */
+    if ((rc = table_delete_rowstore(t, td, w.ids, w.rows)) || (rc = writer_store(t, td, &w))) goto done;
     *moved = 1;
 done:
     table_scan_close(sc);
