@@ -44,7 +44,6 @@
 #define MAX_METRICS 512
 #define MAX_PHASES 64
 
-extern const suite suite_colstore; /* suite_colstore.c */
 static const suite *const suites[] = {&suite_sql, &suite_joins,       &suite_index,   &suite_oltp,
                                       &suite_kv,  &suite_concurrency, &suite_colstore};
 static const engine *const all_engines[] = {&engine_strata, &engine_sqlite_wal, &engine_sqlite_truncate,

@@ -91,7 +91,7 @@ typedef struct suite {
     .sizes = sizes, .nsizes = COUNT(sizes), .workloads = workloads, .nworkloads = COUNT(workloads),          \
     .metrics = metrics, .nmetrics = COUNT(metrics), .phases = phases, .nphases = COUNT(phases)
 
-extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency;
+extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency, suite_colstore;
 
 /* ---- options and sizes -------------------------------------------------------------------- */
 
