@@ -160,6 +160,20 @@ uint64_t double_bits(double d);       /* -0.0 as 0.0 */
 typedef int (*query_run_fn)(const engine *e, void *stmt, void *arg, checksum *c);
 int time_query(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run,
                void *arg, const checksum *want);
+/* time_query_runs is time_query giving the two figures to the caller instead of recording them. */
+int time_query_runs(const engine *e, void *db, const char *w, const char *sql, int runs, query_run_fn run,
+                    void *arg, const checksum *want, double *first_ms, double *repeat_ms);
+
+/* The analytic table of the sql and colstore suites: sales(id INTEGER PRIMARY KEY, region
+** INTEGER, qty INTEGER, price DOUBLE, day INTEGER). sale_for gives row id (deterministic); price is
+** a multiple of 0.25, so that every sum the queries take is exact in a double whatever the order
+** of addition, and all engines must give identical results. */
+#define SALES_REGIONS 100
+typedef struct sale {
+    int64_t id, region, qty, day;
+    double price;
+} sale;
+sale sale_for(uint64_t id);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the
 ** side files any engine keeps (WAL, journal); db_size adds them up; open_db opens path, and on

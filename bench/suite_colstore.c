@@ -34,7 +34,6 @@
 #include "harness.h"
 
 #define DEFAULT_GROUP_ROWS 122880 /* strata's full row group; the WITH clause names other sizes only */
-#define SALES_REGIONS 100
 #define POOL_BYTES (1u << 20) /* the text pool l_comment is cut from */
 #define COMMENT_MIN 10
 #define COMMENT_MAX 43
@@ -478,25 +477,6 @@ static int li_next(li_gen *g, li_row *r) {
     return 1;
 }
 
-/* ---------------------------------------------------------------------------------------------
-** sales: the sql suite's generator (suite_sql.c, sale_for), copied so that the rows are the same;
-** keep the two identical.
-*/
-
-typedef struct sale {
-    int64_t id, region, qty, day;
-    double price;
-} sale;
-
-static sale sale_for(uint64_t id) {
-    uint64_t s = id * 0x100000001B3u + 0x5A1E5u;
-    sale r = {.id = (int64_t)id};
-    r.region = (int64_t)below(&s, SALES_REGIONS);
-    r.qty = 1 + (int64_t)below(&s, 100);
-    r.price = (double)(1 + below(&s, 400)) * 0.25;
-    r.day = 19000 + (int64_t)below(&s, 365);
-    return r;
-}
 
 /* ---------------------------------------------------------------------------------------------
 ** Loads.
@@ -1038,47 +1018,15 @@ static int run_scan(const engine *e, void *stmt, scan_run *sr, checksum *c) {
     return rc < 0 ? -1 : 0;
 }
 
+/* scan_fn runs a prepared scan for time_query_runs. */
+static int scan_fn(const engine *e, void *stmt, void *arg, checksum *c) { return run_scan(e, stmt, arg, c); }
+
 /* timed_scan times a query as time_query (harness.c) does -- SELECT 1 first, then the first run
 ** (prepare included: "cold", the engine's cache empty after open), then `runs` runs of the
 ** prepared statement ("warm", median) -- and returns both figures. Every run must match want. */
 static int timed_scan(const engine *e, void *db, const char *w, scan_run *sr, int runs, const checksum *want,
                       double *cold, double *warm) {
-    const char *sql = scan_sql(e, sr->sq);
-    checksum got;
-    void *stmt = NULL;
-    double *times = calloc((size_t)runs, sizeof *times);
-    if (times == NULL) die("out of memory");
-    if (e->prepare(db, "SELECT 1", &stmt) == 0) {
-        e->step(stmt);
-        e->finalize(stmt);
-        stmt = NULL;
-    }
-    peak_reset();
-    uint64_t t0 = now_ns();
-    if (e->prepare(db, sql, &stmt) || run_scan(e, stmt, sr, &got) < 0) goto fail;
-    *cold = ms_since(t0);
-    if (!checksum_equal(&got, want)) goto wrong;
-    for (int r = 0; r < runs; r++) {
-        t0 = now_ns();
-        if (e->reset(stmt) || run_scan(e, stmt, sr, &got) < 0) goto fail;
-        times[r] = ms_since(t0);
-        if (!checksum_equal(&got, want)) goto wrong;
-    }
-    *warm = summary_of(times, runs).median;
-    put_peak(w);
-    put_checksum(w, &got);
-    e->finalize(stmt);
-    free(times);
-    return 0;
-fail:
-    if (!wl_message()[0]) wl_fail(e, db, sql);
-    goto out;
-wrong:
-    wrong_result(sql, &got, want);
-out:
-    e->finalize(stmt);
-    free(times);
-    return -1;
+    return time_query_runs(e, db, w, scan_sql(e, sr->sq), runs, scan_fn, sr, want, cold, warm);
 }
 
 /* The file in which a row-store phase leaves its cold and warm times for the migrated phase. */

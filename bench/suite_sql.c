@@ -13,7 +13,6 @@
 
 #define VALUE_LEN 32     /* characters of t.v */
 #define POOL_BYTES 65536 /* values are windows of this pool of random characters (power of two) */
-#define REGIONS 100
 
 static const size_def sizes[] = {
     {"rows", 100000, 20000, 500},   {"lookups", 10000, 2000, 100}, {"commits", 200, 50, 5},
@@ -98,22 +97,6 @@ static const char *value_for(uint64_t k) {
     return value_pool + (splitmix64(&s) & (POOL_BYTES - 1));
 }
 
-/* One row of sales. price is a multiple of 0.25, so that every sum the queries take is exact in
-** a double whatever the order of addition, and all engines must give identical results. */
-typedef struct sale {
-    int64_t id, region, qty, day;
-    double price;
-} sale;
-
-static sale sale_for(uint64_t id) {
-    uint64_t s = id * 0x100000001B3u + 0x5A1E5u;
-    sale r = {.id = (int64_t)id};
-    r.region = (int64_t)below(&s, REGIONS);
-    r.qty = 1 + (int64_t)below(&s, 100);
-    r.price = (double)(1 + below(&s, 400)) * 0.25;
-    r.day = 19000 + (int64_t)below(&s, 365);
-    return r;
-}
 
 /* --- t(k, v): bulk insert, lookups, scans, count, open, durable commits -------------------- */
 
@@ -346,12 +329,12 @@ static uint64_t group_row_hash(int64_t region, int64_t count, int64_t sum_qty) {
 static checksum query_expected(int q, const options *o) {
     checksum c = {0};
     if (q == 1) {
-        int64_t count[REGIONS] = {0}, qty[REGIONS] = {0};
+        int64_t count[SALES_REGIONS] = {0}, qty[SALES_REGIONS] = {0};
         for (uint64_t i = 0, n = size_of(o, "sales"); i < n; i++) {
             sale s = sale_for(i);
             count[s.region]++, qty[s.region] += s.qty;
         }
-        for (int r = 0; r < REGIONS; r++)
+        for (int r = 0; r < SALES_REGIONS; r++)
             if (count[r])
                 c.a++, c.b += (uint64_t)count[r], c.c = (c.c + group_row_hash(r, count[r], qty[r])) & MASK52;
         return c;
