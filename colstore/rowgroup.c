@@ -122,6 +122,20 @@ static int find_group(pager_txn *t, const table_desc *td, int64_t rowid, rowgrou
     return rc;
 }
 
+/* group_after finds the row group with the smallest first rowid above rowid. */
+static int group_after(pager_txn *t, const table_desc *td, int64_t rowid, rowgroup_desc *d, int *found) {
+    *found = 0;
+    if (!td->col_root || rowid == INT64_MAX) return STRATA_OK;
+    btree_cursor *c = NULL;
+    int rc = btree_cursor_open(t, td->col_root, &c);
+    if (rc) return rc;
+    uint8_t key[GROUP_KEY_LEN];
+    group_key(key, 'g', rowid + 1);
+    if ((rc = btree_cursor_seek(c, key, sizeof key, NULL)) == STRATA_OK) rc = cursor_group(t, td, c, d, found);
+    btree_cursor_close(c);
+    return rc;
+}
+
 int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg) {
     if (!td->col_root) return STRATA_OK;
     btree_cursor *c = NULL;
@@ -194,6 +208,7 @@ static void group_free(group *g) {
 /* load_bitmap reads the deletion bitmap of row group d into *out (NULL when none is stored). */
 static int load_bitmap(pager_txn *t, const table_desc *td, const rowgroup_desc *d, roaring_bitmap_t **out) {
     *out = NULL;
+    if (d->deleted == 0) return STRATA_OK; /* a bitmap is stored only once a row is deleted */
     uint8_t key[GROUP_KEY_LEN];
     group_key(key, 'x', d->first);
     btree_buf b = {0};
@@ -264,6 +279,9 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
 }
 
 static const sql_type ROWID_TYPE = {.id = TYPE_BIGINT};
+
+/* group_dense says whether the rowids of g have no gaps: position p holds rowid first + p. */
+static inline int group_dense(const group *g) { return (uint64_t)(g->d.last - g->d.first) == g->d.rows - 1; }
 
 /* group_load makes g the row group d: bitmap and rowid segment now, columns on demand. */
 static int group_load(pager_txn *t, const table_desc *td, group *g, const rowgroup_desc *d) {
@@ -351,53 +369,30 @@ fail:
 /* next_group loads the first row group after the current one (or the one holding lo) that
 ** reaches into [lo, hi]; s->done when none is left. */
 static int next_group(rowgroup_scan *s) {
-    int64_t from = s->have ? s->g.d.last : s->lo;
-    if (s->have && from >= s->hi) {
-        s->done = 1;
-        return STRATA_OK;
-    }
-    btree_cursor *c = NULL;
-    int rc = btree_cursor_open(s->t, s->td->col_root, &c);
-    if (rc) return rc;
     rowgroup_desc d;
-    int is_group = 0, exact = 0;
-    uint8_t key[GROUP_KEY_LEN];
-    if (!s->have) { /* the group holding lo may start before it */
-        group_key(key, 'g', from);
-        if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
-        if (!exact) rc = btree_cursor_valid(c) ? btree_cursor_prev(c) : btree_cursor_last(c);
-        if (rc == STRATA_OK) rc = cursor_group(s->t, s->td, c, &d, &is_group);
-        if (rc) goto done;
-        if (!is_group || d.last < from) { /* it ends before lo: the next one */
-            uint8_t g0[1] = {'g'};
-            if (!is_group) rc = btree_cursor_seek(c, g0, 1, NULL);
-            else rc = btree_cursor_next(c);
-            if (rc == STRATA_OK) rc = cursor_group(s->t, s->td, c, &d, &is_group);
-        }
-    } else {
-        group_key(key, 'g', from);
-        if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
-        if (exact && (rc = btree_cursor_next(c))) goto done;
-        rc = cursor_group(s->t, s->td, c, &d, &is_group);
+    int found = 0, rc;
+    if (s->have) { /* the one after the current group */
+        rc = s->g.d.last < s->hi ? group_after(s->t, s->td, s->g.d.last, &d, &found) : STRATA_OK;
+    } else { /* the group holding lo (it may start before lo), else the first one after lo */
+        rc = group_at_or_before(s->t, s->td, s->lo, &d, &found);
+        if (rc == STRATA_OK && (!found || d.last < s->lo)) rc = group_after(s->t, s->td, s->lo, &d, &found);
     }
-    if (rc) goto done;
-    if (!is_group || d.first > s->hi) {
+    if (rc || !found || d.first > s->hi) {
         s->done = 1;
-        goto done;
+        return rc;
     }
-    if ((rc = group_load(s->t, s->td, &s->g, &d))) goto done;
+    if ((rc = group_load(s->t, s->td, &s->g, &d))) {
+        s->done = 1;
+        return rc;
+    }
     s->have = 1;
     s->pos = 0;
     s->rowids_k = UINT32_MAX;
-    if (s->lo > d.first) rc = seek_rowid(s->t, &s->g, s->lo, &s->rowids, &s->rowids_k, &s->pos, &exact);
-done:
-    btree_cursor_close(c);
-    if (rc) s->done = 1;
+    int exact;
+    if (s->lo > d.first && (rc = seek_rowid(s->t, &s->g, s->lo, &s->rowids, &s->rowids_k, &s->pos, &exact)))
+        s->done = 1;
     return rc;
 }
-
-/* group_dense says whether the rowids of g have no gaps: position p holds rowid first + p. */
-static inline int group_dense(const group *g) { return (uint64_t)(g->d.last - g->d.first) == g->d.rows - 1; }
 
 /* id_at is the rowid at position p of g, from ids (the decoded vector starting at position base)
 ** or, when ids is NULL (a dense group), computed. */
@@ -891,10 +886,10 @@ typedef struct describe_walk {
 static int describe_group(void *arg, const rowgroup_desc *d) {
     describe_walk *w = arg;
     int rc = STRATA_OK;
-    for (uint32_t i = 0; i <= d->ncols && rc == STRATA_OK; i++) {
-        uint32_t col = i < d->ncols ? i : ROWGROUP_ROWID_COL;
+    uint32_t n = d->ncols < w->td->ncols ? d->ncols : w->td->ncols; /* more: columns dropped since */
+    for (uint32_t i = 0; i <= n && rc == STRATA_OK; i++) {
+        uint32_t col = i < n ? i : ROWGROUP_ROWID_COL;
         group_col c = {0};
-        if (col != ROWGROUP_ROWID_COL && col >= w->td->ncols) continue; /* dropped since */
         rc = open_segment(w->t, w->td, d, col, col == ROWGROUP_ROWID_COL ? ROWID_TYPE : w->td->types[col], &c);
         if (rc == STRATA_OK) {
             seg_info info;

@@ -2096,7 +2096,8 @@ static void zone_text(const seg_zone *z, sql_type type, bool max, char *buf, siz
 
 static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info) {
     info_build *b = arg;
-    if (b->ch.count == VECTOR_SIZE && info_flush(b)) return b->x->err->code;
+    int rc;
+    if (b->ch.count == VECTOR_SIZE && (rc = info_flush(b))) return rc;
     if (d->first != b->first || b->group < 0) {
         b->group++;
         b->first = d->first;
@@ -2112,7 +2113,6 @@ static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const s
         zone_text(&info->zone, type, true, hi, sizeof hi);
     }
     info_int(&c[0], r, b->group, false);
-    int rc;
     if ((rc = info_text(b, &c[1], r, rowid ? "rowid" : b->td->cols[col].name))) return rc;
     info_int(&c[2], r, info->rows, false);
     if ((rc = info_text(b, &c[3], r, info->encoding))) return rc;
