@@ -740,16 +740,19 @@ static int writer_init(group_writer *w, const table_desc *td, uint32_t cap, stra
     return vec_init(&w->idv, ROWID_TYPE, err);
 }
 
-/* writer_take adds the first take rows of w->ch, whose rowids are at w->ids + w->rows. */
-static int writer_take(group_writer *w, uint32_t take, strata_err *err) {
+/* writer_add adds the first take rows of ch (td's columns), whose rowids are at w->ids + w->rows. */
+static int writer_add(group_writer *w, const data_chunk *ch, uint32_t take, strata_err *err) {
     int rc;
     for (uint32_t i = 0; i < w->ncols; i++)
-        if ((rc = segment_builder_append(&w->b[i], &w->ch.cols[i], NULL, take, err))) return rc;
+        if ((rc = segment_builder_append(&w->b[i], &ch->cols[i], NULL, take, err))) return rc;
     memcpy(VEC_DATA(&w->idv, int64_t), w->ids + w->rows, take * sizeof *w->ids);
     if ((rc = segment_builder_append(&w->b[w->ncols], &w->idv, NULL, take, err))) return rc;
     w->rows += take;
     return STRATA_OK;
 }
+
+/* writer_take adds the first take rows of w->ch. */
+static int writer_take(group_writer *w, uint32_t take, strata_err *err) { return writer_add(w, &w->ch, take, err); }
 
 /* writer_store encodes the rows taken (at least one) into a new row group of td. */
 static int writer_store(pager_txn *t, const table_desc *td, group_writer *w) {
@@ -776,8 +779,9 @@ static int writer_store(pager_txn *t, const table_desc *td, group_writer *w) {
     return rc;
 }
 
-/* migrate_one writes one row group from the row-store rows above the last migrated rowid. */
-static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
+/* migrate_one writes one row group (of at most a full row group's rows) from the row-store rows
+** above the last migrated rowid, when at least min of them wait. */
+static int migrate_one(pager_txn *t, const table_desc *td, uint32_t min, int *moved) {
     strata_err *err = pager_txn_err(t);
     *moved = 0;
     int64_t from;
@@ -785,7 +789,7 @@ static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
     uint32_t pending;
     uint32_t full = rowgroup_rows(td);
     int rc = rowgroup_pending(t, td, full, &pending);
-    if (rc || pending < full) return rc;
+    if (rc || pending < min || pending == 0) return rc;
     if ((rc = migration_start(t, td, &from, &none))) return rc;
     group_writer w;
     table_scan *sc = NULL;
@@ -799,7 +803,7 @@ static int migrate_one(pager_txn *t, const table_desc *td, int *moved) {
     }
     table_scan_close(sc);
     sc = NULL;
-    if (w.rows < full) goto done; /* counted, but not there: leave it */
+    if (w.rows < min || w.rows == 0) goto done; /* counted, but not there: leave it */
     /* the rows leave the row tree first, so that the segments take the pages they free */
     if ((rc = table_delete_rowstore(t, td, w.ids, w.rows)) || (rc = writer_store(t, td, &w))) goto done;
     *moved = 1;
@@ -866,12 +870,43 @@ int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, ui
                        (unsigned)td->root);
     for (uint32_t g = 0; g < max_groups; g++) {
         int one;
-        int rc = migrate_one(t, td, &one);
+        int rc = migrate_one(t, td, rowgroup_rows(td), &one);
         if (rc) return rc;
         if (!one) break;
         (*moved)++;
     }
     return STRATA_OK;
+}
+
+int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
+                   const int64_t *ids) {
+    strata_err *err = pager_txn_err(t);
+    if (!td->col_root)
+        return err_set(err, STRATA_MISUSE, "table with root page %u has no column tree", (unsigned)td->root);
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i < nchunks; i++) rows += chunks[i]->count;
+    if (rows == 0 || rows > ROWGROUP_ROWS)
+        return err_set(err, STRATA_MISUSE, "a row group of %llu rows", (unsigned long long)rows);
+    /* the row-store rows waiting to migrate are below ids[0]: they go first, in row groups of
+    ** their own, so that every row above the last migrated rowid stays in the row store */
+    for (int one = 1; one;) {
+        int rc = migrate_one(t, td, 1, &one);
+        if (rc) return rc;
+    }
+    int64_t last;
+    int any;
+    int rc = rowgroup_last_rowid(t, td, &last, &any);
+    if (rc) return rc;
+    if (any && ids[0] <= last)
+        return err_set(err, STRATA_MISUSE, "rowid %lld is not above the last migrated rowid", (long long)ids[0]);
+    group_writer w;
+    if ((rc = writer_init(&w, td, (uint32_t)rows, err)) == STRATA_OK) {
+        memcpy(w.ids, ids, rows * sizeof *ids);
+        for (uint32_t i = 0; i < nchunks && rc == STRATA_OK; i++) rc = writer_add(&w, chunks[i], chunks[i]->count, err);
+        if (rc == STRATA_OK) rc = writer_store(t, td, &w);
+    }
+    writer_free(&w);
+    return rc;
 }
 
 /* ---- describing --------------------------------------------------------------------------- */

@@ -70,6 +70,16 @@ int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, ui
 ** sets *rewritten to how many it rewrote. Write transaction only; on error roll it back. */
 int rowgroup_vacuum(pager_txn *t, const table_desc *td, uint32_t percent, uint32_t *rewritten);
 
+/* rowgroup_write is the bulk path: it stores rows as one new row group without passing them
+** through the row tree -- chunks[0..nchunks) (td's columns and types; no lazy selection) with
+** rowids ids[0..rows), 1 <= rows <= ROWGROUP_ROWS, ascending and above every rowid of the table
+** (the caller's guarantee: the rows are new). The row-store rows waiting to migrate (all below
+** ids[0]) first move into row groups of their own, so that the tuple mover's invariant holds.
+** The segments take new pages, which a large commit writes straight into the database file
+** (pager.h, direct_bytes). Write transaction only; the column tree must exist. */
+int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
+                   const int64_t *ids);
+
 /* rowgroup_pending counts the row-store rows above the last migrated rowid, up to limit (a count
 ** of limit means "at least limit"). */
 int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_t *count);

@@ -17,6 +17,7 @@
 #include "exec.h"
 
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include <time.h>
 
@@ -161,6 +162,9 @@ typedef struct limit_state {
     bool ready;
 } limit_state;
 
+enum { BULK_UNDECIDED, BULK_ON, BULK_OFF }; /* dml_state.bulk_mode */
+#define BULK_MIN_ROWS (VECTOR_SIZE / 8) /* the smallest input chunk that starts INSERT's bulk path */
+
 typedef struct dml_state {
     vec_rows pending;  /* input rows held until the input ends (see dml_must_hold) */
     bool hold;
@@ -178,6 +182,11 @@ typedef struct dml_state {
     data_chunk row;      /* the table columns of the input (the part after the rowid) */
     int64_t *rowids;
     btree_buf key;
+    vec_rows bulk;       /* INSERT's bulk path (bulk_add): new rows on their way to a row group */
+    int64_t *bulk_ids;   /* ... their rowids */
+    size_t bulk_cap;     /* ... room in bulk_ids */
+    int64_t bulk_last;   /* ... the largest rowid of the table and of the rows taken */
+    uint8_t bulk_mode;   /* BULK_UNDECIDED, BULK_ON or BULK_OFF for this run */
     arena mem;           /* the bound checks and index keys: they stay while the plan does */
     uint32_t nchecks, nindexes, *index_nkeys; /* their counts (the table's definition may go first) */
 } dml_state;
@@ -1366,6 +1375,11 @@ static void dml_close(plan_op *p, bool keep) {
     if (!s) return;
     vec_rows_free(&s->returned);
     vec_rows_free(&s->pending);
+    vec_rows_free(&s->bulk);
+    free(s->bulk_ids);
+    s->bulk_ids = NULL;
+    s->bulk_cap = 0;
+    s->bulk_mode = BULK_UNDECIDED;
     free(s->aff);
     free(s->aff_used);
     s->aff = NULL;
@@ -1751,6 +1765,116 @@ static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, co
     return vec_rows_append(&s->returned, &out, NULL, n, x->err);
 }
 
+/* ---- INSERT's bulk path --------------------------------------------------------------------
+** A statement that inserts whole vectors of new rows into a table that migrates (storage 'auto'
+** or 'column') writes them straight into row groups (rowgroup_write) instead of through the row
+** tree: the rows are held until a full row group is there, and what is left at the end (less
+** than a full row group) goes to the row tree. The path starts at the first input chunk of at
+** least BULK_MIN_ROWS rows (rows before it took the row tree, and move into a row group of their
+** own ahead of the first one written: rowgroup_write). It needs rowids that ascend above every
+** rowid of the table -- always so for tables without an INTEGER PRIMARY KEY; the first rows
+** that break it send the held rows to the row tree and the statement on without the path.
+** Indexes, constraints and RETURNING see every row as on the row-tree path. */
+
+/* bulk_allowed says whether the table may take the bulk path. */
+static bool bulk_allowed(const plan_op *p) {
+    const table_def *td = p->dml.table;
+    if (td->storage == TABLE_STORAGE_ROW) return false;
+    for (uint32_t i = 0; i < td->nfks; i++) /* a row may refer to one held: not visible yet */
+        if (!strcasecmp(td->fks[i].ref_table, td->name)) return false;
+    return true;
+}
+
+/* bulk_flush_rows sends the held rows to the row tree. */
+static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
+    for (uint32_t i = 0; i < s->bulk.nchunks; i++) {
+        int rc = table_insert(x->txn, &td->desc, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count,
+                              s->bulk_ids + (size_t)i * VECTOR_SIZE);
+        if (rc) return table_error(x, rc);
+        td->inserted += s->bulk.chunks[i]->count; /* for the tuple mover, after the commit */
+    }
+    vec_rows_free(&s->bulk);
+    return STRATA_OK;
+}
+
+/* bulk_store writes the held rows' leading full vectors as one row group once they make a full
+** row group, keeping the rest held. */
+static int bulk_store(exec_ctx *x, table_def *td, dml_state *s) {
+    uint32_t full = rowgroup_rows(&td->desc), k = 0;
+    uint64_t rows = 0;
+    while (k < s->bulk.nchunks && s->bulk.chunks[k]->count == VECTOR_SIZE && rows < full &&
+           rows + VECTOR_SIZE <= ROWGROUP_ROWS)
+        rows += s->bulk.chunks[k++]->count;
+    if (rows < full) return STRATA_OK;
+    int rc;
+    if (!td->desc.col_root) {
+        pgno_t root;
+        if ((rc = btree_create(x->txn, &root))) return table_error(x, rc);
+        if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
+    }
+    if ((rc = rowgroup_write(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids))) return table_error(x, rc);
+    /* the rest moves to the front: at most a vector and a part of one */
+    vec_rows rest;
+    if ((rc = rows_init(x, &rest, td->types, td->ncols))) return rc;
+    for (uint32_t i = k; i < s->bulk.nchunks && rc == STRATA_OK; i++)
+        rc = vec_rows_append(&rest, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count, x->err);
+    if (rc) {
+        vec_rows_free(&rest);
+        return rc;
+    }
+    memmove(s->bulk_ids, s->bulk_ids + rows, (s->bulk.rows - rows) * sizeof *s->bulk_ids);
+    vec_rows_free(&s->bulk);
+    s->bulk = rest;
+    return STRATA_OK;
+}
+
+/* bulk_add takes rows 0..n) of in under rowids, or sets *taken = false (and leaves the path)
+** when they do not ascend above the rows before them. */
+static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const int64_t *rowids, bool *taken) {
+    table_def *td = p->dml.table;
+    uint32_t n = in->count;
+    int rc;
+    *taken = false;
+    if (s->bulk_mode == BULK_UNDECIDED) {
+        if (!bulk_allowed(p)) {
+            s->bulk_mode = BULK_OFF;
+            return STRATA_OK;
+        }
+        if (n < BULK_MIN_ROWS) return STRATA_OK; /* small inserts (one row ...) take the row tree */
+        s->bulk_mode = BULK_OFF;
+        if ((rc = table_max_rowid(x->txn, &td->desc, &s->bulk_last))) return table_error(x, rc);
+        if ((rc = rows_init(x, &s->bulk, td->types, td->ncols))) return rc;
+        s->bulk_mode = BULK_ON;
+    }
+    if (s->bulk_mode != BULK_ON) return STRATA_OK;
+    bool ascending = true;
+    for (uint32_t r = 0; r < n && ascending; r++) ascending = rowids[r] > (r ? rowids[r - 1] : s->bulk_last);
+    if (!ascending) {
+        s->bulk_mode = BULK_OFF;
+        return bulk_flush_rows(x, td, s);
+    }
+    if (s->bulk.rows + n > s->bulk_cap) {
+        size_t cap = s->bulk_cap ? 2 * s->bulk_cap : 4 * VECTOR_SIZE;
+        while (cap < s->bulk.rows + n) cap *= 2;
+        int64_t *ids = realloc(s->bulk_ids, cap * sizeof *ids);
+        if (!ids) return nomem(x);
+        s->bulk_ids = ids;
+        s->bulk_cap = cap;
+    }
+    if ((rc = vec_rows_append(&s->bulk, in, NULL, n, x->err))) return rc;
+    memcpy(s->bulk_ids + s->bulk.rows - n, rowids, n * sizeof *rowids);
+    s->bulk_last = rowids[n - 1];
+    *taken = true;
+    return bulk_store(x, td, s);
+}
+
+/* bulk_finish ends the path at the end of the input: the rows still held go to the row tree. */
+static int bulk_finish(exec_ctx *x, plan_op *p, dml_state *s) {
+    if (s->bulk_mode != BULK_ON) return STRATA_OK;
+    s->bulk_mode = BULK_OFF;
+    return bulk_flush_rows(x, p->dml.table, s);
+}
+
 static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     dml_state *s = p->state;
     table_def *td = p->dml.table;
@@ -1803,9 +1927,10 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         if (p->dml.on_conflict_update && (rc = affected_add(x, s, rid, &was))) return rc;
         nkeep++;
     }
+    bool bulk = false;
     if (!upsert) {
-        if ((rc = fk_check(x, p, s, in))) return rc;
-        rc = table_insert(x->txn, &td->desc, in, NULL, n, s->rowids);
+        if ((rc = fk_check(x, p, s, in)) || (rc = bulk_add(x, p, s, in, s->rowids, &bulk))) return rc;
+        rc = bulk ? STRATA_OK : table_insert(x->txn, &td->desc, in, NULL, n, s->rowids);
         if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0) {
             err_clear(x->err);
             for (uint32_t r = 0; r < n; r++) {
@@ -1831,7 +1956,7 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         if ((rc = index_update(x, p, s, in, s->rowids, true, NULL))) return rc;
     }
     x->changes += nkeep;
-    td->inserted += nkeep; /* for the tuple mover, after the commit */
+    if (!bulk) td->inserted += nkeep; /* for the tuple mover, after the commit */
     return dml_return(x, p, s, in, nkeep == n ? NULL : keep, nkeep);
 }
 
@@ -2422,7 +2547,7 @@ static int sink_finalize(exec_ctx *x, plan_op *p) {
             int rc = dml_apply(x, p, s->pending.chunks[i]);
             if (rc) return rc;
         }
-        return STRATA_OK;
+        return p->kind == PLAN_INSERT ? bulk_finish(x, p, s) : STRATA_OK;
     }
     case PLAN_AGG: return agg_finalize(x, p);
     case PLAN_SORT: return sort_finalize(x, p);

@@ -497,3 +497,82 @@ Test(rowgroup, reads_through_the_segment_cache_stay_right_as_row_groups_change) 
     free(live);
     free(ids);
 }
+
+/* ---- the bulk path -------------------------------------------------------------------------- */
+
+/* rowgroup_write refuses what would break the column tree's invariants, and changes nothing. */
+Test(rowgroup, the_bulk_path_refuses_rowids_below_a_row_group_and_oversized_groups) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP, 1);
+    load(&td, ids, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, types, NCOLS, NULL), STRATA_OK);
+    char *buf = malloc(LONG_STR + 64);
+    for (uint32_t k = 0; k < 10; k++)
+        for (uint32_t col = 0; col < NCOLS; col++) {
+            sql_value x;
+            expected(100 + k, col, 0, buf, &x);
+            put_value(&c.cols[col], k, &x);
+        }
+    c.count = 10;
+    data_chunk *cp = &c;
+    int64_t low[10];
+    for (int k = 0; k < 10; k++) low[k] = 100 + k; /* inside the row group */
+    pager_txn *t = begin(1);
+    cr_assert_eq(rowgroup_write(t, &td, &cp, 1, low), STRATA_MISUSE);
+    cr_assert(strstr(pager_txn_err(t)->msg, "not above the last migrated rowid"), "%s", pager_txn_err(t)->msg);
+    /* more rows than a row group holds */
+    data_chunk *many[ROWGROUP_ROWS / VECTOR_SIZE + 1];
+    c.count = VECTOR_SIZE;
+    for (size_t i = 0; i < sizeof many / sizeof *many; i++) many[i] = &c;
+    int64_t *big = range_ids(GROUP + 1, ROWGROUP_ROWS + VECTOR_SIZE, 1);
+    cr_assert_eq(rowgroup_write(t, &td, many, sizeof many / sizeof *many, big), STRATA_MISUSE);
+    pager_rollback(t);
+    cr_assert_eq(groups(&td), 1);
+    check_all(&td, ids, GROUP, NULL);
+    free(big);
+    free(buf);
+    chunk_free(&c);
+    free(ids);
+}
+
+/* Rows written straight into a row group read back exactly, after the rows waiting in the row
+** store moved into a row group of their own ahead of them. */
+Test(rowgroup, the_bulk_path_moves_waiting_rows_first_and_keeps_every_value) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP + 300, 1);
+    load(&td, ids, 300); /* 300 rows wait in the row store */
+    data_chunk c[3], *cp[3];
+    char *buf = malloc(LONG_STR + 64);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(chunk_init(&c[i], types, NCOLS, NULL), STRATA_OK);
+        cp[i] = &c[i];
+        uint32_t n = i < 2 ? VECTOR_SIZE : GROUP - 2 * VECTOR_SIZE;
+        for (uint32_t k = 0; k < n; k++)
+            for (uint32_t col = 0; col < NCOLS; col++) {
+                sql_value x;
+                expected(ids[300 + i * VECTOR_SIZE + k], col, 0, buf, &x);
+                put_value(&c[i].cols[col], k, &x);
+            }
+        c[i].count = n;
+    }
+    pager_txn *t = begin(1);
+    OK(t, rowgroup_write(t, &td, cp, 3, ids + 300));
+    uint32_t pending = 9;
+    OK(t, rowgroup_pending(t, &td, 1000, &pending));
+    cr_assert_eq(pending, 0);
+    commit(t);
+    cr_assert_eq(groups(&td), 2);
+    check_all(&td, ids, GROUP + 300, NULL);
+    t = begin(0);
+    get_check(t, &td, 1, 0);
+    get_check(t, &td, 300, 0);
+    get_check(t, &td, 301, 0);
+    get_check(t, &td, GROUP + 300, 0);
+    get_check(t, &td, GROUP + 301, -1);
+    pager_rollback(t);
+    for (int i = 0; i < 3; i++) chunk_free(&c[i]);
+    free(buf);
+    free(ids);
+}

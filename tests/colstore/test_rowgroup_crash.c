@@ -3,7 +3,8 @@
 **
 ** What a user relies on (DESIGN.md "Durability" and "Migration is invisible", rowgroup.h):
 **   - a migration (rowgroup_migrate, then pager_commit) is one transaction: after a power cut at
-**     any write, sync or truncate of a migration, of a bulk load, of deletes and updates of
+**     any write, sync or truncate of a migration, of a bulk load (through the row tree, and
+**     straight into a row group: rowgroup_write), of deletes and updates of
 **     migrated rows, or of a checkpoint between them, every commit that returned STRATA_OK is
 **     there, the one in flight wholly or not at all, nothing later; each live row is in exactly
 **     one store (a row group or the row tree) with its exact values; the whole-file check passes
@@ -38,8 +39,10 @@
 #define BULK 2600               /* rows ROWS0+1..ROWS0+BULK come in one bulk load */
 #define UPD_TAG 1               /* the version tag of updated rows */
 #define BULK_TAG 2              /* the version tag of bulk-loaded rows */
+#define GROUPED (GROUP - 500)   /* rows ROWS0+BULK+1.. come in one row group written straight */
+#define GROUPED_TAG 3           /* ... and their version tag */
 #define EXTRA_ROWID ((int64_t)1 << 40)
-#define NSTEPS 4
+#define NSTEPS 5
 #define MAX_REPORTED 10
 
 /* Deleted and updated by step 1: rows of both row groups (their first and last rows, rows at a
@@ -69,6 +72,8 @@ static pager_config config(void) {
 **   1  migrate (up to 2 row groups): rows 1..2*GROUP move
 **   2  delete DELS, update UPDS (migrated ones move back to the row tree with a new version)
 **   3  migrate (up to 2): one row group of the GROUP oldest row-tree rows above 2*GROUP
+**   4  the bulk path (rowgroup_write): GROUPED new rows straight into a row group, after the rows
+**      still waiting to migrate move into one of their own
 ** states[k] is the table after the first k steps; states[MIGRATED0] the table of the setup after
 ** one migration (of the disk-full tests). */
 #define MIGRATED0 (NSTEPS + 1)
@@ -81,7 +86,7 @@ typedef struct state {
 } state;
 
 static state states[NSTEPS + 2];
-static int64_t bulk_ids[BULK];
+static int64_t bulk_ids[BULK], grouped_ids[GROUPED];
 
 static int in_list(const int64_t *list, size_t n, int64_t id) {
     for (size_t i = 0; i < n; i++)
@@ -151,6 +156,19 @@ static void build_states(void) {
     states[4].rowstore -= GROUP;
     cr_assert_lt(states[4].pending, GROUP, "the workload's last migration must take exactly one row group");
 
+    s = &states[5];
+    state_copy(s, &states[4], GROUPED);
+    for (size_t i = 0; i < GROUPED; i++) {
+        grouped_ids[i] = ROWS0 + BULK + 1 + (int64_t)i;
+        s->ids[s->n + i] = grouped_ids[i];
+        s->tags[s->n + i] = GROUPED_TAG;
+    }
+    s->n += GROUPED;
+    cr_assert_gt(s->pending, 0, "the bulk step must first move the rows waiting to migrate");
+    s->groups += 2;
+    s->rowstore -= s->pending;
+    s->pending = 0;
+
     state_copy(&states[MIGRATED0], &states[0], 0);
     states[MIGRATED0].groups = 2;
     states[MIGRATED0].pending = states[MIGRATED0].rowstore = ROWS0 - 2 * GROUP;
@@ -159,6 +177,7 @@ static void build_states(void) {
                                   "after the first migration",
                                   "after the deletes and updates",
                                   "after the second migration",
+                                  "after the row group written straight",
                                   "as loaded, then migrated"};
     for (int k = 0; k <= MIGRATED0; k++)
         states[k].name = names[k];
@@ -237,6 +256,31 @@ static int write_rows(pager_txn *t, const int64_t *ids, size_t n, uint32_t tag, 
     return rc;
 }
 
+/* write_group stores the rows of step 4 through the bulk path, as INSERT's bulk path does. */
+static int write_group(pager_txn *t) {
+    data_chunk c[(GROUPED + VECTOR_SIZE - 1) / VECTOR_SIZE], *cp[sizeof c / sizeof *c];
+    uint32_t n = 0;
+    int rc = STRATA_OK;
+    char *buf = malloc(LONG_STR + 64);
+    cr_assert_not_null(buf);
+    for (size_t at = 0; at < GROUPED && rc == STRATA_OK; at += VECTOR_SIZE, n++) {
+        if ((rc = chunk_init(&c[n], td.types, td.ncols, pager_txn_err(t)))) break;
+        cp[n] = &c[n];
+        uint32_t k = 0;
+        for (; k < VECTOR_SIZE && at + k < GROUPED; k++)
+            for (uint32_t col = 0; col < td.ncols; col++) {
+                sql_value x;
+                expected(grouped_ids[at + k], col, GROUPED_TAG, buf, &x);
+                put_value(&c[n].cols[col], k, &x);
+            }
+        c[n].count = k;
+    }
+    if (rc == STRATA_OK) rc = rowgroup_write(t, &td, cp, n, grouped_ids);
+    for (uint32_t i = 0; i < n; i++) chunk_free(&c[i]);
+    free(buf);
+    return rc;
+}
+
 /* run_step runs step `step` of the workload in its own write transaction and commits it.
 ** *committing says whether pager_commit was called; *wrong is set when a step that succeeded did
 ** the wrong thing (a migration moving another number of row groups). */
@@ -266,6 +310,7 @@ static int run_step(pager *p, int step, int *committing, int *wrong, char *why, 
         rc = table_delete(t, &td, DELS, NDELS);
         if (rc == STRATA_OK) rc = write_rows(t, UPDS, NUPDS, UPD_TAG, 1);
         break;
+    case 4: rc = write_group(t); break;
     }
     if (rc) {
         snprintf(why, whylen, "step %d: %s: %s", step, strata_errstr(rc), pager_txn_err(t)->msg);
@@ -493,16 +538,16 @@ static int check_reads(pager_txn *t, const state *s, char *why, size_t whylen) {
         bad = failf(why, whylen, "scan: %zu rows, want %zu", seen, s->n);
 
     /* point reads: the rows deleted and updated, a stride over every rowid ever used, one never used */
-    int64_t probe[NDELS + NUPDS + 40];
-    uint8_t found[NDELS + NUPDS + 40];
+    int64_t probe[NDELS + NUPDS + 50];
+    uint8_t found[NDELS + NUPDS + 50];
     uint32_t np = 0;
     for (size_t i = 0; i < NDELS; i++)
         probe[np++] = DELS[i];
     for (size_t i = 0; i < NUPDS; i++)
         probe[np++] = UPDS[i];
-    for (int64_t id = 7; id <= ROWS0 + BULK; id += 311)
+    for (int64_t id = 7; id <= ROWS0 + BULK + GROUPED; id += 311)
         probe[np++] = id;
-    probe[np++] = ROWS0 + BULK + 1;
+    probe[np++] = ROWS0 + BULK + GROUPED + 1;
     cr_assert_leq(np, sizeof probe / sizeof *probe);
     if (rc == STRATA_OK && !bad) {
         chunk_reset(&c);
