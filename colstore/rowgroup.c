@@ -15,6 +15,7 @@
 #include "rowgroup.h"
 
 #include <roaring/roaring.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,7 +330,62 @@ struct rowgroup_scan {
     vector rowids;    /* the decoded rowids of vector rowids_k of g */
     uint32_t rowids_k; /* UINT32_MAX: none decoded */
     int reload;       /* write transaction: reread the bitmap before each call */
+    rowgroup_pred preds[ROWGROUP_MAX_PREDS]; /* rowgroup_scan_prune */
+    uint32_t npreds;
+    uint32_t checked_k; /* the vector of g whose zone maps were checked last (UINT32_MAX: none) */
+    uint64_t skipped;
 };
+
+void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n) {
+    s->npreds = n < ROWGROUP_MAX_PREDS ? n : ROWGROUP_MAX_PREDS;
+    for (uint32_t i = 0; i < s->npreds; i++)
+        if (preds[i].i < s->g.ncols) s->preds[i] = preds[i];
+        else s->npreds = i; /* not a projected column: keep the ones before */
+}
+
+uint64_t rowgroup_scan_skipped(const rowgroup_scan *s) { return s->skipped; }
+
+/* zone_may_pass says whether a row of zone z may meet `value op c` (NULLs never do). */
+static int zone_may_pass(const seg_zone *z, uint8_t phys, const rowgroup_pred *p) {
+    if (z->rows == 0 || z->null_count == z->rows) return z->rows == 0;
+    if (!z->has_minmax || phys == PHYS_STR || phys == PHYS_INTERVAL) return 1;
+    int lo_cmp, hi_cmp; /* min vs c, max vs c: -1, 0, 1 */
+    if (phys == PHYS_F64) {
+        if (isnan(p->c.d) || isnan(z->min_d) || isnan(z->max_d)) return 1; /* NaN sorts last: keep it simple */
+        lo_cmp = (z->min_d > p->c.d) - (z->min_d < p->c.d);
+        hi_cmp = (z->max_d > p->c.d) - (z->max_d < p->c.d);
+    } else {
+        lo_cmp = (z->min_i > p->c.i) - (z->min_i < p->c.i);
+        hi_cmp = (z->max_i > p->c.i) - (z->max_i < p->c.i);
+    }
+    switch (p->op) {
+    case SEG_EQ: return lo_cmp <= 0 && hi_cmp >= 0;
+    case SEG_NE: return !(lo_cmp == 0 && hi_cmp == 0);
+    case SEG_LT: return lo_cmp < 0;
+    case SEG_LE: return lo_cmp <= 0;
+    case SEG_GT: return hi_cmp > 0;
+    default: return hi_cmp >= 0;
+    }
+}
+
+static int group_col_ready(pager_txn *t, const table_desc *td, group *g, uint32_t i, uint32_t col);
+
+/* pruned sets *skip when the zone maps of vector k of the current group (k = -1: of the whole
+** group) show that no row meets every condition of the scan. */
+static int pruned(rowgroup_scan *s, int k, int *skip) {
+    *skip = 0;
+    for (uint32_t j = 0; j < s->npreds && !*skip; j++) {
+        const rowgroup_pred *p = &s->preds[j];
+        int rc = group_col_ready(s->t, s->td, &s->g, p->i, s->cols[p->i]);
+        if (rc) return rc;
+        group_col *c = &s->g.cols[p->i];
+        if (!c->stored) continue; /* the added default: no zone map */
+        seg_zone z;
+        if (segment_zone(c->rd, k, &z)) continue;
+        *skip = !zone_may_pass(&z, c->rd->phys, p);
+    }
+    return STRATA_OK;
+}
 
 void rowgroup_scan_close(rowgroup_scan *s) {
     if (s == NULL) return;
@@ -350,6 +406,7 @@ int rowgroup_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols,
     s->lo = lo;
     s->hi = hi;
     s->rowids_k = UINT32_MAX;
+    s->checked_k = UINT32_MAX;
     s->reload = pager_txn_is_write(t);
     s->g.ncols = ncols;
     int rc = STRATA_NOMEM;
@@ -388,6 +445,17 @@ static int next_group(rowgroup_scan *s) {
     s->have = 1;
     s->pos = 0;
     s->rowids_k = UINT32_MAX;
+    s->checked_k = UINT32_MAX;
+    int skip;
+    if (s->npreds && (rc = pruned(s, -1, &skip)) == STRATA_OK && skip) { /* the whole group */
+        s->skipped += (d.rows + VECTOR_SIZE - 1) / VECTOR_SIZE;
+        s->pos = d.rows;
+        return STRATA_OK;
+    }
+    if (rc) {
+        s->done = 1;
+        return rc;
+    }
     int exact;
     if (s->lo > d.first && (rc = seek_rowid(s->t, &s->g, s->lo, &s->rowids, &s->rowids_k, &s->pos, &exact)))
         s->done = 1;
@@ -445,10 +513,20 @@ static int settle(rowgroup_scan *s) {
             continue;
         }
         uint32_t k = s->pos / VECTOR_SIZE;
-        const int64_t *ids;
-        int rc = rowids_of(s, k, &ids);
-        if (rc) return rc;
         uint32_t end = (k + 1) * VECTOR_SIZE < s->g.d.rows ? (k + 1) * VECTOR_SIZE : s->g.d.rows;
+        int rc;
+        if (s->npreds && s->checked_k != k) {
+            int skip;
+            if ((rc = pruned(s, (int)k, &skip))) return rc;
+            s->checked_k = k;
+            if (skip) {
+                s->skipped++;
+                s->pos = end;
+                continue;
+            }
+        }
+        const int64_t *ids;
+        if ((rc = rowids_of(s, k, &ids))) return rc;
         for (; s->pos < end; s->pos++) {
             int64_t id = id_at(&s->g, ids, k * VECTOR_SIZE, s->pos);
             if (id > s->hi) {

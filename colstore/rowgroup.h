@@ -90,6 +90,22 @@ int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_
 typedef struct rowgroup_scan rowgroup_scan;
 int rowgroup_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
                        int64_t hi, rowgroup_scan **out);
+/* A condition `projected column i op c` that the scan may use to skip row groups and vectors whose
+** zone maps (segment.h) show that no row meets it. c is in the column's physical representation
+** (seg_const; DECIMAL scaled as the column). It is a hint: rows that fail it may still come, so
+** the caller filters them as before. */
+typedef struct rowgroup_pred {
+    uint32_t i;
+    seg_cmp op;
+    seg_const c;
+} rowgroup_pred;
+#define ROWGROUP_MAX_PREDS 8
+/* rowgroup_scan_prune gives the scan up to ROWGROUP_MAX_PREDS such conditions (ANDed; more are
+** ignored); call it before the first read. */
+void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n);
+/* rowgroup_scan_skipped is how many vectors the conditions let the scan skip so far. */
+uint64_t rowgroup_scan_skipped(const rowgroup_scan *s);
+
 /* rowgroup_scan_peek sets *rowid to the rowid of the next live row, or *more = 0 at the end. */
 int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid);
 /* rowgroup_scan_next fills out (empty, its columns FLAT and writable, of the projected columns'

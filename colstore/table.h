@@ -100,6 +100,11 @@ int table_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, ui
 ** over. */
 int table_scan_next(table_scan *s, data_chunk *out, int64_t *rowids);
 void table_scan_close(table_scan *s);
+/* table_scan_prune hands conditions on projected columns to the migrated part of the scan, which
+** may skip row groups and vectors whose zone maps rule them out (rowgroup.h, rowgroup_pred: a
+** hint; rows that fail them may still come). Before the first table_scan_next. */
+struct rowgroup_pred;
+void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t n);
 
 /* table_get reads the rows with the given rowids (projected as for a scan) into out, in the
 ** order given, starting at row out->count: found[k] (may be NULL) says whether rowids[k] exists;

@@ -1857,6 +1857,35 @@ static void find_range(expr **conj, int n, const expr *target, key_range *r) {
     }
 }
 
+#define MAX_ZONE_CONDS 8 /* ROWGROUP_MAX_PREDS */
+
+/* zone_conditions records in scan the conjuncts `column op value` of the filter over it (equality
+** and ranges, as find_range finds them), for the column store's zone maps to skip by. */
+static int zone_conditions(bind_ctx *b, plan_op *scan, expr **conj, int n) {
+    table_def *td = scan->scan.table;
+    uint32_t cols[MAX_ZONE_CONDS], k = 0;
+    uint8_t ops[MAX_ZONE_CONDS];
+    expr *vals[MAX_ZONE_CONDS];
+    for (uint32_t i = 0; i < scan->scan.ncols && k + 3 <= MAX_ZONE_CONDS; i++) {
+        expr target = {.kind = EXPR_COL, .col = i, .type = td->cols[scan->scan.cols[i]].type};
+        key_range r;
+        find_range(conj, n, &target, &r);
+        if (r.eq) cols[k] = i, ops[k] = CMP_EQ, vals[k++] = r.eq;
+        if (r.lo) cols[k] = i, ops[k] = r.lo_incl ? CMP_GE : CMP_GT, vals[k++] = r.lo;
+        if (r.hi) cols[k] = i, ops[k] = r.hi_incl ? CMP_LE : CMP_LT, vals[k++] = r.hi;
+    }
+    if (k == 0) return STRATA_OK;
+    scan->scan.zone_cols = alloc0(b, k * sizeof *cols);
+    scan->scan.zone_ops = alloc0(b, k);
+    scan->scan.zone_vals = alloc0(b, k * sizeof *vals);
+    if (!scan->scan.zone_cols || !scan->scan.zone_ops || !scan->scan.zone_vals) return nomem(b);
+    memcpy(scan->scan.zone_cols, cols, k * sizeof *cols);
+    memcpy(scan->scan.zone_ops, ops, k);
+    memcpy(scan->scan.zone_vals, vals, k * sizeof *vals);
+    scan->scan.nzone = k;
+    return STRATA_OK;
+}
+
 /* choose_access turns FILTER over a full table scan into a rowid range scan or an index scan when
 ** the filter has equality or range conjuncts on the rowid column or on an index's key prefix.
 ** The filter stays: it re-checks every conjunct, so the choice never changes a result. */
@@ -1910,7 +1939,7 @@ static int choose_access(bind_ctx *b, plan_op *p) {
         }
         if (score > best_score) best = ix, best_score = score, best_neq = neq, memcpy(best_ranges, ranges, sizeof ranges);
     }
-    if (!best) return STRATA_OK;
+    if (!best) return zone_conditions(b, scan, conj, n);
     plan_op *is = alloc0(b, sizeof *is);
     if (!is) return nomem(b);
     *is = *scan;

@@ -373,6 +373,42 @@ static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     }
 }
 
+/* zone_const turns v into c, the representation of a column of type t, when that is exact. */
+static bool zone_const(const sql_value *v, sql_type t, seg_const *c) {
+    uint8_t a = v->type.id, b = t.id;
+    if (sql_type_is_integer(a) && sql_type_is_integer(b)) return c->i = v->v.i, true;
+    if (a != b) return false;
+    switch (a) {
+    case TYPE_DECIMAL: return v->type.scale == t.scale && (c->i = v->v.i, true);
+    case TYPE_DOUBLE: return c->d = v->v.d, true;
+    case TYPE_DATE:
+    case TYPE_TIMESTAMP: return c->i = v->v.i, true;
+    default: return false;
+    }
+}
+
+/* scan_prune gives the scan the filter's conditions on its columns whose values are known now,
+** so that the column store can skip row groups and vectors by their zone maps. */
+static int scan_prune(exec_ctx *x, plan_op *p, scan_state *s) {
+    static const seg_cmp ops[] = {[CMP_EQ] = SEG_EQ, [CMP_NE] = SEG_NE, [CMP_LT] = SEG_LT,
+                                  [CMP_LE] = SEG_LE, [CMP_GT] = SEG_GT, [CMP_GE] = SEG_GE};
+    rowgroup_pred preds[ROWGROUP_MAX_PREDS];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < p->scan.nzone && n < ROWGROUP_MAX_PREDS; k++) {
+        uint32_t out = p->scan.zone_cols[k], i = 0; /* i: its position among the decoded columns */
+        if (p->scan.need && !p->scan.need[out]) continue;
+        for (uint32_t j = 0; j < out; j++) i += !p->scan.need || p->scan.need[j];
+        sql_value v;
+        int rc = eval_scalar(x, p->scan.zone_vals[k], &v);
+        if (rc) return rc;
+        rowgroup_pred *pr = &preds[n];
+        *pr = (rowgroup_pred){.i = i, .op = ops[p->scan.zone_ops[k]]};
+        if (!v.is_null && zone_const(&v, p->scan.table->cols[p->scan.cols[out]].type, &pr->c)) n++;
+    }
+    table_scan_prune(s->scan, preds, n);
+    return STRATA_OK;
+}
+
 static int scan_open(exec_ctx *x, plan_op *p) {
     scan_state *s = p->state; /* kept from the plan's last run (op_close with keep), or new */
     int rc;
@@ -389,7 +425,8 @@ static int scan_open(exec_ctx *x, plan_op *p) {
         (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
         return rc == STRATA_DONE ? STRATA_OK : rc; /* DONE: no row can match; s->scan stays NULL */
     rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
-    return rc ? table_error(x, rc) : STRATA_OK;
+    if (rc) return table_error(x, rc);
+    return p->scan.nzone ? scan_prune(x, p, s) : STRATA_OK;
 }
 
 /* scan_close ends a scan; with keep its buffers stay for the plan's next run. */

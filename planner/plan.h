@@ -161,6 +161,12 @@ struct plan_op {
             bool lo_excl, hi_excl;   /* ... excluding the bound itself */
             uint8_t *need;           /* output columns anyone reads (NULL: all): the others are
                                      ** not decoded and come out as constant NULLs */
+            uint32_t nzone;          /* conditions `output zone_cols[k] zone_ops[k] zone_vals[k]`
+                                     ** (cmp_op; values evaluated at open) of the filter above, by
+                                     ** which the column store may skip row groups and vectors */
+            uint32_t *zone_cols;
+            uint8_t *zone_ops;
+            expr **zone_vals;
         } scan;
         struct {
             table_def *table;
