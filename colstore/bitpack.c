@@ -104,6 +104,7 @@ void bitpack_unpack(const uint8_t *in, uint32_t n, unsigned w, uint64_t *out) {
 }
 
 uint64_t bitpack_sum(const uint8_t *in, uint32_t n, unsigned w) {
+    if (w == 0) return 0; /* a delta segment of constant steps: nothing to add */
     uint64_t group[BITPACK_GROUP], sum = 0;
     unpack_kernel k = kernels[w];
     for (uint32_t g = 0; g < n; g += BITPACK_GROUP) {
