@@ -549,18 +549,61 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
     return STRATA_OK;
 }
 
+/* filter_encoded narrows keep[0..*n) (positions in vector k, ascending) to the rows that meet
+** the scan's conditions on columns whose encoding compares without decoding (dictionary codes,
+** frame-of-reference offsets, a constant), before any column of the vector is decoded. */
+static int filter_encoded(rowgroup_scan *s, uint32_t k, sel_t *keep, uint32_t *n) {
+    sel_t pass[VECTOR_SIZE];
+    for (uint32_t j = 0; j < s->npreds && *n; j++) {
+        const rowgroup_pred *p = &s->preds[j];
+        group_col *c = &s->g.cols[p->i];
+        int rc = group_col_ready(s->t, s->td, &s->g, p->i, s->cols[p->i]);
+        if (rc) return rc;
+        if (!c->stored || c->rd->phys == PHYS_STR) continue;
+        uint8_t e = c->rd->encoding;
+        if (e != SEG_DICTIONARY && e != SEG_FOR && e != SEG_CONSTANT) continue;
+        uint32_t np = 0, m = 0;
+        if ((rc = segment_filter(c->rd, k, p->op, &p->c, pass, &np, pager_txn_err(s->t)))) return rc;
+        if (*n == segment_vector_rows(c->rd, k)) { /* every row was kept: what passes stays */
+            memcpy(keep, pass, np * sizeof *pass);
+            *n = np;
+            continue;
+        }
+        for (uint32_t a = 0, b = 0; a < *n && b < np;) { /* both ascending: keep what both hold */
+            if (keep[a] == pass[b]) keep[m++] = keep[a++], b++;
+            else if (keep[a] < pass[b]) a++;
+            else b++;
+        }
+        *n = m;
+    }
+    return STRATA_OK;
+}
+
 /* compact keeps rows keep[0..n) of v (increasing), moving them to rows 0..n-1. */
+#define COMPACT_AS(T)                                                                             \
+    do {                                                                                          \
+        T *d = v->data;                                                                           \
+        for (uint32_t i = 0; i < n; i++) d[i] = d[keep[i]];                                       \
+    } while (0)
+
 static void compact(vector *v, const sel_t *keep, uint32_t n) {
     uint32_t w = v->width;
-    uint8_t *d = v->data;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t from = keep[i];
-        if (from != i) memcpy(d + (size_t)i * w, d + (size_t)from * w, w);
-        if (v->validity) {
-            int valid = (v->validity[from >> 6] >> (from & 63)) & 1;
-            vec_set_null(v, i, !valid);
-        }
+    switch (w) { /* typed copies: this runs for every row a selective scan returns */
+    case 1: COMPACT_AS(uint8_t); break;
+    case 2: COMPACT_AS(uint16_t); break;
+    case 4: COMPACT_AS(uint32_t); break;
+    case 8: COMPACT_AS(uint64_t); break;
+    default: {
+        uint8_t *d = v->data;
+        for (uint32_t i = 0; i < n; i++)
+            if (keep[i] != i) memcpy(d + (size_t)i * w, d + (size_t)keep[i] * w, w);
     }
+    }
+    if (v->validity)
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t from = keep[i];
+            vec_set_null(v, i, !((v->validity[from >> 6] >> (from & 63)) & 1));
+        }
 }
 
 int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64_t max) {
@@ -578,6 +621,10 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
     /* the rows to return: live, in [lo, hi], up to max, from pos to the end of the vector */
     sel_t keep[VECTOR_SIZE];
     uint32_t n = 0, p = s->pos;
+    int64_t bound = max < s->hi ? max : s->hi;
+    if (!g->del && id_at(g, ids, base, p) >= s->lo && id_at(g, ids, base, end - 1) <= bound) {
+        for (; p < end; p++) keep[n++] = (sel_t)(p - base); /* the common case: every row to the end */
+    }
     for (; p < end; p++) {
         int64_t id = id_at(g, ids, base, p);
         if (id > max || id > s->hi) break;
@@ -585,7 +632,8 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
     }
     if (p < end && id_at(g, ids, base, p) > s->hi) s->done = 1;
     s->pos = p;
-    if (n == 0) return STRATA_OK;
+    if (n && s->npreds && (rc = filter_encoded(s, k, keep, &n))) return rc;
+    if (n == 0) return STRATA_OK; /* the caller peeks again: the scan moved on */
     uint32_t vrows = end - base;
     int whole = n == vrows, few = n <= FEW_ROWS; /* few: read the rows one by one, not the vector */
     for (uint32_t i = 0; i < g->ncols; i++) {

@@ -91,9 +91,11 @@ typedef struct rowgroup_scan rowgroup_scan;
 int rowgroup_scan_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t lo,
                        int64_t hi, rowgroup_scan **out);
 /* A condition `projected column i op c` that the scan may use to skip row groups and vectors whose
-** zone maps (segment.h) show that no row meets it. c is in the column's physical representation
-** (seg_const; DECIMAL scaled as the column). It is a hint: rows that fail it may still come, so
-** the caller filters them as before. */
+** zone maps (segment.h) show that no row meets it, and to drop rows by comparing a dictionary or
+** frame-of-reference column's codes (segment_filter) before decoding the others. c is in the
+** column's physical representation (seg_const; DECIMAL scaled as the column), and must be exactly
+** the condition's constant. It is a hint: rows that fail it may still come (from the row store,
+** or columns of other encodings), so the caller filters them as before. */
 typedef struct rowgroup_pred {
     uint32_t i;
     seg_cmp op;
@@ -111,7 +113,8 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid);
 /* rowgroup_scan_next fills out (empty, its columns FLAT and writable, of the projected columns'
 ** types) with the next live rows with rowids up to max, from one vector of one row group (so
 ** fewer than VECTOR_SIZE rows may come while more follow), and their rowids (rowids may be NULL).
-** out->count == 0 when no row up to max is left. */
+** out->count == 0 when no row up to max is left -- or, with rowgroup_scan_prune's conditions,
+** when no row of the vector read met them: peek again. */
 int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64_t max);
 void rowgroup_scan_close(rowgroup_scan *s);
 
