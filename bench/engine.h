@@ -4,8 +4,8 @@
 ** A thin mirror of the engines' C APIs, enough for the harness's workloads: open and close a
 ** database file, run a statement without results, prepared statements with int64, double and
 ** text parameters and int64, double and text columns, and a bulk loader that uses each engine's
-** recommended path (a prepared INSERT in one transaction for strata and SQLite, the appender
-** for DuckDB).
+** recommended path (a prepared INSERT in one transaction for SQLite, the appender in one
+** transaction for strata and DuckDB).
 **
 ** Conventions: calls return 0 on success and -1 on error (the message then comes from errmsg);
 ** step returns 1 for a row, 0 when the statement is done, -1 on error. No call exits or aborts:
@@ -69,6 +69,9 @@ typedef struct engine {
 ** journal_mode=OFF modes, DuckDB (loaded with dlopen). */
 extern const engine engine_strata, engine_sqlite_wal, engine_sqlite_truncate, engine_sqlite_off,
     engine_duckdb;
+/* strata loading by a prepared INSERT per row in one transaction (rows reach the row store first),
+** for the tuple mover's workload; not an engine of its own in reports. */
+extern const engine engine_strata_rows;
 
 /* DuckDB's shared library: $STRATA_DUCKDB_LIB if set, else the file `make bench-deps` installs. */
 #define DUCKDB_LIB_DEFAULT "bench/deps/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"

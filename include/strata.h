@@ -203,6 +203,42 @@ int strata_chunk_is_null(const strata_chunk *c, int i, int r);
 ** other types render as text into a buffer owned by the chunk (valid until the next call). */
 const char *strata_chunk_text(strata_chunk *c, int i, int r, int *len);
 
+/* ---- loading rows without SQL: the appender -------------------------------------------- */
+
+/* An appender adds rows to one table a value at a time, as fast as a bulk INSERT: rows collect in
+** memory and go in as one INSERT per 122,880 rows (a row group of the column store, written
+** straight into compressed segments for tables that migrate) and at flush or destroy. Each such
+** insert is a statement of its own: inside BEGIN it is part of the transaction, otherwise it
+** commits by itself. Constraints and indexes apply as for INSERT; a constraint error fails that
+** insert (none of its rows go in) and is returned by the call that made it
+** (strata_appender_end_row, _flush or _destroy), with the message on strata_errmsg(db).
+**
+** A row is appended column by column, in the table's column order, every column, then ended:
+**     strata_appender *a;
+**     strata_appender_create(db, "t", &a);
+**     strata_append_int64(a, 1); strata_append_text(a, "x", -1); strata_appender_end_row(a);
+**     strata_appender_destroy(a); // inserts what is left
+** A value is converted to its column's type as INSERT converts it (an int64 into DECIMAL, a
+** text '2024-01-31' into DATE); one that does not convert is STRATA_ERROR naming the row and the
+** column, and drops the row being appended (the next value starts a new row). Appending more
+** values than columns, or ending a row with fewer, is STRATA_MISUSE (the row is dropped). */
+typedef struct strata_appender strata_appender;
+/* strata_appender_create: STRATA_ERROR when the table does not exist. */
+int strata_appender_create(strata_db *db, const char *table, strata_appender **out);
+int strata_append_null(strata_appender *a);
+int strata_append_int64(strata_appender *a, int64_t v);
+int strata_append_double(strata_appender *a, double v);
+/* text and blob bytes are copied; len -1 for text means NUL-terminated; a NULL pointer appends NULL */
+int strata_append_text(strata_appender *a, const char *v, int len);
+int strata_append_blob(strata_appender *a, const void *v, int len);
+int strata_appender_end_row(strata_appender *a);
+/* strata_appender_flush inserts the rows ended so far. The rows of a flush that fails are
+** dropped (none of them was inserted). */
+int strata_appender_flush(strata_appender *a);
+/* strata_appender_destroy flushes, then frees the appender (also when the flush fails: its
+** status is returned). A row not ended is dropped. NULL is a no-op. */
+int strata_appender_destroy(strata_appender *a);
+
 /* ---- errors ----------------------------------------------------------------------------- */
 
 /* strata_errcode: the status of the last failed call on db (STRATA_OK if none); strata_errmsg

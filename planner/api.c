@@ -87,6 +87,7 @@ struct strata_stmt {
     bool analyzed;        /* EXPLAIN ANALYZE ran: explain_op prints the operators' counts */
     uint64_t analyzed_rows;
     const char **decltypes; /* in mem: formatted on demand */
+    cte_store *feed; /* an appender's INSERT: its rows come from here, not its VALUES (bind_feed) */
 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -203,6 +204,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     case ST_DELETE: rc = bind_delete(&b, target, &s->plan); break;
     default: break;
     }
+    if (!rc && s->plan && s->feed) rc = bind_feed(&b, s->plan, s->feed);
     if (!rc && s->plan) rc = bind_prune(&b, s->plan);
     if (rc) return rc;
     if (b.nparams > s->nparams) {
@@ -1379,4 +1381,192 @@ int strata_exec(strata_db *db, const char *sql, int (*cb)(void *arg, int ncol, c
         p = tail;
     }
     return STRATA_OK;
+}
+
+/* ---- the appender ------------------------------------------------------------------------- */
+
+/* An appender collects rows a value at a time into a chunk, moves full chunks into rows, and
+** inserts rows through an INSERT statement of its own whose input is rows (bind_feed): the
+** statement checks constraints and keeps indexes as any INSERT, and a row group's worth of rows
+** takes the column store's bulk path. */
+struct strata_appender {
+    strata_db *db;
+    strata_stmt *ins;
+    cte_store feed;  /* feed.rows = &rows */
+    vec_rows rows;   /* whole chunks appended, not yet inserted */
+    data_chunk cur;  /* the chunk being filled; row cur.count is the row being appended */
+    uint32_t ncols, col; /* columns of the table; the next column of the current row */
+    sql_type *types;
+    char **names;
+    uint64_t row_no; /* rows ended since the appender was made */
+    arena mem;       /* casts' text, until the value is stored */
+};
+
+#define APPENDER_FLUSH_ROWS ((uint64_t)ROWGROUP_ROWS) /* one row group per insert */
+
+static int app_fail(strata_appender *a, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int app_fail(strata_appender *a, int rc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->db->err.msg, sizeof a->db->err.msg, fmt, ap);
+    va_end(ap);
+    a->db->err.code = rc;
+    return rc;
+}
+
+static void appender_free(strata_appender *a) {
+    strata_finalize(a->ins);
+    arena_free(&a->mem);
+    vec_rows_free(&a->rows);
+    chunk_free(&a->cur);
+    for (uint32_t i = 0; a->names && i < a->ncols; i++) free(a->names[i]);
+    free(a->names);
+    free(a->types);
+    free(a);
+}
+
+int strata_appender_create(strata_db *db, const char *table, strata_appender **out) {
+    if (!out) return db_errorf(db, STRATA_MISUSE, "strata_appender_create: out is NULL");
+    *out = NULL;
+    if (!db || !table) return db_errorf(db, STRATA_MISUSE, "strata_appender_create: NULL argument");
+    table_def *td = catalog_table(&db->cat, table);
+    if (!td) return db_errorf(db, STRATA_ERROR, "relation \"%s\" does not exist", table);
+    strata_appender *a = calloc(1, sizeof *a);
+    if (!a) return db_errorf(db, STRATA_NOMEM, "out of memory");
+    a->db = db;
+    arena_init(&a->mem, 0);
+    a->ncols = td->ncols;
+    a->types = malloc((td->ncols + 1) * sizeof *a->types);
+    a->names = calloc(td->ncols + 1, sizeof *a->names);
+    /* INSERT INTO "t" VALUES (?, ?, ...), the name quoted as an identifier */
+    size_t len = 2 * strlen(table) + 4 * td->ncols + 64;
+    char *sql = malloc(len);
+    strata_err err;
+    err_clear(&err);
+    int rc = !a->types || !a->names || !sql ? STRATA_NOMEM : STRATA_OK;
+    for (uint32_t i = 0; rc == STRATA_OK && i < td->ncols; i++) {
+        a->types[i] = td->types[i];
+        if (!(a->names[i] = strdup(td->cols[i].name))) rc = STRATA_NOMEM;
+    }
+    if (rc == STRATA_OK) {
+        size_t k = (size_t)snprintf(sql, len, "INSERT INTO \"");
+        for (const char *c = table; *c; c++) {
+            if (*c == '"') sql[k++] = '"';
+            sql[k++] = *c;
+        }
+        k += (size_t)snprintf(sql + k, len - k, "\" VALUES (");
+        for (uint32_t i = 0; i < td->ncols; i++) k += (size_t)snprintf(sql + k, len - k, i ? ", ?" : "?");
+        snprintf(sql + k, len - k, ")");
+        rc = chunk_init(&a->cur, a->types, a->ncols, &err);
+        if (rc == STRATA_OK) rc = vec_rows_init(&a->rows, a->types, a->ncols, &err);
+        if (rc) db_error(db, &err, rc);
+    } else {
+        db_errorf(db, rc, "out of memory");
+    }
+    if (rc == STRATA_OK && (rc = strata_prepare(db, sql, &a->ins, NULL)) == STRATA_OK) {
+        a->feed.rows = &a->rows;
+        a->ins->feed = &a->feed;
+        if ((rc = bind_stmt(a->ins, &err))) db_error(db, &err, rc);
+    }
+    free(sql);
+    if (rc) {
+        appender_free(a);
+        return rc;
+    }
+    *out = a;
+    return STRATA_OK;
+}
+
+/* app_put casts v to the type of the appender's next column and stores it in the current row. */
+static int app_put(strata_appender *a, const sql_value *v) {
+    if (!a) return STRATA_MISUSE;
+    uint32_t c = a->col;
+    if (c >= a->ncols)
+        return app_fail(a, STRATA_MISUSE, "appender: row %llu has only %u columns",
+                        (unsigned long long)a->row_no + 1, a->ncols);
+    strata_err err;
+    err_clear(&err);
+    sql_value cast = *v;
+    int rc = STRATA_OK;
+    if (!v->is_null && !sql_type_equal(v->type, a->types[c]))
+        rc = value_cast(v, a->types[c], false, &a->mem, &cast, &err);
+    if (rc == STRATA_OK) rc = vec_set_value(&a->cur.cols[c], a->cur.count, &cast, &err);
+    arena_reset(&a->mem);
+    if (rc) {
+        a->col = 0; /* the row is dropped: the next value starts a new one */
+        return app_fail(a, rc, "appender: row %llu, column \"%s\" (%s): %s", (unsigned long long)a->row_no + 1,
+                        a->names[c], sql_type_name(a->types[c].id), err.code ? err.msg : strata_errstr(rc));
+    }
+    a->col++;
+    return STRATA_OK;
+}
+
+int strata_append_null(strata_appender *a) {
+    sql_value v = value_null(sql_type_make(TYPE_NULL));
+    return app_put(a, &v);
+}
+int strata_append_int64(strata_appender *a, int64_t x) {
+    sql_value v = value_int(TYPE_BIGINT, x);
+    return app_put(a, &v);
+}
+int strata_append_double(strata_appender *a, double x) {
+    sql_value v = value_double(x);
+    return app_put(a, &v);
+}
+static int app_bytes(strata_appender *a, uint8_t type, const void *p, int len) {
+    if (!a) return STRATA_MISUSE;
+    if (!p) return strata_append_null(a);
+    if (len < 0) len = (int)strlen(p);
+    sql_value v = {.type = sql_type_make(type)};
+    v.v.s = sstr_ref(p, (uint32_t)len);
+    return app_put(a, &v);
+}
+int strata_append_text(strata_appender *a, const char *s, int len) { return app_bytes(a, TYPE_VARCHAR, s, len); }
+int strata_append_blob(strata_appender *a, const void *p, int len) {
+    if (len < 0) return a ? app_fail(a, STRATA_MISUSE, "strata_append_blob: negative length") : STRATA_MISUSE;
+    return app_bytes(a, TYPE_BLOB, p, len);
+}
+
+int strata_appender_end_row(strata_appender *a) {
+    if (!a) return STRATA_MISUSE;
+    if (a->col != a->ncols) {
+        uint32_t got = a->col;
+        a->col = 0;
+        return app_fail(a, STRATA_MISUSE, "appender: row %llu has %u of the %u columns of its table",
+                        (unsigned long long)a->row_no + 1, got, a->ncols);
+    }
+    a->col = 0;
+    a->row_no++;
+    if (++a->cur.count < VECTOR_SIZE) return STRATA_OK;
+    strata_err err;
+    err_clear(&err);
+    int rc = vec_rows_append(&a->rows, &a->cur, NULL, a->cur.count, &err);
+    chunk_reset(&a->cur);
+    if (rc) return db_error(a->db, &err, rc);
+    return a->rows.rows >= APPENDER_FLUSH_ROWS ? strata_appender_flush(a) : STRATA_OK;
+}
+
+int strata_appender_flush(strata_appender *a) {
+    if (!a) return STRATA_MISUSE;
+    strata_err err;
+    err_clear(&err);
+    int rc = STRATA_OK;
+    if (a->cur.count) rc = vec_rows_append(&a->rows, &a->cur, NULL, a->cur.count, &err);
+    chunk_reset(&a->cur);
+    if (rc) return db_error(a->db, &err, rc);
+    if (a->rows.rows == 0) return STRATA_OK;
+    rc = strata_step(a->ins);
+    strata_reset(a->ins);
+    /* inserted or not, the rows go: a failed flush inserted none of them (the statement's rollback) */
+    vec_rows_free(&a->rows);
+    int rc2 = vec_rows_init(&a->rows, a->types, a->ncols, &err);
+    if (rc != STRATA_DONE) return rc;
+    return rc2 ? db_error(a->db, &err, rc2) : STRATA_OK;
+}
+
+int strata_appender_destroy(strata_appender *a) {
+    if (!a) return STRATA_OK;
+    int rc = strata_appender_flush(a);
+    appender_free(a);
+    return rc;
 }

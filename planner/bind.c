@@ -932,6 +932,22 @@ static plan_op *new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) {
     return p->types && p->names ? p : NULL;
 }
 
+int bind_feed(bind_ctx *b, plan_op *insert, cte_store *feed) {
+    if (insert->kind != PLAN_INSERT || insert->dml.nreturning || !insert->child[0])
+        return err_set(b->err, STRATA_MISUSE, "an appender's statement is not an INSERT of rows");
+    table_def *td = insert->dml.table;
+    plan_op *in = insert->child[0];
+    bool same = in->ncols == td->ncols;
+    for (uint32_t i = 0; same && i < td->ncols; i++) same = sql_type_equal(in->types[i], td->types[i]);
+    if (!same) return err_set(b->err, STRATA_MISUSE, "an appender's INSERT does not take every column of \"%s\"", td->name);
+    plan_op *f = new_op(b, PLAN_CTE_SCAN, td->ncols);
+    if (!f) return nomem(b);
+    for (uint32_t i = 0; i < td->ncols; i++) f->types[i] = td->types[i], f->names[i] = td->cols[i].name;
+    f->cte.store = feed;
+    insert->child[0] = f;
+    return STRATA_OK;
+}
+
 static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out);
 static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out);
 static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);

@@ -164,6 +164,8 @@ typedef struct limit_state {
 
 enum { BULK_UNDECIDED, BULK_ON, BULK_OFF }; /* dml_state.bulk_mode */
 #define BULK_MIN_ROWS (VECTOR_SIZE / 8) /* the smallest input chunk that starts INSERT's bulk path */
+#define BULK_TAIL_SHARE 4 /* a bulk INSERT's last rows make a row group from 1/4 of a full one ... */
+#define BULK_TAIL_MIN (4 * VECTOR_SIZE) /* ... and from 4 vectors */
 
 typedef struct dml_state {
     vec_rows pending;  /* input rows held until the input ends (see dml_must_hold) */
@@ -1805,13 +1807,14 @@ static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, co
 /* ---- INSERT's bulk path --------------------------------------------------------------------
 ** A statement that inserts whole vectors of new rows into a table that migrates (storage 'auto'
 ** or 'column') writes them straight into row groups (rowgroup_write) instead of through the row
-** tree: the rows are held until a full row group is there, and what is left at the end (less
-** than a full row group) goes to the row tree. The path starts at the first input chunk of at
-** least BULK_MIN_ROWS rows (rows before it took the row tree, and move into a row group of their
-** own ahead of the first one written: rowgroup_write). It needs rowids that ascend above every
-** rowid of the table -- always so for tables without an INTEGER PRIMARY KEY; the first rows
-** that break it send the held rows to the row tree and the statement on without the path.
-** Indexes, constraints and RETURNING see every row as on the row-tree path. */
+** tree: the rows are held until a full row group is there. What is left at the end makes a
+** smaller row group when it is at least 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows,
+** and otherwise goes to the row tree. The path starts at the first input chunk of at least BULK_MIN_ROWS rows (rows
+** before it took the row tree, and move into a row group of their own ahead of the first one
+** written: rowgroup_write). It needs rowids that ascend above every rowid of the table --
+** always so for tables without an INTEGER PRIMARY KEY; the first rows that break it send the
+** held rows to the row tree and the statement on without the path. Indexes, constraints and
+** RETURNING see every row as on the row-tree path. */
 
 /* bulk_allowed says whether the table may take the bulk path. */
 static bool bulk_allowed(const plan_op *p) {
@@ -1834,6 +1837,19 @@ static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
     return STRATA_OK;
 }
 
+/* bulk_write stores the first k chunks of the held rows as one row group (the table's column
+** tree made the first time). */
+static int bulk_write(exec_ctx *x, table_def *td, dml_state *s, uint32_t k) {
+    int rc;
+    if (!td->desc.col_root) {
+        pgno_t root;
+        if ((rc = btree_create(x->txn, &root))) return table_error(x, rc);
+        if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
+    }
+    if ((rc = rowgroup_write(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids))) return table_error(x, rc);
+    return STRATA_OK;
+}
+
 /* bulk_store writes the held rows' leading full vectors as one row group once they make a full
 ** row group, keeping the rest held. */
 static int bulk_store(exec_ctx *x, table_def *td, dml_state *s) {
@@ -1843,13 +1859,8 @@ static int bulk_store(exec_ctx *x, table_def *td, dml_state *s) {
            rows + VECTOR_SIZE <= ROWGROUP_ROWS)
         rows += s->bulk.chunks[k++]->count;
     if (rows < full) return STRATA_OK;
-    int rc;
-    if (!td->desc.col_root) {
-        pgno_t root;
-        if ((rc = btree_create(x->txn, &root))) return table_error(x, rc);
-        if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
-    }
-    if ((rc = rowgroup_write(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids))) return table_error(x, rc);
+    int rc = bulk_write(x, td, s, k);
+    if (rc) return rc;
     /* the rest moves to the front: at most a vector and a part of one */
     vec_rows rest;
     if ((rc = rows_init(x, &rest, td->types, td->ncols))) return rc;
@@ -1905,11 +1916,18 @@ static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const
     return bulk_store(x, td, s);
 }
 
-/* bulk_finish ends the path at the end of the input: the rows still held go to the row tree. */
+/* bulk_finish ends the path at the end of the input: the rows still held make a row group of
+** their own when they are many enough (as a column store keeps the tail of a bulk load), else
+** they go to the row tree. */
 static int bulk_finish(exec_ctx *x, plan_op *p, dml_state *s) {
     if (s->bulk_mode != BULK_ON) return STRATA_OK;
     s->bulk_mode = BULK_OFF;
-    return bulk_flush_rows(x, p->dml.table, s);
+    table_def *td = p->dml.table;
+    uint32_t tail = rowgroup_rows(&td->desc) / BULK_TAIL_SHARE;
+    if (s->bulk.rows < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN)) return bulk_flush_rows(x, td, s);
+    int rc = bulk_write(x, td, s, s->bulk.nchunks);
+    vec_rows_free(&s->bulk);
+    return rc;
 }
 
 static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
