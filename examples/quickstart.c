@@ -4,7 +4,8 @@
 **     quickstart [DATABASE]        (default quickstart.db)
 **
 ** It creates a table (if the file does not have it yet), inserts rows with one prepared
-** statement and bound parameters inside BEGIN ... COMMIT, runs an aggregate query row by row,
+** statement and bound parameters inside BEGIN ... COMMIT, loads more with the appender, runs an
+** aggregate query row by row,
 ** reads a result a chunk at a time, and shows what an error looks like. Every call's status is
 ** checked: a strata call returns STRATA_OK (0) or a code, and strata_errmsg says why.
 */
@@ -52,6 +53,22 @@ int main(int argc, char **argv) {
     strata_finalize(st);
     st = NULL;
     if (!check(db, strata_exec(db, "COMMIT", NULL, NULL), STRATA_OK, "commit")) goto done;
+
+    /* Loading many rows without SQL: the appender, a value at a time in column order, then the
+    ** end of the row. Its rows go in by the row group (straight into compressed column segments)
+    ** and when it is destroyed. */
+    strata_appender *app = NULL;
+    if (!check(db, strata_appender_create(db, "sales", &app), STRATA_OK, "appender")) goto done;
+    for (int i = 1001; i <= 50000; i++) {
+        strata_append_int64(app, i);
+        strata_append_text(app, regions[i % 4], -1);
+        strata_append_double(app, (i % 97) * 1.25);
+        if (!check(db, strata_appender_end_row(app), STRATA_OK, "append")) {
+            strata_appender_destroy(app);
+            goto done;
+        }
+    }
+    if (!check(db, strata_appender_destroy(app), STRATA_OK, "appender")) goto done;
 
     /* An aggregate, row by row: column values are read as text, integers or doubles. */
     if (!check(db,
