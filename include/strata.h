@@ -106,8 +106,9 @@ typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by c
 ** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT,
 ** STRATA_IOERR. */
 int strata_open(const char *path, strata_db **out);
-/* strata_close finalizes every statement still open on db, rolls back an open transaction,
-** checkpoints and closes the file. NULL is a no-op. */
+/* strata_close destroys every appender still open on db (inserting its rows, as
+** strata_appender_destroy does), finalizes every statement still open, rolls back an open
+** transaction, checkpoints and closes the file. NULL is a no-op. */
 int strata_close(strata_db *db);
 
 /* ---- running SQL ------------------------------------------------------------------------ */
@@ -221,7 +222,12 @@ const char *strata_chunk_text(strata_chunk *c, int i, int r, int *len);
 ** A value is converted to its column's type as INSERT converts it (an int64 into DECIMAL, a
 ** text '2024-01-31' into DATE); one that does not convert is STRATA_ERROR naming the row and the
 ** column, and drops the row being appended (the next value starts a new row). Appending more
-** values than columns, or ending a row with fewer, is STRATA_MISUSE (the row is dropped). */
+** values than columns, or ending a row with fewer, is STRATA_MISUSE (the row is dropped). Messages
+** number rows from 1 in the order they were begun, dropped ones included. The table is found by
+** its name as given, or as SQL folds it unquoted (lower case); a table altered, or dropped and
+** made again, since the appender was created fails the next insert with STRATA_ERROR.
+** Each flush is an INSERT: flushing often makes many small inserts (and, on a table that
+** migrates, row groups smaller than a full one); let the appender insert by the row group. */
 typedef struct strata_appender strata_appender;
 /* strata_appender_create: STRATA_ERROR when the table does not exist. */
 int strata_appender_create(strata_db *db, const char *table, strata_appender **out);

@@ -9,6 +9,7 @@
 **
 ** Errors inside BEGIN ... COMMIT abort the transaction, as PostgreSQL does; see strata.h.
 */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct strata_db {
     strata_err err;   /* the last error */
     int64_t changes;
     strata_stmt *stmts; /* open statements */
+    strata_appender *apps; /* open appenders */
     volatile int interrupted; /* strata_interrupt: running statements stop */
     size_t memory_limit;      /* SET memory_limit: page cache and query memory together */
     size_t query_limit;       /* ... of which a statement's run may take (the rest is the cache's) */
@@ -158,6 +160,7 @@ int strata_open(const char *path, strata_db **out) {
 
 int strata_close(strata_db *db) {
     if (!db) return STRATA_OK;
+    while (db->apps) strata_appender_destroy(db->apps); /* their statements are among stmts */
     while (db->stmts) strata_finalize(db->stmts);
     if (db->txn) pager_rollback(db->txn);
     int rc = STRATA_OK;
@@ -1391,6 +1394,7 @@ int strata_exec(strata_db *db, const char *sql, int (*cb)(void *arg, int ncol, c
 ** takes the column store's bulk path. */
 struct strata_appender {
     strata_db *db;
+    strata_appender *next, *prev; /* db->apps */
     strata_stmt *ins;
     cte_store feed;  /* feed.rows = &rows */
     vec_rows rows;   /* whole chunks appended, not yet inserted */
@@ -1398,7 +1402,7 @@ struct strata_appender {
     uint32_t ncols, col; /* columns of the table; the next column of the current row */
     sql_type *types;
     char **names;
-    uint64_t row_no; /* rows ended since the appender was made */
+    uint64_t row_no; /* rows begun before the current one (ended or dropped): for messages */
     arena mem;       /* casts' text, until the value is stored */
 };
 
@@ -1415,6 +1419,9 @@ static int app_fail(strata_appender *a, int rc, const char *fmt, ...) {
 }
 
 static void appender_free(strata_appender *a) {
+    if (a->prev) a->prev->next = a->next;
+    else if (a->db->apps == a) a->db->apps = a->next;
+    if (a->next) a->next->prev = a->prev;
     strata_finalize(a->ins);
     arena_free(&a->mem);
     vec_rows_free(&a->rows);
@@ -1430,7 +1437,15 @@ int strata_appender_create(strata_db *db, const char *table, strata_appender **o
     *out = NULL;
     if (!db || !table) return db_errorf(db, STRATA_MISUSE, "strata_appender_create: NULL argument");
     table_def *td = catalog_table(&db->cat, table);
+    if (!td) { /* the name as SQL folds it unquoted */
+        char folded[256];
+        size_t n = strlen(table);
+        for (size_t i = 0; i < n && i < sizeof folded - 1; i++) folded[i] = (char)tolower((unsigned char)table[i]);
+        folded[n < sizeof folded - 1 ? n : sizeof folded - 1] = 0;
+        if (n < sizeof folded) td = catalog_table(&db->cat, folded);
+    }
     if (!td) return db_errorf(db, STRATA_ERROR, "relation \"%s\" does not exist", table);
+    table = td->name;
     strata_appender *a = calloc(1, sizeof *a);
     if (!a) return db_errorf(db, STRATA_NOMEM, "out of memory");
     a->db = db;
@@ -1473,6 +1488,9 @@ int strata_appender_create(strata_db *db, const char *table, strata_appender **o
         appender_free(a);
         return rc;
     }
+    a->next = db->apps;
+    if (db->apps) db->apps->prev = a;
+    db->apps = a;
     *out = a;
     return STRATA_OK;
 }
@@ -1481,9 +1499,11 @@ int strata_appender_create(strata_db *db, const char *table, strata_appender **o
 static int app_put(strata_appender *a, const sql_value *v) {
     if (!a) return STRATA_MISUSE;
     uint32_t c = a->col;
-    if (c >= a->ncols)
+    if (c >= a->ncols) { /* the row is dropped: the next value starts a new one */
+        a->col = 0;
         return app_fail(a, STRATA_MISUSE, "appender: row %llu has only %u columns",
-                        (unsigned long long)a->row_no + 1, a->ncols);
+                        (unsigned long long)++a->row_no, a->ncols);
+    }
     strata_err err;
     err_clear(&err);
     sql_value cast = *v;
@@ -1494,7 +1514,7 @@ static int app_put(strata_appender *a, const sql_value *v) {
     arena_reset(&a->mem);
     if (rc) {
         a->col = 0; /* the row is dropped: the next value starts a new one */
-        return app_fail(a, rc, "appender: row %llu, column \"%s\" (%s): %s", (unsigned long long)a->row_no + 1,
+        return app_fail(a, rc, "appender: row %llu, column \"%s\" (%s): %s", (unsigned long long)++a->row_no,
                         a->names[c], sql_type_name(a->types[c].id), err.code ? err.msg : strata_errstr(rc));
     }
     a->col++;
@@ -1533,7 +1553,7 @@ int strata_appender_end_row(strata_appender *a) {
         uint32_t got = a->col;
         a->col = 0;
         return app_fail(a, STRATA_MISUSE, "appender: row %llu has %u of the %u columns of its table",
-                        (unsigned long long)a->row_no + 1, got, a->ncols);
+                        (unsigned long long)++a->row_no, got, a->ncols);
     }
     a->col = 0;
     a->row_no++;

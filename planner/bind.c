@@ -937,9 +937,13 @@ int bind_feed(bind_ctx *b, plan_op *insert, cte_store *feed) {
         return err_set(b->err, STRATA_MISUSE, "an appender's statement is not an INSERT of rows");
     table_def *td = insert->dml.table;
     plan_op *in = insert->child[0];
-    bool same = in->ncols == td->ncols;
-    for (uint32_t i = 0; same && i < td->ncols; i++) same = sql_type_equal(in->types[i], td->types[i]);
-    if (!same) return err_set(b->err, STRATA_MISUSE, "an appender's INSERT does not take every column of \"%s\"", td->name);
+    const vec_rows *rows = feed->rows;
+    bool same = in->ncols == td->ncols && rows->ncols == td->ncols;
+    for (uint32_t i = 0; same && i < td->ncols; i++)
+        same = sql_type_equal(in->types[i], td->types[i]) && sql_type_equal(rows->types[i], td->types[i]);
+    if (!same) /* ALTER TABLE, or DROP and CREATE, since the appender was made */
+        return err_set(b->err, STRATA_ERROR, "table \"%s\" changed since its appender was created: its rows were not inserted",
+                       td->name);
     plan_op *f = new_op(b, PLAN_CTE_SCAN, td->ncols);
     if (!f) return nomem(b);
     for (uint32_t i = 0; i < td->ncols; i++) f->types[i] = td->types[i], f->names[i] = td->cols[i].name;

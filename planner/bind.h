@@ -35,8 +35,8 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out);
 /* bind_feed makes the INSERT plan of `INSERT INTO t VALUES (...)` (every column, no RETURNING)
-** take its rows from feed (vec_rows of the table's column types, an appender's) instead of its
-** VALUES; STRATA_MISUSE when the plan is not of that shape. */
+** take its rows from feed (a vec_rows, an appender's) instead of its VALUES: STRATA_ERROR when the
+** rows' column types are no longer the table's, STRATA_MISUSE when the plan is not of that shape. */
 int bind_feed(bind_ctx *b, plan_op *insert, cte_store *feed);
 /* bind_table_expr binds an expression over the columns of one table (CHECK, DEFAULT, index keys;
 ** td NULL: no columns at all). */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "helpers/api_db.h"
 #include "helpers/tmpdir.h"
 #include "strata.h"
 
@@ -30,35 +31,6 @@ static void make_dir(void) {
     snprintf(dbpath, sizeof dbpath, "%s/test.db", dir);
 }
 static void remove_dir(void) { tmpdir_remove(dir); }
-
-static strata_db *open_mem(void) {
-    strata_db *db = NULL;
-    int rc = strata_open(":memory:", &db);
-    cr_assert_eq(rc, STRATA_OK, "open :memory: -> %d: %s", rc, db ? strata_errmsg(db) : "?");
-    cr_assert_not_null(db);
-    return db;
-}
-
-static strata_db *open_file(const char *path) {
-    strata_db *db = NULL;
-    int rc = strata_open(path, &db);
-    cr_assert_eq(rc, STRATA_OK, "open %s -> %d: %s", path, rc, db ? strata_errmsg(db) : "?");
-    return db;
-}
-
-#define EXEC_OK(db, sql)                                                                                     \
-    do {                                                                                                     \
-        int rc_ = strata_exec((db), (sql), NULL, NULL);                                                      \
-        cr_assert_eq(rc_, STRATA_OK, "exec \"%s\" -> %d: %s", (sql), rc_, strata_errmsg(db));                \
-    } while (0)
-
-static strata_stmt *prepare(strata_db *db, const char *sql) {
-    strata_stmt *s = NULL;
-    int rc = strata_prepare(db, sql, &s, NULL);
-    cr_assert_eq(rc, STRATA_OK, "prepare \"%s\" -> %d: %s", sql, rc, strata_errmsg(db));
-    cr_assert_not_null(s, "prepare \"%s\" gave no statement", sql);
-    return s;
-}
 
 /* query_int64 runs a query that returns one row of one value and gives it as int64. */
 static int64_t query_int64(strata_db *db, const char *sql) {

@@ -14,30 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/api_db.h"
 #include "strata.h"
 #include "value.h"
 
 __extension__ typedef __int128 i128;
-
-static strata_db *open_mem(void) {
-    strata_db *db = NULL;
-    int rc = strata_open(":memory:", &db);
-    cr_assert_eq(rc, STRATA_OK, "open :memory: -> %d", rc);
-    return db;
-}
-
-#define EXEC_OK(db, sql)                                                                                     \
-    do {                                                                                                     \
-        int rc_ = strata_exec((db), (sql), NULL, NULL);                                                      \
-        cr_assert_eq(rc_, STRATA_OK, "exec \"%s\" -> %d: %s", (sql), rc_, strata_errmsg(db));                \
-    } while (0)
-
-static strata_stmt *prepare(strata_db *db, const char *sql) {
-    strata_stmt *s = NULL;
-    int rc = strata_prepare(db, sql, &s, NULL);
-    cr_assert_eq(rc, STRATA_OK, "prepare \"%s\" -> %d: %s", sql, rc, strata_errmsg(db));
-    return s;
-}
 
 /* expect_rows runs sql and asserts its rows: `want` lists the values row by row, each row's
 ** values separated by '|' and rows by ';' ("NULL" for NULL). */
