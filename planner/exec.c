@@ -578,6 +578,39 @@ static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
     return STRATA_OK;
 }
 
+/* AGG_SUM_LOOP adds the non-NULL values of v (element type T) to field of their groups' slots. */
+#define AGG_SUM_LOOP(T, field)                                                                           \
+    do {                                                                                                 \
+        const T *d = v->data;                                                                            \
+        for (uint32_t r = 0; r < count; r++) {                                                           \
+            if (v->validity && vec_is_null(v, r)) continue;                                              \
+            agg_slot *sl = &slots[(size_t)gids[r] * na];                                                 \
+            sl->count++;                                                                                 \
+            sl->field += d[v->sel[r]];                                                                   \
+        }                                                                                                \
+    } while (0)
+
+/* agg_update_typed is agg_update for count(*), count, sum and avg over numbers (not DISTINCT), a
+** loop per type with the dispatch outside it; false for the other aggregates. */
+static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector *v, const uint32_t *gids,
+                             uint32_t count) {
+    agg_fn fn = p->agg.aggs[a].fn;
+    uint32_t na = p->agg.naggs;
+    agg_slot *slots = s->slots + a;
+    if (fn == AGG_COUNT_STAR || (fn == AGG_COUNT && !v->validity)) {
+        for (uint32_t r = 0; r < count; r++) slots[(size_t)gids[r] * na].count++;
+        return true;
+    }
+    if (fn != AGG_SUM && fn != AGG_AVG) return false;
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16: AGG_SUM_LOOP(int16_t, isum); return true;
+    case PHYS_I32: AGG_SUM_LOOP(int32_t, isum); return true;
+    case PHYS_I64: AGG_SUM_LOOP(int64_t, isum); return true;
+    case PHYS_F64: AGG_SUM_LOOP(double, dsum); return true;
+    default: return false;
+    }
+}
+
 static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const uint32_t *gids, uint32_t count) {
     agg_expr *ag = &p->agg.aggs[a];
     uint32_t na = p->agg.naggs;
@@ -603,6 +636,7 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
             return rc;
         }
     }
+    if (!fresh && agg_update_typed(p, s, a, v, gids, count)) return STRATA_OK;
     strata_err tmp;
     err_clear(&tmp);
     for (uint32_t r = 0; r < count; r++) {

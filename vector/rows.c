@@ -128,8 +128,26 @@ int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32
 static bool keys_equal(vector *const *cols, uint32_t n, uint32_t r, const data_chunk *kc, uint32_t kr,
                        int nulls_equal) {
     for (uint32_t k = 0; k < n; k++) {
-        sel_t a = (sel_t)r, b = (sel_t)kr, m;
-        if (vec_match(cols[k], &a, &kc->cols[k], &b, NULL, 1, nulls_equal, &m, NULL, NULL) != 1) return false;
+        const vector *a = cols[k], *b = &kc->cols[k];
+        if (a->phys == b->phys && a->phys <= PHYS_I64) { /* integers inline: the common GROUP BY key */
+            bool an = vec_is_null(a, r), bn = vec_is_null(b, kr);
+            if (an || bn) {
+                if (!(an && bn && nulls_equal)) return false;
+                continue;
+            }
+            uint32_t ia = a->sel[r], ib = b->sel[kr];
+            bool eq;
+            switch ((vec_phys)a->phys) {
+            case PHYS_BOOL: eq = VEC_DATA(a, uint8_t)[ia] == VEC_DATA(b, uint8_t)[ib]; break;
+            case PHYS_I16: eq = VEC_DATA(a, int16_t)[ia] == VEC_DATA(b, int16_t)[ib]; break;
+            case PHYS_I32: eq = VEC_DATA(a, int32_t)[ia] == VEC_DATA(b, int32_t)[ib]; break;
+            default: eq = VEC_DATA(a, int64_t)[ia] == VEC_DATA(b, int64_t)[ib]; break;
+            }
+            if (!eq) return false;
+            continue;
+        }
+        sel_t sa = (sel_t)r, sb = (sel_t)kr, m;
+        if (vec_match(a, &sa, b, &sb, NULL, 1, nulls_equal, &m, NULL, NULL) != 1) return false;
     }
     return true;
 }
