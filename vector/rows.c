@@ -168,6 +168,8 @@ int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata
     int rc = vec_rows_init(&g->keys, types, ncols, err);
     if (rc) return rc;
     g->mask = 1023;
+    g->null_gid = UINT32_MAX;
+    g->int_key = ncols == 1 && vec_phys_of(types[0].id) <= PHYS_I64;
     g->slots = calloc(g->mask + 1, sizeof *g->slots);
     if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
     return STRATA_OK;
@@ -176,6 +178,7 @@ int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata
 void vec_groups_free(vec_groups *g) {
     vec_rows_free(&g->keys);
     free(g->hashes);
+    free(g->ikeys);
     free(g->slots);
     memset(g, 0, sizeof *g);
 }
@@ -199,8 +202,32 @@ static int groups_grow(vec_groups *g, strata_err *err) {
 
 /* groups_probe returns the slot where row r (hash h) is, or the empty slot it would go to, and
 ** sets *gid to its group or UINT32_MAX. */
+/* int_at reads row r of an integer vector (not NULL) as int64. */
+static inline int64_t int_at(const vector *v, uint32_t r) {
+    uint32_t i = v->sel[r];
+    switch ((vec_phys)v->phys) {
+    case PHYS_BOOL: return VEC_DATA(v, uint8_t)[i];
+    case PHYS_I16: return VEC_DATA(v, int16_t)[i];
+    case PHYS_I32: return VEC_DATA(v, int32_t)[i];
+    default: return VEC_DATA(v, int64_t)[i];
+    }
+}
+
 static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h, uint32_t *gid) {
     uint32_t s = (uint32_t)h & g->mask;
+    if (g->int_key && cols[0]->phys <= PHYS_I64 && !vec_is_null(cols[0], r)) {
+        /* one integer key: compare the groups' keys kept flat, not their key rows */
+        int64_t key = int_at(cols[0], r);
+        for (; g->slots[s]; s = (s + 1) & g->mask) {
+            uint32_t cand = g->slots[s] - 1;
+            if (g->hashes[cand] == h && g->ikeys[cand] == key && cand != g->null_gid) {
+                *gid = cand;
+                return s;
+            }
+        }
+        *gid = UINT32_MAX;
+        return s;
+    }
     for (; g->slots[s]; s = (s + 1) & g->mask) {
         uint32_t cand = g->slots[s] - 1, kr;
         if (g->hashes[cand] != h) continue;
@@ -238,6 +265,13 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                 uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
                 if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
                 g->hashes = nh;
+                if (g->int_key) {
+                    if ((rc = vec_rows_charge(&g->keys, (size_t)(nc - g->cap_groups) * sizeof(int64_t), err)))
+                        return rc;
+                    int64_t *nk = realloc(g->ikeys, nc * sizeof *nk);
+                    if (!nk) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+                    g->ikeys = nk;
+                }
                 g->cap_groups = nc;
             }
             sel_t rr = (sel_t)r;
@@ -245,6 +279,12 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
             if (rc) return rc;
             gid = g->ngroups++;
             g->hashes[gid] = hashes[r];
+            if (g->int_key && cols[0]->phys > PHYS_I64) g->int_key = false; /* not kept flat: probe by rows */
+            if (g->int_key) {
+                bool null = vec_is_null(cols[0], r);
+                g->ikeys[gid] = null ? 0 : int_at(cols[0], r);
+                if (null) g->null_gid = gid;
+            }
             g->slots[s] = gid + 1;
             if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) return rc;
         }

@@ -328,8 +328,11 @@ static inline const data_chunk *vec_rows_chunk(const vec_rows *c, uint64_t row) 
 typedef struct vec_groups {
     vec_rows keys;    /* one row per group; keys.budget is charged for the arrays too */
     uint64_t *hashes; /* by group */
+    int64_t *ikeys;   /* by group, when the key is one integer column: probes compare these */
     uint32_t *slots;  /* group + 1, 0 empty */
     uint32_t mask, ngroups, cap_groups;
+    uint32_t null_gid; /* one integer key: the group of NULL, or UINT32_MAX */
+    bool int_key;     /* the key is one column of an integer type (BOOLEAN .. BIGINT) */
 } vec_groups;
 
 int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err);
