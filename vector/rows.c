@@ -146,6 +146,15 @@ static bool keys_equal(vector *const *cols, uint32_t n, uint32_t r, const data_c
             if (!eq) return false;
             continue;
         }
+        if (a->phys == PHYS_STR && b->phys == PHYS_STR) { /* strings inline too */
+            bool an = vec_is_null(a, r), bn = vec_is_null(b, kr);
+            if (an || bn) {
+                if (!(an && bn && nulls_equal)) return false;
+                continue;
+            }
+            if (!sstr_equal(&VEC_DATA(a, sstr)[a->sel[r]], &VEC_DATA(b, sstr)[b->sel[kr]])) return false;
+            continue;
+        }
         sel_t sa = (sel_t)r, sb = (sel_t)kr, m;
         if (vec_match(a, &sa, b, &sb, NULL, 1, nulls_equal, &m, NULL, NULL) != 1) return false;
     }
