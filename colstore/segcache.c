@@ -100,8 +100,10 @@ segcache_entry *segcache_get(segcache *c, uint64_t id, uint32_t col) {
     pthread_mutex_lock(&c->mu);
     segcache_entry *e = c->buckets[bucket_of(id, col)];
     while (e && (e->id != id || e->col != col)) e = e->next_in_bucket;
+    if (e && e->holds) e = NULL; /* in use: its reader's scratch is its holder's */
     if (e) {
-        if (e->holds++ == 0) lru_unlink(c, e);
+        e->holds = 1;
+        lru_unlink(c, e);
         c->hits++;
     } else {
         c->misses++;

@@ -2,7 +2,8 @@
 ** segcache.h -- a cache of opened column segments, so that point reads and repeated scans of
 ** migrated rows do not copy a segment out of the column tree's pages and check it each time.
 **
-** An entry is a segment's bytes and its open reader, keyed by (row group id, column). Row group
+** An entry is a segment's bytes and its open reader, keyed by (row group id, column), held by
+** one user at a time. Row group
 ** ids are unique in a file for ever and a segment never changes once committed, so an entry is
 ** valid as long as the file is open, whatever commits later; a row group that goes (a delete of
 ** its last row, VACUUM) is never asked for again. Only segments read in read transactions are
@@ -32,7 +33,9 @@ void segcache_destroy(segcache *c);
 /* segcache_set_budget changes the budget, dropping unheld entries beyond it. */
 void segcache_set_budget(segcache *c, size_t budget);
 
-/* segcache_get returns the held entry of (id, col), or NULL when the cache has none. */
+/* segcache_get returns the held entry of (id, col), or NULL when the cache has none or someone
+** holds it: a reader keeps scratch memory (segment.h), so an entry has one user at a time, and a
+** second one (another thread, or another scan of the same segment) reads its own copy. */
 segcache_entry *segcache_get(segcache *c, uint64_t id, uint32_t col);
 /* segcache_put moves buf (its data, which the entry now owns: *buf is emptied) and the reader
 ** opened over it into a new held entry of (id, col) and returns it; NULL when it would not fit

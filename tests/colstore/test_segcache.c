@@ -116,3 +116,20 @@ Test(segcache, held_entries_stay_and_a_full_cache_refuses_new_ones) {
     cr_assert_eq(st.entries, 0, "released beyond the budget: dropped");
     segcache_destroy(c);
 }
+
+Test(segcache, an_entry_has_one_holder_at_a_time) {
+    /* a reader's scratch (a decompressed block, unpacking space) belongs to its user: a second
+    ** user, such as another thread scanning the same row group, must get its own reader */
+    segcache *c = segcache_create(1 << 20);
+    segcache_entry *a = put(c, 5, 1, 500);
+    cr_assert_not_null(a);
+    cr_assert_null(segcache_get(c, 5, 1), "held by the one who put it");
+    cr_assert_null(put(c, 5, 1, 500), "a second copy is not cached: its maker keeps it");
+    segcache_release(c, a);
+    segcache_entry *b = segcache_get(c, 5, 1);
+    cr_assert_not_null(b, "free again once released");
+    cr_assert_null(segcache_get(c, 5, 1));
+    cr_assert_eq(first_value(b), 500);
+    segcache_release(c, b);
+    segcache_destroy(c);
+}
