@@ -1925,6 +1925,14 @@ static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const
         if (n < BULK_MIN_ROWS) return STRATA_OK; /* small inserts (one row ...) take the row tree */
         s->bulk_mode = BULK_OFF;
         if ((rc = table_max_rowid(x->txn, &td->desc, &s->bulk_last))) return table_error(x, rc);
+        if (s->bulk_last == 0) { /* 0 also means an empty table: then any first rowid will do */
+            uint8_t found = 0;
+            uint32_t none = 0;
+            int64_t zero = 0;
+            if ((rc = dml_old(x, p, s))) return rc;
+            if ((rc = table_get(x->txn, &td->desc, &none, 0, &zero, 1, &s->old, &found))) return table_error(x, rc);
+            if (!found) s->bulk_last = INT64_MIN;
+        }
         if ((rc = rows_init(x, &s->bulk, td->types, td->ncols))) return rc;
         s->bulk_mode = BULK_ON;
     }
