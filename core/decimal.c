@@ -7,6 +7,7 @@
 ** result at or beyond 10^precision is "numeric field overflow". The result-type rules are
 ** documented at dec_result_type() in value.h.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -272,6 +273,22 @@ double dec_to_double(int64_t v, uint8_t scale) {
 int dec_from_double(double d, sql_type to, int64_t *out, strata_err *err) {
     if (d != d) return err_set(err, STRATA_ERROR, "cannot convert NaN to numeric");
     if (d > 1e300 || d < -1e300) return overflow(err); /* infinities too */
+    /* The value is d rounded to 15 significant digits, then to the scale (as PostgreSQL's
+    ** float8 -> numeric). Without text when that cannot differ from rounding d * 10^scale: the
+    ** product has at most 14 integer digits, so the 15-digit rounding moves it by less than
+    ** |y| * 5e-15, and the product's own error is below |y| * 2.3e-16; a fraction that far from
+    ** .5 rounds the same either way. Other values (rare) go through the text. */
+    double y = d * (double)dec_pow10[to.scale > 18 ? 18 : to.scale];
+    if (y < 1e14 && y > -1e14) {
+        double fl = floor(y), frac = y - fl, slack = fabs(y) * 6e-15 + 1e-12;
+        if (fabs(frac - 0.5) > slack) {
+            int64_t n = (int64_t)fl + (frac > 0.5);
+            if (n < limit(to.precision) && n > -limit(to.precision)) {
+                *out = n;
+                return STRATA_OK;
+            }
+        }
+    }
     char buf[40];
     int n = snprintf(buf, sizeof buf, "%.15g", d);
     return dec_parse(buf, (size_t)n, to.precision, to.scale, out, err);

@@ -3,6 +3,7 @@
 ** the four operations and %, conversions, int128 sums and averages, and round trips.
 */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,29 @@ Test(decimal, double_conversions) {
     nan = nan / nan;
     EXPECT_ERR(dec_from_double(nan, dt(18, 0), &v, &err), "cannot convert NaN to numeric");
     EXPECT_ERR(dec_from_double(999.995, dt(5, 2), &v, &err), "numeric field overflow");
+}
+
+/* dec_from_double takes a short path for most values; it must agree with the definition (the
+** value rounded to 15 significant digits as text, then parsed) on every value and scale. */
+Test(decimal, double_conversion_agrees_with_the_15_digit_text) {
+    srand(11);
+    char buf[64];
+    for (int i = 0; i < 400000; i++) {
+        int s = rand() % 19, p = s + rand() % (19 - s);
+        if (p == 0) p = 1;
+        double mag = pow(10.0, rand() % 36 - 18);
+        double d = ((double)rand() / RAND_MAX - 0.5) * 2 * mag;
+        if (i % 4 == 1) d = round(d * pow(10.0, s)) / pow(10.0, s);         /* on the scale's grid */
+        if (i % 4 == 2) d = (floor(d * pow(10.0, s)) + 0.5) / pow(10.0, s); /* halfway between */
+        int64_t got = 0, want = 0;
+        strata_err e1 = {0}, e2 = {0};
+        int rc = dec_from_double(d, dt((uint8_t)p, (uint8_t)s), &got, &e1);
+        int n = snprintf(buf, sizeof buf, "%.15g", d);
+        int rw = dec_parse(buf, (size_t)n, (uint8_t)p, (uint8_t)s, &want, &e2);
+        cr_assert_eq(rc, rw, "%.17g into (%d,%d): status %d, the text gives %d", d, p, s, rc, rw);
+        if (rc == STRATA_OK) cr_assert_eq(got, want, "%.17g into (%d,%d): %lld, the text gives %lld", d, p, s,
+                                          (long long)got, (long long)want);
+    }
 }
 
 Test(decimal, sums_and_averages) {
