@@ -712,21 +712,75 @@ static int open_row(pager_txn *t, const table_desc *td, int64_t rowid, group *g,
     return rc;
 }
 
+/* A point reader keeps the row group of its last read open (descriptor, bitmap, rowid and
+** projected segments), so that reads of nearby rowids -- an index's matches of one key, usually
+** one order's lines -- find and open it once. */
+struct rowgroup_reader {
+    pager_txn *t;
+    const table_desc *td;
+    const uint32_t *cols;
+    group g;
+    int have;       /* g holds a row group */
+    vector ids;     /* decoded rowids of vector ids_k of g (a group with gaps in its rowids) */
+    uint32_t ids_k;
+};
+
+int rowgroup_reader_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols,
+                         rowgroup_reader **out) {
+    rowgroup_reader *r = calloc(1, sizeof *r);
+    if (r && ncols && (r->g.cols = calloc(ncols, sizeof *r->g.cols)) == NULL) {
+        free(r);
+        r = NULL;
+    }
+    *out = r;
+    if (r == NULL) return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (row group read)");
+    r->t = t, r->td = td, r->cols = cols, r->g.ncols = ncols, r->ids_k = UINT32_MAX;
+    return STRATA_OK;
+}
+
+void rowgroup_reader_close(rowgroup_reader *r) {
+    if (r == NULL) return;
+    group_free(&r->g);
+    vec_free(&r->ids);
+    free(r);
+}
+
+int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int *found) {
+    pager_txn *t = r->t;
+    group *g = &r->g;
+    int rc;
+    *found = 0;
+    if (!r->have || rowid < g->d.first || rowid > g->d.last) { /* another row group */
+        rowgroup_desc d;
+        r->have = 0;
+        if ((rc = find_group(t, r->td, rowid, &d, found)) || !*found) return rc;
+        if ((rc = group_load(t, r->td, g, &d))) return rc;
+        r->have = 1;
+        r->ids_k = UINT32_MAX;
+    }
+    uint32_t pos = 0;
+    if ((rc = seek_rowid(t, g, rowid, &r->ids, &r->ids_k, &pos, found)) || !*found) return rc;
+    if (group_is_deleted(g, pos)) {
+        *found = 0;
+        return STRATA_OK;
+    }
+    for (uint32_t i = 0; i < g->ncols; i++) {
+        vector *v = &out->cols[i];
+        if ((rc = group_col_ready(t, r->td, g, i, r->cols[i]))) return rc;
+        if (g->cols[i].stored) rc = segment_get(g->cols[i].rd, pos, v, out->count, pager_txn_err(t));
+        else rc = fill_default(r->td, r->cols[i], v, out->count, out->count + 1, pager_txn_err(t));
+        if (rc) return rc;
+    }
+    out->count++;
+    return STRATA_OK;
+}
+
 int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t rowid,
                  data_chunk *out, int *found) {
-    group g = {.ncols = ncols};
-    if (ncols && (g.cols = calloc(ncols, sizeof *g.cols)) == NULL)
-        return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (row group read)");
-    uint32_t pos = 0;
-    int rc = open_row(t, td, rowid, &g, &pos, found);
-    for (uint32_t i = 0; rc == STRATA_OK && *found && i < ncols; i++) {
-        vector *v = &out->cols[i];
-        if ((rc = group_col_ready(t, td, &g, i, cols[i]))) break;
-        if (g.cols[i].stored) rc = segment_get(g.cols[i].rd, pos, v, out->count, pager_txn_err(t));
-        else rc = fill_default(td, cols[i], v, out->count, out->count + 1, pager_txn_err(t));
-    }
-    if (rc == STRATA_OK && *found) out->count++;
-    group_free(&g);
+    rowgroup_reader *r;
+    int rc = rowgroup_reader_open(t, td, cols, ncols, &r);
+    if (rc == STRATA_OK) rc = rowgroup_reader_get(r, rowid, out, found);
+    rowgroup_reader_close(r);
     return rc;
 }
 

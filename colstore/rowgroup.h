@@ -123,6 +123,15 @@ void rowgroup_scan_close(rowgroup_scan *s);
 int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t rowid,
                  data_chunk *out, int *found);
 
+/* A point reader for many rowids: rowgroup_reader_get is rowgroup_get, keeping the last row
+** group open between calls (rowids near each other read it once). cols must outlive the reader;
+** write transactions must not change the table between calls. */
+typedef struct rowgroup_reader rowgroup_reader;
+int rowgroup_reader_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols,
+                         rowgroup_reader **out);
+int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int *found);
+void rowgroup_reader_close(rowgroup_reader *r);
+
 /* ---- deleting ----------------------------------------------------------------------------- */
 
 /* rowgroup_delete marks the live migrated row rowid deleted (sets *found), or sets *found = 0 and

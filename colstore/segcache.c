@@ -13,7 +13,8 @@ struct segcache_entry {
     uint64_t id;
     uint32_t col;
     uint32_t holds;
-    size_t bytes;
+    size_t bytes;      /* charged to the budget: base and the reader's kept blocks */
+    size_t base;       /* the buffer, the entry and the reader's scratch, as measured at insert */
     btree_buf buf;
     segment_reader rd;
     segcache_entry *next_in_bucket;
@@ -125,9 +126,10 @@ segcache_entry *segcache_put(segcache *c, uint64_t id, uint32_t col, btree_buf *
     e->id = id;
     e->col = col;
     e->holds = 1;
-    e->bytes = bytes;
+    e->bytes = e->base = bytes;
     e->buf = *buf;
     e->rd = *rd;
+    segment_keep_blocks(&e->rd); /* a point read of a compressed block then decompresses it once */
     *buf = (btree_buf){0};
     e->next_in_bucket = *p;
     *p = e;
@@ -144,6 +146,9 @@ segment_reader *segcache_reader(segcache_entry *e) { return &e->rd; }
 void segcache_release(segcache *c, segcache_entry *e) {
     if (e == NULL) return;
     pthread_mutex_lock(&c->mu);
+    size_t now = e->base + segment_kept_bytes(&e->rd); /* blocks kept while it was held */
+    c->bytes += now - e->bytes;
+    e->bytes = now;
     if (--e->holds == 0) {
         lru_append(c, e);
         evict(c, 0);

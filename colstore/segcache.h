@@ -11,7 +11,9 @@
 ** id would be given to another row group later. Lookups are fine in any transaction.
 **
 ** The cache keeps at most its budget of bytes (segment buffers plus their readers' scratch, as
-** measured at insert); the least recently used entries that no one holds go first. One cache
+** measured at insert, and the zstd blocks a cached reader decompressed and keeps, charged when
+** its holder releases it: segment_keep_blocks); the least recently used entries that no one
+** holds go first. One cache
 ** belongs to one open database; its calls may come from several threads (a mutex guards it).
 **
 ** What it is not: no reading of the column tree (rowgroup.c does that and hands segments in).

@@ -1262,7 +1262,13 @@ int segment_open(segment_reader *r, const uint8_t *buf, size_t len, sql_type typ
     return STRATA_OK;
 }
 
+void segment_keep_blocks(segment_reader *r) { r->keep = 1; }
+
 void segment_reader_close(segment_reader *r) {
+    for (uint32_t k = 0; r->kept && k < r->nvectors; k++) free(r->kept[k]);
+    free(r->kept);
+    r->kept = NULL;
+    r->kept_bytes = 0;
     free(r->dict_copy);
     free(r->scratch);
     free(r->tmp);
@@ -1327,6 +1333,26 @@ static int block_raw(segment_reader *r, uint32_t k, const uint8_t **p, size_t *m
     if (stored == raw) {
         *p = r->buf + off;
         return STRATA_OK;
+    }
+    if (r->keep && r->kept == NULL) r->kept = calloc(r->nvectors, sizeof *r->kept); /* NULL: scratch */
+    if (r->kept && r->kept[k]) {
+        *p = r->kept[k];
+        return STRATA_OK;
+    }
+    if (r->kept) { /* decompressed once, kept until close */
+        int rc = check_frame(r->buf + off, stored, raw, "block", k, err);
+        if (rc) return rc;
+        uint8_t *b = malloc(raw ? raw : 1);
+        if (b != NULL) {
+            if ((rc = inflate(r, r->buf + off, stored, b, raw, "block", k, err))) {
+                free(b);
+                return rc;
+            }
+            r->kept[k] = b;
+            r->kept_bytes += raw;
+            *p = b;
+            return STRATA_OK;
+        } /* out of memory: the scratch block below, as without keeping */
     }
     if (r->scratch_block != (int64_t)k) {
         r->scratch_block = -1;
@@ -1672,12 +1698,17 @@ static int decode_ints(segment_reader *r, const vblock *b, const payload *pl, ui
 /* run_of returns the run holding row i (rle), or UINT32_MAX when the runs end before it. */
 static uint32_t run_of(const vblock *b, const payload *pl, uint32_t i) {
     uint32_t pos = 0;
-    for (uint32_t j = 0; j < pl->nruns; j++) {
-        uint64_t len = bitpack_get(pl->lens, j, pl->lw);
-        if (len >= b->n - pos) len = b->n - pos - 1;
-        pos += (uint32_t)len + 1;
-        if (i < pos) return j;
-        if (pos == b->n) break;
+    uint64_t lens[BITPACK_GROUP];
+    for (uint32_t g = 0; g < pl->nruns; g += BITPACK_GROUP) { /* a group of lengths at a time */
+        uint32_t m = pl->nruns - g < BITPACK_GROUP ? pl->nruns - g : BITPACK_GROUP;
+        bitpack_unpack(pl->lens + (size_t)g / BITPACK_GROUP * 8u * pl->lw, BITPACK_GROUP, pl->lw, lens);
+        for (uint32_t j = 0; j < m; j++) {
+            uint64_t len = lens[j];
+            if (len >= b->n - pos) len = b->n - pos - 1;
+            pos += (uint32_t)len + 1;
+            if (i < pos) return g + j;
+            if (pos == b->n) return UINT32_MAX;
+        }
     }
     return UINT32_MAX;
 }

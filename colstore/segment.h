@@ -230,6 +230,9 @@ typedef struct segment_reader {
     const uint8_t **sptr;  /* owned: strings of a vector, on first decode */
     uint32_t *slen;
     void *dctx; /* owned: zstd decompression context */
+    uint8_t **kept;    /* owned, [nvectors]: decompressed blocks kept (segment_keep_blocks) */
+    size_t kept_bytes; /* ... their raw bytes */
+    int keep;
 } segment_reader;
 
 /* segment_open checks buf[0..len) -- magic, version, checksum, length, type, encoding, counts,
@@ -244,6 +247,13 @@ int segment_open(segment_reader *r, const uint8_t *buf, size_t len, sql_type typ
 /* segment_reader_close frees what the reader allocated (never the buffer); safe twice and on a
 ** reader whose open failed. */
 void segment_reader_close(segment_reader *r);
+
+/* segment_keep_blocks makes r keep every zstd block it decompresses until it is closed, instead
+** of only the last one: for a reader that serves many reads (the segment cache's), so that a point
+** read of a compressed block decompresses it once. Memory grows by the kept blocks' raw bytes,
+** which segment_kept_bytes reports (the cache charges them to its budget). */
+void segment_keep_blocks(segment_reader *r);
+static inline size_t segment_kept_bytes(const segment_reader *r) { return r->kept_bytes; }
 
 static inline uint32_t segment_rows(const segment_reader *r) { return r->rows; }
 static inline uint32_t segment_nvectors(const segment_reader *r) { return r->nvectors; }

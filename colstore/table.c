@@ -378,6 +378,7 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
     if (count == 0) return STRATA_OK;
     record_plan plan;
     btree_cursor *c = NULL;
+    rowgroup_reader *rg = NULL; /* made at the first migrated row */
     int rc = record_plan_init(&plan, td, cols, ncols, 0, err);
     if (rc) return rc;
     if ((rc = btree_cursor_open(t, td->root, &c))) goto done;
@@ -387,7 +388,9 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
         int exact = 0;
         if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
         if (!exact && td->col_root) { /* a migrated row? */
-            if ((rc = rowgroup_get(t, td, cols, ncols, rowids[k], out, &exact))) goto done;
+            if ((!rg && (rc = rowgroup_reader_open(t, td, cols, ncols, &rg))) ||
+                (rc = rowgroup_reader_get(rg, rowids[k], out, &exact)))
+                goto done;
             if (found) found[k] = (uint8_t)exact;
             continue;
         }
@@ -404,6 +407,7 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
         out->count++;
     }
 done:
+    rowgroup_reader_close(rg);
     btree_cursor_close(c);
     record_plan_free(&plan);
     return rc;
