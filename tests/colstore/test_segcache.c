@@ -2,10 +2,11 @@
 ** test_segcache.c -- the cache of opened segments (colstore/segcache.h): an entry put is found
 ** by its key with the same values, the budget bounds the bytes kept, the least recently used
 ** entry nobody holds goes first, a held entry is never evicted, and a smaller budget drops
-** entries at once.
+** entries at once; a cached reader keeps the blocks it decompressed, charged to the budget.
 */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../../colstore/segcache.h"
@@ -131,5 +132,70 @@ Test(segcache, an_entry_has_one_holder_at_a_time) {
     cr_assert_null(segcache_get(c, 5, 1));
     cr_assert_eq(first_value(b), 500);
     segcache_release(c, b);
+    segcache_destroy(c);
+}
+
+/* make_text_segment encodes n strings "row <i> of a compressible text" into a zstd-compressed
+** plain segment. */
+static void make_text_segment(btree_buf *buf, segment_reader *rd, uint32_t n) {
+    sql_type t = sql_type_varchar(0);
+    segment_builder b;
+    cr_assert_eq(segment_builder_init(&b, t, NULL), STRATA_OK);
+    vector v;
+    cr_assert_eq(vec_init(&v, t, NULL), STRATA_OK);
+    char s[64];
+    for (uint32_t at = 0; at < n; at += VECTOR_SIZE) {
+        uint32_t k = n - at < VECTOR_SIZE ? n - at : VECTOR_SIZE;
+        vec_reset(&v);
+        for (uint32_t i = 0; i < k; i++) {
+            int len = snprintf(s, sizeof s, "row %u of a compressible text", at + i);
+            cr_assert_eq(vec_set_str(&v, i, s, (uint32_t)len, NULL), STRATA_OK);
+        }
+        cr_assert_eq(segment_builder_append(&b, &v, NULL, k, NULL), STRATA_OK);
+    }
+    segment_options opt = {.zstd_level = 3, .force_encoding = SEG_PLAIN};
+    cr_assert_eq(segment_builder_finish(&b, &opt, buf, NULL), STRATA_OK);
+    segment_builder_free(&b);
+    vec_free(&v);
+    cr_assert_eq(segment_open(rd, buf->data, buf->len, t, NULL), STRATA_OK);
+    seg_info info;
+    segment_describe(rd, &info);
+    cr_assert_gt(info.zstd_blocks, 0, "the blocks are compressed");
+}
+
+static void expect_row(segcache_entry *e, uint32_t row) {
+    vector v;
+    cr_assert_eq(vec_init(&v, sql_type_varchar(0), NULL), STRATA_OK);
+    cr_assert_eq(segment_get(segcache_reader(e), row, &v, 0, NULL), STRATA_OK);
+    char want[64];
+    int len = snprintf(want, sizeof want, "row %u of a compressible text", row);
+    const sstr *got = &VEC_DATA(&v, sstr)[0];
+    cr_assert_eq(got->len, (uint32_t)len);
+    cr_assert_eq(memcmp(sstr_data(got), want, (size_t)len), 0, "row %u", row);
+    vec_free(&v);
+}
+
+Test(segcache, decompressed_blocks_are_kept_and_charged_to_the_budget) {
+    segcache *c = segcache_create(16 << 20);
+    btree_buf buf = {0};
+    segment_reader rd;
+    make_text_segment(&buf, &rd, 3 * VECTOR_SIZE);
+    segcache_entry *e = segcache_put(c, 9, 0, &buf, &rd);
+    cr_assert_not_null(e);
+    segcache_stats before, after;
+    segcache_get_stats(c, &before);
+    expect_row(e, 5);
+    expect_row(e, 2 * VECTOR_SIZE + 7); /* another block: both stay decompressed */
+    expect_row(e, 6);
+    size_t kept = segment_kept_bytes(segcache_reader(e));
+    cr_assert_gt(kept, 2 * VECTOR_SIZE * 20, "two blocks kept: %zu bytes", kept);
+    segcache_release(c, e);
+    segcache_get_stats(c, &after);
+    cr_assert_eq(after.bytes, before.bytes + kept, "the kept blocks are charged on release");
+    /* a budget below what the entry grew to drops it once no one holds it */
+    segcache_set_budget(c, before.bytes + kept / 2);
+    segcache_get_stats(c, &after);
+    cr_assert_eq(after.entries, 0);
+    cr_assert_null(segcache_get(c, 9, 0));
     segcache_destroy(c);
 }
