@@ -156,6 +156,14 @@ static inline sstr sstr_make(const void *p, uint32_t len) {
 ** and prefix before its bytes are touched. Does not rely on inline strings being zero padded. */
 static inline int sstr_equal(const sstr *a, const sstr *b) {
     if (a->len != b->len) return 0;
+    if (a->len <= 8) { /* the first 8 of the 12 inline bytes, masked to the length: no call */
+        static const uint8_t ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+        uint64_t x, y, mask;
+        memcpy(&x, a->u.inl, 8);
+        memcpy(&y, b->u.inl, 8);
+        memcpy(&mask, ones + 8 - a->len, 8); /* bytes 0 .. len-1 set, in memory order */
+        return ((x ^ y) & mask) == 0;
+    }
     if (a->len <= SSTR_INLINE) return memcmp(a->u.inl, b->u.inl, a->len) == 0;
     return memcmp(a->u.ext.prefix, b->u.ext.prefix, 4) == 0 &&
            memcmp(a->u.ext.ptr + 4, b->u.ext.ptr + 4, a->len - 4) == 0;

@@ -821,3 +821,23 @@ Test(chunk, append_with_explicit_selection_over_dictionary_columns) {
     check_row(&dst, 3, 149);
     chunk_free(&dst);
 }
+
+/* sstr_equal compares the bytes within the length only: inline strings may carry anything after
+** their length (a reused slot), and every length up to 12 compares right. */
+Test(vector, sstr_equal_ignores_bytes_past_the_length) {
+    for (uint32_t len = 0; len <= SSTR_INLINE; len++) {
+        sstr a, b;
+        memset(&a, 0x00, sizeof a);
+        memset(&b, 0xEE, sizeof b);
+        a.len = b.len = len;
+        for (uint32_t i = 0; i < len; i++) a.u.inl[i] = b.u.inl[i] = (char)('a' + i);
+        cr_assert(sstr_equal(&a, &b), "length %u with other bytes past it", len);
+        for (uint32_t i = 0; i < len; i++) {
+            b.u.inl[i] = 'Z';
+            cr_assert(!sstr_equal(&a, &b), "length %u differing at %u", len, i);
+            b.u.inl[i] = (char)('a' + i);
+        }
+        b.len = len + 1;
+        cr_assert(!sstr_equal(&a, &b), "lengths %u and %u", len, len + 1);
+    }
+}
