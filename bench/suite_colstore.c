@@ -298,14 +298,19 @@ static const char *scan_sql(const engine *e, const scan_query *s) {
     return is_sqlite(e) && s->sqlite_sql ? s->sqlite_sql : s->sql;
 }
 
-/* storage_clause writes strata's WITH clause for a table of the variant (row: storage 'row'). */
-static void storage_clause(char *out, size_t n, const options *o, int row) {
+/* The storage of strata's variants: the migrated tables are analytic ones ('column': every row
+** group of a load in segments, its tail too); the row store; the tuple mover's table ('auto'). */
+#define STORAGE_MIGRATED "column"
+#define STORAGE_ROW "row"
+#define STORAGE_MOVER "auto"
+
+/* storage_clause writes strata's WITH clause for a table of the given storage. */
+static void storage_clause(char *out, size_t n, const options *o, const char *storage) {
     uint64_t g = size_of(o, "cs_row_group");
     if (g != DEFAULT_GROUP_ROWS)
-        snprintf(out, n, " WITH (storage = '%s', row_group_size = %llu)", row ? "row" : "auto",
-                 (unsigned long long)g);
+        snprintf(out, n, " WITH (storage = '%s', row_group_size = %llu)", storage, (unsigned long long)g);
     else
-        snprintf(out, n, " WITH (storage = '%s')", row ? "row" : "auto");
+        snprintf(out, n, " WITH (storage = '%s')", storage);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -711,10 +716,10 @@ static void compress_figures(const storage_summary *s, const char *key) {
 */
 
 /* CREATE TABLE (strata: with the WITH clause of the variant) and the bulk load, timed. */
-static int create_and_load(const engine *e, void *db, const options *o, const table_load *t, int row,
+static int create_and_load(const engine *e, void *db, const options *o, const table_load *t, const char *storage,
                            double *ms) {
     char sql[1024], with[128] = "";
-    if (is_strata(e)) storage_clause(with, sizeof with, o, row);
+    if (is_strata(e)) storage_clause(with, sizeof with, o, storage);
     snprintf(sql, sizeof sql, "CREATE TABLE %s%s%s", t->table, t->columns, with);
     if (e->exec(db, sql)) return wl_fail(e, db, sql);
     peak_reset();
@@ -727,7 +732,7 @@ static int create_and_load(const engine *e, void *db, const options *o, const ta
 /* The load workload of the migrated variant (and of the other engines): its time and rate. */
 static int wl_load(const engine *e, void *db, const options *o, const table_load *t, double *ms) {
     char id[96];
-    if (create_and_load(e, db, o, t, 0, ms)) return -1;
+    if (create_and_load(e, db, o, t, STORAGE_MIGRATED, ms)) return -1;
     snprintf(id, sizeof id, "cs_load_%s_ms", t->key);
     put_metric(id, *ms);
     snprintf(id, sizeof id, "cs_load_%s_rows_s", t->key);
@@ -850,7 +855,7 @@ static void phase_migrate(const engine *e, const options *o, const char *dir) {
     if (db == NULL) return;
     double ms = 0;
     storage_summary s;
-    RUN(ws[0], create_and_load(&engine_strata_rows, db, o, &tables[0], 0, &ms) ? -1
+    RUN(ws[0], create_and_load(&engine_strata_rows, db, o, &tables[0], STORAGE_MOVER, &ms) ? -1
                                                                                 : wl_migrate_li(e, db, o, &ms, &s));
     e->close(db);
 }
@@ -860,7 +865,7 @@ static int wl_load_row(const engine *e, void *db, const options *o, const table_
     char w[64], id[96];
     double ms;
     snprintf(w, sizeof w, "cs_load_%s_row", t->key);
-    if (create_and_load(e, db, o, t, 1, &ms)) return -1;
+    if (create_and_load(e, db, o, t, STORAGE_ROW, &ms)) return -1;
     snprintf(id, sizeof id, "cs_load_%s_row_ms", t->key);
     put_metric(id, ms);
     put_peak(w);
@@ -1337,8 +1342,8 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
 
 static void describe(FILE *out, const options *o) {
     char with[128], with_row[128];
-    storage_clause(with, sizeof with, o, 0);
-    storage_clause(with_row, sizeof with_row, o, 1);
+    storage_clause(with, sizeof with, o, STORAGE_MIGRATED);
+    storage_clause(with_row, sizeof with_row, o, STORAGE_ROW);
     fprintf(
         out,
         "- Tables, each in its own database: `lineitem%s` (%llu rows: TPC-H lineitem's types and "
@@ -1351,11 +1356,11 @@ static void describe(FILE *out, const options *o) {
     fprintf(
         out,
         "- strata, migrated: `CREATE TABLE ...%s` (compression default: zstd where it pays), the load "
-        "(the appender writes every full row group, and the tail when it is at least a quarter of one, "
-        "straight into segments), then `CHECKPOINT <table>` (storage_info is checked: every full row group of "
-        "%llu rows and such a tail in segments, a shorter tail in the row store), then close. The tuple "
-        "mover's figures come from a database of their own: lineitem loaded by prepared INSERTs, then "
-        "`CHECKPOINT lineitem`. strata, row store: `CREATE TABLE ...%s`, the same rows. "
+        "(the appender writes every full row group, and for storage 'column' the tail when it is at least a "
+        "quarter of one, straight into segments), then `CHECKPOINT <table>` (storage_info is checked: every "
+        "full row group of %llu rows and such a tail in segments, a shorter tail in the row store), then close. "
+        "The tuple mover's figures come from a database of their own: lineitem `WITH (storage = 'auto')` "
+        "loaded by prepared INSERTs, then `CHECKPOINT lineitem`. strata, row store: `CREATE TABLE ...%s`, the same rows. "
         "SQLite and DuckDB: the same schema, loaded, closed (SQLite checkpoints its WAL at close, DuckDB "
         "checkpoints at close). File size = file + WAL/journal after close. The compression rows are "
         "storage_info's uncompressed ÷ compressed bytes per column over all row groups.\n",
