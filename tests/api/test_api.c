@@ -32,17 +32,6 @@ static void make_dir(void) {
 }
 static void remove_dir(void) { tmpdir_remove(dir); }
 
-/* query_int64 runs a query that returns one row of one value and gives it as int64. */
-static int64_t query_int64(strata_db *db, const char *sql) {
-    strata_stmt *s = prepare(db, sql);
-    int rc = strata_step(s);
-    cr_assert_eq(rc, STRATA_ROW, "\"%s\": step -> %d: %s", sql, rc, strata_errmsg(db));
-    int64_t v = strata_column_int64(s, 0);
-    cr_assert_eq(strata_step(s), STRATA_DONE, "\"%s\": more than one row", sql);
-    strata_finalize(s);
-    return v;
-}
-
 /* query_text returns the first value of the first row as text (a static copy; "(null)" for NULL). */
 static const char *query_text(strata_db *db, const char *sql) {
     static char buf[512];

@@ -39,4 +39,15 @@ static inline strata_stmt *prepare(strata_db *db, const char *sql) {
     return s;
 }
 
+/* query_int64 runs a query that returns one row of one value and gives it as int64. */
+static inline int64_t query_int64(strata_db *db, const char *sql) {
+    strata_stmt *s = prepare(db, sql);
+    int rc = strata_step(s);
+    cr_assert_eq(rc, STRATA_ROW, "\"%s\": step -> %d: %s", sql, rc, strata_errmsg(db));
+    int64_t v = strata_column_int64(s, 0);
+    cr_assert_eq(strata_step(s), STRATA_DONE, "\"%s\": more than one row", sql);
+    strata_finalize(s);
+    return v;
+}
+
 #endif
