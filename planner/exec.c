@@ -1843,9 +1843,9 @@ static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, co
 ** or 'column') writes them straight into row groups (rowgroup_write) instead of through the row
 ** tree: the rows are held until a full row group is there. What is left at the end goes to the
 ** row tree, or, for storage 'column', makes a smaller row group when it is at least
-** 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows. The path starts at the first input chunk of at least BULK_MIN_ROWS rows (rows
-** before it took the row tree, and move into a row group of their own ahead of the first one
-** written: rowgroup_write). It needs rowids that ascend above every rowid of the table --
+** 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows. The path starts at the first input
+** chunk of at least BULK_MIN_ROWS rows (rows before it took the row tree, and move into a row
+** group of their own ahead of the first one written: rowgroup_write). It needs rowids that ascend above every rowid of the table --
 ** always so for tables without an INTEGER PRIMARY KEY; the first rows that break it send the
 ** held rows to the row tree and the statement on without the path. Indexes, constraints and
 ** RETURNING see every row as on the row-tree path. */
