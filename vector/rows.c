@@ -188,6 +188,7 @@ void vec_groups_free(vec_groups *g) {
     vec_rows_free(&g->keys);
     free(g->hashes);
     free(g->ikeys);
+    free(g->direct);
     free(g->slots);
     memset(g, 0, sizeof *g);
 }
@@ -256,9 +257,44 @@ uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, u
     return gid;
 }
 
+/* direct_slot is the slot of key in g's direct map, or VEC_GROUPS_DIRECT when outside its range. */
+static inline uint64_t direct_slot(const vec_groups *g, int64_t key) {
+    uint64_t off = (uint64_t)key - (uint64_t)g->direct_base; /* a key below the base wraps: outside */
+    return off < VEC_GROUPS_DIRECT ? off : VEC_GROUPS_DIRECT;
+}
+
+/* direct_find fills gids[] from the direct map when every row's key is there; false otherwise. */
+static bool direct_find(const vec_groups *g, const vector *c, uint32_t count, uint32_t *gids, uint8_t *is_new) {
+    for (uint32_t r = 0; r < count; r++) {
+        uint64_t off;
+        if (vec_is_null(c, r) || (off = direct_slot(g, int_at(c, r))) == VEC_GROUPS_DIRECT || !g->direct[off])
+            return false;
+        gids[r] = g->direct[off] - 1;
+    }
+    if (is_new) memset(is_new, 0, count);
+    return true;
+}
+
+/* direct_note records a new group of one integer key in the direct map (made at the first one,
+** centred on its key) when the key falls in the map's range. */
+static int direct_note(vec_groups *g, int64_t key, uint32_t gid, strata_err *err) {
+    if (!g->direct) {
+        int rc = vec_rows_charge(&g->keys, VEC_GROUPS_DIRECT * sizeof *g->direct, err);
+        if (rc) return rc;
+        if (!(g->direct = calloc(VEC_GROUPS_DIRECT, sizeof *g->direct)))
+            return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+        g->direct_base = (int64_t)((uint64_t)key - VEC_GROUPS_DIRECT / 2);
+    }
+    uint64_t off = direct_slot(g, key);
+    if (off < VEC_GROUPS_DIRECT) g->direct[off] = gid + 1;
+    return STRATA_OK;
+}
+
 int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
                            uint64_t *hashes, strata_err *err) {
     uint32_t n = g->keys.ncols;
+    if (g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && direct_find(g, cols[0], count, gids, is_new))
+        return STRATA_OK; /* every key seen before, in a small range: no hashing, no probing */
     hash_rows(cols, n, count, hashes);
     vector view[n ? n : 1];
     data_chunk one = {.ncols = n, .count = count, .cols = view};
@@ -293,6 +329,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                 bool null = vec_is_null(cols[0], r);
                 g->ikeys[gid] = null ? 0 : int_at(cols[0], r);
                 if (null) g->null_gid = gid;
+                else if ((rc = direct_note(g, g->ikeys[gid], gid, err))) return rc;
             }
             g->slots[s] = gid + 1;
             if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) return rc;

@@ -341,7 +341,11 @@ typedef struct vec_groups {
     uint32_t mask, ngroups, cap_groups;
     uint32_t null_gid; /* one integer key: the group of NULL, or UINT32_MAX */
     bool int_key;     /* the key is one column of an integer type (BOOLEAN .. BIGINT) */
+    uint32_t *direct; /* one integer key: group + 1 of keys direct_base + i, i < VEC_GROUPS_DIRECT
+                      ** (0: not there), so that keys of a small range skip hashing and probing */
+    int64_t direct_base;
 } vec_groups;
+#define VEC_GROUPS_DIRECT 4096
 
 int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err);
 void vec_groups_free(vec_groups *g);

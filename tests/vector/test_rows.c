@@ -367,6 +367,49 @@ Test(groups, bigint_keys_with_duplicates_and_nulls) {
     vec_groups_free(&g);
 }
 
+/* Keys of a small range (found through the direct map once seen) mixed with far ones, zero, the
+** extremes and NULL, batch after batch: every row gets its key's dense group, also in batches
+** where every key was seen before. */
+Test(groups, small_range_keys_with_outliers_and_nulls) {
+    rng_seed(7);
+    strata_err err = {0};
+    sql_type kt = T(TYPE_INTEGER);
+    vec_groups g;
+    cr_assert_eq(vec_groups_init(&g, &kt, 1, &err), STRATA_OK, "%s", err.msg);
+    vector v;
+    init_vec(&v, TYPE_INTEGER);
+    vector *cols[1] = {&v};
+    static uint32_t gids[VECTOR_SIZE];
+    static uint8_t is_new[VECTOR_SIZE];
+    static uint64_t h[VECTOR_SIZE];
+    static ref_key keys[VECTOR_SIZE];
+    uint32_t nref = 0;
+    static const int64_t far[] = {INT32_MIN, INT32_MAX, -5000, 5000, 2047, -2049};
+    for (int b = 0; b < 12; b++) {
+        uint32_t m = b % 3 == 2 ? 777 : VECTOR_SIZE;
+        ref_key rk[VECTOR_SIZE];
+        vec_reset(&v);
+        for (uint32_t r = 0; r < m; r++) {
+            int64_t k = (int64_t)rnd(100) - 50; /* the small range around the first key */
+            if (b >= 3 && b < 6 && rnd(50) == 0) k = far[rnd(6)]; /* only some batches */
+            rk[r] = (ref_key){.i = k, .inull = b >= 3 && b < 6 && rnd(40) == 0, .s = 0};
+            if (rk[r].inull) rk[r].i = 0;
+            set_int(&v, r, rk[r].i, rk[r].inull);
+        }
+        cr_assert_eq(vec_groups_find_or_add(&g, cols, m, gids, is_new, h, &err), STRATA_OK, "%s", err.msg);
+        for (uint32_t r = 0; r < m; r++) {
+            int fresh;
+            uint32_t want = ref_group(keys, &nref, &rk[r], &fresh);
+            cr_assert_eq(gids[r], want, "batch %d row %u: group %u, want %u", b, r, gids[r], want);
+            cr_assert_eq(is_new[r], fresh, "batch %d row %u", b, r);
+        }
+        cr_assert_eq(g.ngroups, nref);
+    }
+    cr_assert_geq(nref, 100 + 1, "the small range, NULL and some far keys");
+    vec_free(&v);
+    vec_groups_free(&g);
+}
+
 /* Two columns, INTEGER and VARCHAR; the string column comes flat or as a dictionary over a pool,
 ** the integer one flat or constant. */
 Test(groups, integer_and_varchar_keys) {
