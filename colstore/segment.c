@@ -1339,25 +1339,16 @@ static int block_raw(segment_reader *r, uint32_t k, const uint8_t **p, size_t *m
         *p = r->kept[k];
         return STRATA_OK;
     }
-    if (r->kept) { /* decompressed once, kept until close */
-        int rc = check_frame(r->buf + off, stored, raw, "block", k, err);
-        if (rc) return rc;
-        uint8_t *b = malloc(raw ? raw : 1);
-        if (b != NULL) {
-            if ((rc = inflate(r, r->buf + off, stored, b, raw, "block", k, err))) {
-                free(b);
-                return rc;
-            }
-            r->kept[k] = b;
-            r->kept_bytes += raw;
-            *p = b;
-            return STRATA_OK;
-        } /* out of memory: the scratch block below, as without keeping */
+    if (r->scratch_block == (int64_t)k) {
+        *p = r->scratch;
+        return STRATA_OK;
     }
-    if (r->scratch_block != (int64_t)k) {
+    int rc = check_frame(r->buf + off, stored, raw, "block", k, err);
+    if (rc) return rc;
+    /* kept until close when keeping (out of memory for it: the scratch block, as without) */
+    uint8_t *dst = r->kept ? malloc(raw ? raw : 1) : NULL;
+    if (dst == NULL) {
         r->scratch_block = -1;
-        int rc = check_frame(r->buf + off, stored, raw, "block", k, err);
-        if (rc) return rc;
         if (r->scratch_cap < raw) {
             uint8_t *s = realloc(r->scratch, raw);
             if (s == NULL)
@@ -1365,9 +1356,18 @@ static int block_raw(segment_reader *r, uint32_t k, const uint8_t **p, size_t *m
             r->scratch = s;
             r->scratch_cap = raw;
         }
-        if ((rc = inflate(r, r->buf + off, stored, r->scratch, raw, "block", k, err))) return rc;
-        r->scratch_block = k;
     }
+    if ((rc = inflate(r, r->buf + off, stored, dst ? dst : r->scratch, raw, "block", k, err))) {
+        free(dst);
+        return rc;
+    }
+    if (dst) {
+        r->kept[k] = dst;
+        r->kept_bytes += raw;
+        *p = dst;
+        return STRATA_OK;
+    }
+    r->scratch_block = k;
     *p = r->scratch;
     return STRATA_OK;
 }

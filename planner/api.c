@@ -1408,16 +1408,6 @@ struct strata_appender {
 
 #define APPENDER_FLUSH_ROWS ((uint64_t)ROWGROUP_ROWS) /* one row group per insert */
 
-static int app_fail(strata_appender *a, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int app_fail(strata_appender *a, int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->db->err.msg, sizeof a->db->err.msg, fmt, ap);
-    va_end(ap);
-    a->db->err.code = rc;
-    return rc;
-}
-
 static void appender_free(strata_appender *a) {
     if (a->prev) a->prev->next = a->next;
     else if (a->db->apps == a) a->db->apps = a->next;
@@ -1501,7 +1491,7 @@ static int app_put(strata_appender *a, const sql_value *v) {
     uint32_t c = a->col;
     if (c >= a->ncols) { /* the row is dropped: the next value starts a new one */
         a->col = 0;
-        return app_fail(a, STRATA_MISUSE, "appender: row %llu has only %u columns",
+        return db_errorf(a->db, STRATA_MISUSE, "appender: row %llu has only %u columns",
                         (unsigned long long)++a->row_no, a->ncols);
     }
     strata_err err;
@@ -1514,7 +1504,7 @@ static int app_put(strata_appender *a, const sql_value *v) {
     arena_reset(&a->mem);
     if (rc) {
         a->col = 0; /* the row is dropped: the next value starts a new one */
-        return app_fail(a, rc, "appender: row %llu, column \"%s\" (%s): %s", (unsigned long long)++a->row_no,
+        return db_errorf(a->db, rc, "appender: row %llu, column \"%s\" (%s): %s", (unsigned long long)++a->row_no,
                         a->names[c], sql_type_name(a->types[c].id), err.code ? err.msg : strata_errstr(rc));
     }
     a->col++;
@@ -1543,7 +1533,7 @@ static int app_bytes(strata_appender *a, uint8_t type, const void *p, int len) {
 }
 int strata_append_text(strata_appender *a, const char *s, int len) { return app_bytes(a, TYPE_VARCHAR, s, len); }
 int strata_append_blob(strata_appender *a, const void *p, int len) {
-    if (len < 0) return a ? app_fail(a, STRATA_MISUSE, "strata_append_blob: negative length") : STRATA_MISUSE;
+    if (len < 0) return a ? db_errorf(a->db, STRATA_MISUSE, "strata_append_blob: negative length") : STRATA_MISUSE;
     return app_bytes(a, TYPE_BLOB, p, len);
 }
 
@@ -1552,7 +1542,7 @@ int strata_appender_end_row(strata_appender *a) {
     if (a->col != a->ncols) {
         uint32_t got = a->col;
         a->col = 0;
-        return app_fail(a, STRATA_MISUSE, "appender: row %llu has %u of the %u columns of its table",
+        return db_errorf(a->db, STRATA_MISUSE, "appender: row %llu has %u of the %u columns of its table",
                         (unsigned long long)++a->row_no, got, a->ncols);
     }
     a->col = 0;

@@ -125,34 +125,27 @@ int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32
 }
 
 /* keys_equal compares row r of cols[0..n) with row kr of the key chunk kc, column by column. */
+/* key_equal compares row r of a with row kr of b, both of one physical type among the integers
+** and strings, as vec_match does; inline, for the common GROUP BY keys. */
+static bool key_equal(const vector *a, uint32_t r, const vector *b, uint32_t kr, int nulls_equal) {
+    bool an = vec_is_null(a, r), bn = vec_is_null(b, kr);
+    if (an || bn) return an && bn && nulls_equal;
+    uint32_t ia = a->sel[r], ib = b->sel[kr];
+    switch ((vec_phys)a->phys) {
+    case PHYS_BOOL: return VEC_DATA(a, uint8_t)[ia] == VEC_DATA(b, uint8_t)[ib];
+    case PHYS_I16: return VEC_DATA(a, int16_t)[ia] == VEC_DATA(b, int16_t)[ib];
+    case PHYS_I32: return VEC_DATA(a, int32_t)[ia] == VEC_DATA(b, int32_t)[ib];
+    case PHYS_I64: return VEC_DATA(a, int64_t)[ia] == VEC_DATA(b, int64_t)[ib];
+    default: return sstr_equal(&VEC_DATA(a, sstr)[ia], &VEC_DATA(b, sstr)[ib]);
+    }
+}
+
 static bool keys_equal(vector *const *cols, uint32_t n, uint32_t r, const data_chunk *kc, uint32_t kr,
                        int nulls_equal) {
     for (uint32_t k = 0; k < n; k++) {
         const vector *a = cols[k], *b = &kc->cols[k];
-        if (a->phys == b->phys && a->phys <= PHYS_I64) { /* integers inline: the common GROUP BY key */
-            bool an = vec_is_null(a, r), bn = vec_is_null(b, kr);
-            if (an || bn) {
-                if (!(an && bn && nulls_equal)) return false;
-                continue;
-            }
-            uint32_t ia = a->sel[r], ib = b->sel[kr];
-            bool eq;
-            switch ((vec_phys)a->phys) {
-            case PHYS_BOOL: eq = VEC_DATA(a, uint8_t)[ia] == VEC_DATA(b, uint8_t)[ib]; break;
-            case PHYS_I16: eq = VEC_DATA(a, int16_t)[ia] == VEC_DATA(b, int16_t)[ib]; break;
-            case PHYS_I32: eq = VEC_DATA(a, int32_t)[ia] == VEC_DATA(b, int32_t)[ib]; break;
-            default: eq = VEC_DATA(a, int64_t)[ia] == VEC_DATA(b, int64_t)[ib]; break;
-            }
-            if (!eq) return false;
-            continue;
-        }
-        if (a->phys == PHYS_STR && b->phys == PHYS_STR) { /* strings inline too */
-            bool an = vec_is_null(a, r), bn = vec_is_null(b, kr);
-            if (an || bn) {
-                if (!(an && bn && nulls_equal)) return false;
-                continue;
-            }
-            if (!sstr_equal(&VEC_DATA(a, sstr)[a->sel[r]], &VEC_DATA(b, sstr)[b->sel[kr]])) return false;
+        if (a->phys == b->phys && (a->phys <= PHYS_I64 || a->phys == PHYS_STR)) {
+            if (!key_equal(a, r, b, kr, nulls_equal)) return false;
             continue;
         }
         sel_t sa = (sel_t)r, sb = (sel_t)kr, m;
