@@ -10,6 +10,7 @@
 ** tail. Outside a terminal the first error stops the shell with exit status 1, as the duckdb
 ** shell does; at a terminal an error is printed and the prompt comes back.
 */
+#include "import.h"
 #include "render.h"
 #include "sqlscan.h"
 
@@ -47,7 +48,14 @@ typedef struct shell {
     size_t buf_len, buf_cap;
     long buf_line; /* the input line the collected text starts on */
     sql_scanner scan;
+    /* the progress bar: drawn on a terminal (stderr) for a statement running over PROGRESS_DELAY */
+    bool progress_tty;
+    bool bar_shown;
+    double stmt_t0;
 } shell;
+
+#define PROGRESS_DELAY 2.0 /* seconds a statement runs before its progress bar shows */
+#define PROGRESS_WIDTH 30  /* characters of the bar */
 
 /* Ctrl-C at the prompt discards the text being typed (through prompt_jump); during a statement
 ** it sets interrupted, which stops the rows between two steps. */
@@ -151,6 +159,48 @@ nomem:
     return STRATA_NOMEM;
 }
 
+/* amount formats n units: bytes as "123.4 MB", anything else as "123456 rows". */
+static const char *amount(char *buf, size_t size, uint64_t n, const char *unit) {
+    static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+    if (strcmp(unit, "bytes") != 0) {
+        snprintf(buf, size, "%llu %s", (unsigned long long)n, unit);
+        return buf;
+    }
+    double v = (double)n;
+    int u = 0;
+    for (; v >= 1000 && u < 4; u++) v /= 1000;
+    snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+/* progress is the library's progress handler: after PROGRESS_DELAY it draws a bar on the terminal
+** when the total is known (a COPY's file), else a count (rows read by scans); Ctrl-C stops the
+** statement. */
+static int progress(void *arg, uint64_t done, uint64_t total, const char *unit) {
+    shell *sh = arg;
+    if (interrupted) return 1;
+    if (!sh->progress_tty || now() - sh->stmt_t0 < PROGRESS_DELAY) return 0;
+    char a[48], b[48];
+    if (total && done <= total) {
+        int fill = (int)((double)done / (double)total * PROGRESS_WIDTH);
+        char bar[PROGRESS_WIDTH + 1];
+        for (int i = 0; i < PROGRESS_WIDTH; i++) bar[i] = i < fill ? '=' : i == fill ? '>' : ' ';
+        bar[PROGRESS_WIDTH] = 0;
+        fprintf(stderr, "\r[%s] %3d%%  %s of %s\033[K", bar, (int)(100.0 * (double)done / (double)total),
+                amount(a, sizeof a, done, unit), amount(b, sizeof b, total, unit));
+    } else {
+        fprintf(stderr, "\r%s read\033[K", amount(a, sizeof a, done, unit));
+    }
+    sh->bar_shown = true;
+    return 0;
+}
+
+/* progress_clear erases a progress bar that was drawn. */
+static void progress_clear(shell *sh) {
+    if (sh->bar_shown) fputs("\r\033[K", stderr);
+    sh->bar_shown = false;
+}
+
 /* run_sql runs every statement of sql in turn and stops at the first error, which it reports.
 ** line is the input line sql starts on (for source's error messages). */
 static int run_sql(shell *sh, const char *sql, const char *source, long line) {
@@ -170,8 +220,10 @@ static int run_sql(shell *sh, const char *sql, const char *source, long line) {
         if (!st) return DONE_OK; /* only comments were left */
         interrupted = 0;
         running_db = sh->db;
+        sh->stmt_t0 = t0;
         rc = run_rows(sh, st);
         running_db = NULL;
+        progress_clear(sh);
         strata_finalize(st);
         if (rc == STRATA_INTERRUPT) {
             report(source, line, "interrupted");
@@ -183,6 +235,8 @@ static int run_sql(shell *sh, const char *sql, const char *source, long line) {
             report(source, line, "%s", own ? "out of memory" : strata_errmsg(sh->db));
             return DONE_ERROR;
         }
+        if (strata_rejects(sh->db) > 0)
+            printf("%lld records rejected: they are in the REJECTS file\n", (long long)strata_rejects(sh->db));
         if (sh->timer) printf("Run Time: real %.3f\n", now() - t0);
         for (; p < tail; p++)
             if (*p == '\n') line++;
@@ -197,6 +251,7 @@ static const char help_text[] =
     ".exit                Exit the shell (also .quit)\n"
     ".headers on|off      Show or hide column names\n"
     ".help                Show this message\n"
+    ".import FILE TABLE   Load CSV FILE into TABLE (created from the header when missing)\n"
     ".mode [MODE]         Set the output mode (table, csv, json, line, list) or show it\n"
     ".quit                Exit the shell\n"
     ".read FILE           Run the SQL and dot commands of FILE\n"
@@ -311,6 +366,18 @@ static int run_dot(shell *sh, char *line, const char *source, long lineno) {
         sh->buf_line = saved.buf_line;
         sh->scan = saved.scan;
         return rc;
+    }
+    if (!strcmp(cmd, "import")) {
+        if (argc != 3) {
+            report(source, lineno, "usage: .import FILE TABLE");
+            return DONE_ERROR;
+        }
+        char err[1024];
+        if (import_csv(sh->db, argv[1], argv[2], err, sizeof err) != STRATA_OK) {
+            report(source, lineno, "%s", err);
+            return DONE_ERROR;
+        }
+        return DONE_OK;
     }
     if (!strcmp(cmd, "tables")) {
         if (argc > 1) {
@@ -562,6 +629,8 @@ int main(int argc, char **argv) {
         free(actions);
         return 1;
     }
+    sh.progress_tty = isatty(STDERR_FILENO);
+    strata_progress_handler(sh.db, progress, &sh);
     if (nactions > 0) {
         for (int i = 0; i < nactions; i++) {
             int r;

@@ -251,6 +251,22 @@ int strata_append_double(strata_appender *a, double v);
 int strata_append_text(strata_appender *a, const char *v, int len);
 int strata_append_blob(strata_appender *a, const void *v, int len);
 int strata_appender_end_row(strata_appender *a);
+
+/* Column-at-a-time: strata_append_columns appends nrows whole rows given as one array per table
+** column (ncols must be the table's column count), each converted as the single-value calls
+** convert it. A column's values are type STRATA_TYPE_BIGINT (int64_t[]), STRATA_TYPE_DOUBLE
+** (double[]), STRATA_TYPE_VARCHAR (const char *[], NUL-terminated; a NULL pointer is NULL) or
+** STRATA_TYPE_NULL (values unused: every row NULL); nulls (may be NULL) marks row r NULL where
+** nulls[r] != 0. It stops at the first value that does not convert: the rows before it are
+** appended, that row is dropped, and the error names its row and column, as strata_append_*
+** does. It must be called between rows (not after some values of a row). */
+typedef struct strata_column_data {
+    int type;
+    const void *values;
+    const uint8_t *nulls;
+} strata_column_data;
+int strata_append_columns(strata_appender *a, const strata_column_data *cols, int ncols, int64_t nrows);
+
 /* strata_appender_flush inserts the rows ended so far. The rows of a flush that fails are
 ** dropped (none of them was inserted). */
 int strata_appender_flush(strata_appender *a);

@@ -256,3 +256,41 @@ Test(cli, bad_options_are_refused) {
     expect_run(NULL, ARGS("a.db", "SELECT 1", "extra"), 1, "",
                "Error: too many arguments (extra); quote the SQL as one argument\n");
 }
+
+Test(cli, import_creates_a_typed_table_from_the_header_and_detects_the_delimiter) {
+    write_file(path_in("items.csv"), "id;name;price;day\n1;a;1.5;2024-01-01\n2;\"b;c\";2;2024-01-02\n3;;;\n");
+    expect_run(".import items.csv items\n.schema items\n.mode csv\nSELECT * FROM items ORDER BY id;\n", NULL, 0,
+               "CREATE TABLE \"items\"(\"id\" BIGINT, \"name\" VARCHAR, \"price\" DOUBLE, \"day\" DATE);\n"
+               "id,name,price,day\n1,a,1.5,2024-01-01\n2,b;c,2,2024-01-02\n3,,,\n",
+               "");
+}
+
+Test(cli, import_into_an_existing_table_skips_a_matching_header_only) {
+    write_file(path_in("with.csv"), "K,V\n1,x\n");
+    write_file(path_in("without.tbl"), "2|y|\n3|z|\n");
+    expect_run("CREATE TABLE kv(k INTEGER, v TEXT);\n.import with.csv kv\n.import without.tbl kv\n"
+               ".mode list\nSELECT k, v FROM kv ORDER BY k;\n",
+               NULL, 0, "k|v\n1|x\n2|y\n3|z\n", "");
+}
+
+Test(cli, import_errors_leave_nothing_behind) {
+    write_file(path_in("bad.csv"), "a,b\n1,2\n3\n");
+    expect_run(".import bad.csv nums\n", NULL, 1, "",
+               "Error: stdin:1: file 'bad.csv': CSV line 3, column 2 (b): too few fields: expected 2, found 1\n");
+    /* the table was not created: its CREATE went with the failed load */
+    expect_run(".mode list\nSELECT count(*) AS n FROM strata_catalog WHERE name = 'nums';\n", NULL, 0, "n\n0\n", "");
+    expect_run(".import missing.csv t\n", NULL, 1, "", "Error: stdin:1: cannot open \"missing.csv\"\n");
+    expect_run(".import only_one_arg\n", NULL, 1, "", "Error: stdin:1: usage: .import FILE TABLE\n");
+}
+
+Test(cli, copy_with_rejects_says_how_many_were_rejected) {
+    write_file(path_in("r.csv"), "1\nx\n3\ny\n");
+    expect_run("CREATE TABLE r(a INTEGER);\nCOPY r FROM 'r.csv' (REJECTS 'bad.csv');\n.mode list\nSELECT sum(a) AS s FROM r;\n",
+               NULL, 0, "2 records rejected: they are in the REJECTS file\ns\n4\n", "");
+}
+
+Test(cli, progress_bar_pragma_shows_and_switches) {
+    expect_run(".mode list\nPRAGMA progress_bar;\nPRAGMA progress_bar = off;\nPRAGMA progress_bar;\n", NULL, 0,
+               "progress_bar\non\nprogress_bar\noff\n", "");
+    expect_run("PRAGMA progress_bar = maybe;\n", NULL, 1, "", "Error: stdin:1: PRAGMA progress_bar takes on or off\n");
+}
