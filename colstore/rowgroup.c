@@ -642,6 +642,8 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         if ((rc = group_col_ready(t, s->td, g, i, col))) return rc;
         if (!g->cols[i].stored) {
             rc = fill_default(s->td, col, v, 0, n, err);
+        } else if (segment_is_string_dict(g->cols[i].rd)) { /* codes only: no string is copied */
+            rc = segment_decode_dict(g->cols[i].rd, k, whole ? NULL : keep, n, v, err);
         } else if (few && !whole) {
             for (uint32_t r = 0; r < n && rc == STRATA_OK; r++) rc = segment_get(g->cols[i].rd, base + keep[r], v, r, err);
         } else {

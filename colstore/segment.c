@@ -1270,6 +1270,9 @@ void segment_reader_close(segment_reader *r) {
     r->kept = NULL;
     r->kept_bytes = 0;
     free(r->dict_copy);
+    free(r->dvals);
+    free(r->dvalid);
+    r->dvals = NULL, r->dvalid = NULL;
     free(r->scratch);
     free(r->tmp);
     free(r->sptr);
@@ -1990,6 +1993,62 @@ int segment_decode_vector(segment_reader *r, uint32_t k, vector *out, strata_err
         }
     }
     set_validity(out, &b);
+    return STRATA_OK;
+}
+
+/* dict_values makes r->dvals, the dictionary as sstr values (strings longer than SSTR_INLINE point
+** into the dictionary's bytes) with a NULL after them, and its dict_id. */
+static int dict_values(segment_reader *r, strata_err *err) {
+    static _Atomic uint64_t next_dict_id = 1;
+    uint32_t n = r->dict_count + 1, words = (n + 63) / 64;
+    r->dvals = malloc((size_t)n * sizeof *r->dvals);
+    r->dvalid = malloc((size_t)words * sizeof *r->dvalid);
+    if (!r->dvals || !r->dvalid) {
+        free(r->dvals), free(r->dvalid);
+        r->dvals = NULL, r->dvalid = NULL;
+        return err_set(err, STRATA_NOMEM, "out of memory (segment dictionary)");
+    }
+    for (uint32_t c = 0; c < r->dict_count; c++) {
+        const uint8_t *p;
+        uint32_t len;
+        dict_string(r, c, &p, &len);
+        r->dvals[c] = sstr_make(p, len);
+    }
+    memset(&r->dvals[r->dict_count], 0, sizeof *r->dvals);
+    memset(r->dvalid, 0xff, (size_t)words * sizeof *r->dvalid);
+    r->dvalid[r->dict_count >> 6] &= ~(UINT64_C(1) << (r->dict_count & 63));
+    r->dict_id = next_dict_id++;
+    return STRATA_OK;
+}
+
+int segment_decode_dict(segment_reader *r, uint32_t k, const sel_t *keep, uint32_t n, vector *out, strata_err *err) {
+    if (k >= r->nvectors || !segment_is_string_dict(r) || out->phys != PHYS_STR || out->kind != VEC_FLAT)
+        return err_set(err, STRATA_MISUSE, "segment_decode_dict: vector %u of a segment of %u vectors, encoding %u", k,
+                       r->nvectors, r->encoding);
+    int rc;
+    if ((rc = ensure_tmp(r, err)) || (!r->dvals && (rc = dict_values(r, err)))) return rc;
+    vblock b;
+    payload pl;
+    if ((rc = open_block(r, k, &b, err)) || (rc = parse_payload(r, &b, &pl, err))) return rc;
+    if (!keep) n = b.n;
+    uint64_t *codes = r->tmp;
+    sel_t *sel = out->own_sel;
+    if (b.mode == 1) { /* every row NULL */
+        for (uint32_t i = 0; i < n; i++) sel[i] = r->dict_count;
+    } else {
+        bitpack_unpack(pl.packed, b.n, pl.w, codes);
+        if (!check_codes(codes, b.n, r->dict_count)) return CORRUPT("vector %u: dictionary code out of range", k);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t row = keep ? keep[i] : i;
+            sel[i] = row_valid(&b, row) ? (sel_t)codes[row] : r->dict_count;
+        }
+    }
+    out->kind = VEC_DICTIONARY;
+    out->data = r->dvals;
+    out->sel = sel;
+    out->validity = b.mode == 0 ? NULL : r->dvalid;
+    out->dict_id = r->dict_id;
+    out->dict_size = r->dict_count + 1;
     return STRATA_OK;
 }
 

@@ -230,6 +230,9 @@ typedef struct segment_reader {
     const uint8_t **sptr;  /* owned: strings of a vector, on first decode */
     uint32_t *slen;
     void *dctx; /* owned: zstd decompression context */
+    sstr *dvals;       /* owned: a string dictionary as values, and NULL after them (segment_decode_dict) */
+    uint64_t *dvalid;  /* owned: their validity (all valid but that NULL) */
+    uint64_t dict_id;  /* the dict_id of the vectors made from dvals */
     uint8_t **kept;    /* owned, [nvectors]: decompressed blocks kept (segment_keep_blocks) */
     size_t kept_bytes; /* ... their raw bytes */
     int keep;
@@ -271,6 +274,16 @@ static inline uint32_t segment_vector_rows(const segment_reader *r, uint32_t k) 
 ** STRATA_CORRUPT for a block that does not decode (out's rows are then unspecified);
 ** STRATA_NOMEM. */
 int segment_decode_vector(segment_reader *r, uint32_t k, vector *out, strata_err *err);
+
+/* segment_decode_dict is segment_decode_vector for a string column's dictionary segment
+** (segment_is_string_dict), without copying a string: out becomes a read-only VEC_DICTIONARY
+** over the segment's dictionary (valid until the reader closes), with rows keep[0..n) of vector k
+** (keep NULL: all its rows, n ignored) as rows 0.., and a dict_id (vector.h) by which operators may
+** group on the dictionary's indexes. out must be a reset vector of the column's type. */
+int segment_decode_dict(segment_reader *r, uint32_t k, const sel_t *keep, uint32_t n, vector *out, strata_err *err);
+static inline int segment_is_string_dict(const segment_reader *r) {
+    return r->phys == PHYS_STR && r->encoding == SEG_DICTIONARY;
+}
 
 /* segment_get writes the value (or NULL) of segment row `row` to row out_row of out (a writable
 ** FLAT vector of the segment's physical type; the validity of out_row is set either way, the

@@ -64,8 +64,25 @@ typedef struct agg_slot {
     bool has;
 } agg_slot;
 
+/* Group keys that are all column-segment dictionaries (vector.h's dict_id) map to groups through
+** their indexes: the indexes of a row's keys combine into one number below the product of the
+** dictionaries' sizes, and gid[] of that number is the group (+ 1; 0 not looked up yet). The map
+** serves one set of dictionaries (a row group) and starts again when they change. */
+#define DICT_KEYS_MAX 4
+#define DICT_MAP_MAX 65536
+
+typedef struct dict_map {
+    uint64_t ids[DICT_KEYS_MAX]; /* the dictionaries mapped, one per key */
+    uint32_t size, cap;
+    uint32_t *gid;
+    uint32_t *combined;      /* scratch: each row's combined index */
+    vector tmp[DICT_KEYS_MAX]; /* the keys of the rows looked up (slices) */
+    bool ready;              /* tmp initialized */
+} dict_map;
+
 typedef struct agg_state {
     vec_groups groups;
+    dict_map dict;
     agg_slot *slots; /* ngroups * naggs */
     uint32_t cap_slots;
     vec_groups *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
@@ -559,6 +576,10 @@ static void agg_close(plan_op *p) {
         free(s->distinct);
     }
     arena_free(&s->strings);
+    free(s->dict.gid);
+    free(s->dict.combined);
+    if (s->dict.ready)
+        for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&s->dict.tmp[k]);
     free(s->slots);
     free(s->gids);
     free(s->is_new);
@@ -572,7 +593,9 @@ static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
     while (nc < s->groups.ngroups) nc *= 2;
     int rc = vec_rows_charge(&s->groups.keys, (size_t)(nc - s->cap_slots) * naggs * sizeof(agg_slot), x->err);
     if (rc) return rc;
-    agg_slot *n = realloc(s->slots, (size_t)nc * naggs * sizeof *n);
+    /* at least one slot a group: a GROUP BY without aggregates must not realloc to 0 bytes (which
+    ** frees the block and returns NULL) */
+    agg_slot *n = realloc(s->slots, (size_t)nc * (naggs ? naggs : 1) * sizeof *n);
     if (!n) return nomem(x);
     memset(n + (size_t)s->cap_slots * naggs, 0, (size_t)(nc - s->cap_slots) * naggs * sizeof *n);
     s->slots = n;
@@ -687,6 +710,74 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
     return STRATA_OK;
 }
 
+/* dict_groups sets s->gids of rows whose keys are all dictionaries through the dict_map, looking
+** up in the group table only the first row of each combination not mapped yet. *done false: the
+** keys are not such (or their combinations too many), and the caller hashes them. */
+static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uint32_t count, bool *done) {
+    uint32_t nk = p->agg.nkeys;
+    *done = false;
+    if (nk > DICT_KEYS_MAX) return STRATA_OK;
+    uint64_t size = 1;
+    for (uint32_t k = 0; k < nk; k++) {
+        if (!keys[k]->dict_id) return STRATA_OK;
+        if ((size *= keys[k]->dict_size) > DICT_MAP_MAX) return STRATA_OK;
+    }
+    dict_map *m = &s->dict;
+    bool same = m->size == size;
+    for (uint32_t k = 0; k < nk && same; k++) same = m->ids[k] == keys[k]->dict_id;
+    if (!same) {
+        if (size > m->cap) {
+            uint32_t *g = realloc(m->gid, size * sizeof *g);
+            if (!g) return nomem(x);
+            m->gid = g, m->cap = (uint32_t)size;
+        }
+        if (!m->ready) {
+            if (!(m->combined = malloc(VECTOR_SIZE * sizeof *m->combined))) return nomem(x);
+            for (uint32_t k = 0; k < nk; k++) {
+                int rc = vec_init(&m->tmp[k], keys[k]->type, x->err);
+                if (rc) {
+                    for (uint32_t j = 0; j < k; j++) vec_free(&m->tmp[j]);
+                    return rc;
+                }
+            }
+            m->ready = true;
+        }
+        memset(m->gid, 0, size * sizeof *m->gid);
+        for (uint32_t k = 0; k < nk; k++) m->ids[k] = keys[k]->dict_id;
+        m->size = (uint32_t)size;
+    }
+    uint32_t *c = m->combined, *gid = m->gid;
+    memcpy(c, keys[0]->sel, count * sizeof *c);
+    for (uint32_t k = 1; k < nk; k++) {
+        const sel_t *sel = keys[k]->sel;
+        uint32_t w = keys[k]->dict_size;
+        for (uint32_t i = 0; i < count; i++) c[i] = c[i] * w + sel[i];
+    }
+    sel_t miss[VECTOR_SIZE];
+    uint32_t nmiss = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!gid[c[i]]) {
+            gid[c[i]] = UINT32_MAX; /* looked up below, once */
+            miss[nmiss++] = i;
+        }
+    if (nmiss) {
+        vector *cols[DICT_KEYS_MAX];
+        for (uint32_t k = 0; k < nk; k++) {
+            vec_slice(&m->tmp[k], keys[k], miss, nmiss);
+            cols[k] = &m->tmp[k];
+        }
+        int rc = vec_groups_find_or_add(&s->groups, cols, nmiss, s->gids, NULL, s->hashes, x->err);
+        if (rc) {
+            for (uint32_t j = 0; j < nmiss; j++) gid[c[miss[j]]] = 0;
+            return rc;
+        }
+        for (uint32_t j = 0; j < nmiss; j++) gid[c[miss[j]]] = s->gids[j] + 1;
+    }
+    for (uint32_t i = 0; i < count; i++) s->gids[i] = gid[c[i]] - 1;
+    *done = true;
+    return STRATA_OK;
+}
+
 static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     agg_state *s = p->state;
     uint32_t count = in->count;
@@ -697,9 +788,11 @@ static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         if ((rc = expr_eval(x, p->agg.keys[k], in, count))) return rc;
         keys[k] = p->agg.keys[k]->result;
     }
-    if (p->agg.nkeys) {
+    bool mapped = false;
+    if (p->agg.nkeys && (rc = dict_groups(x, p, s, keys, count, &mapped))) return rc;
+    if (p->agg.nkeys && !mapped) {
         if ((rc = vec_groups_find_or_add(&s->groups, keys, count, s->gids, NULL, s->hashes, x->err))) return rc;
-    } else {
+    } else if (!p->agg.nkeys) {
         if (s->groups.ngroups == 0) {
             s->groups.ngroups = 1;
         }

@@ -484,11 +484,31 @@ static inline bool cmp_holds(cmp_op op, int c) {
         }                                                                                        \
     } while (0)
 
+/* cmp_dict compares a column-segment dictionary (vector.h's dict_id) with a constant once per
+** dictionary entry, and the rows through their indexes: for dictionaries no larger than the
+** rows compared. false when a and b are not such a pair. */
+static bool cmp_dict(expr *e, const vector *a, const vector *b, uint32_t count, uint8_t *o) {
+    bool swap = b->dict_id != 0;
+    const vector *d = swap ? b : a, *c = swap ? a : b;
+    if (d->phys != PHYS_STR || !d->dict_id || c->kind != VEC_CONSTANT || d->dict_size > count) return false;
+    const sstr *dict = d->data, *k = &((const sstr *)c->data)[0];
+    uint8_t res[VECTOR_SIZE];
+    for (uint32_t i = 0; i < d->dict_size; i++) {
+        int cmp = sstr_cmp(&dict[i], k);
+        res[i] = (uint8_t)cmp_holds(e->cmp, swap ? -cmp : cmp);
+    }
+    const sel_t *sel = d->sel;
+    for (uint32_t r = 0; r < count; r++) o[r] = res[sel[r]];
+    return true;
+}
+
 static int eval_cmp(exec_ctx *x, expr *e, uint32_t count) {
     (void)x;
     vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
     uint8_t *o = out->data;
-    if (a->phys == b->phys && a->type.id != TYPE_DECIMAL) {
+    if ((a->dict_id || b->dict_id) && cmp_dict(e, a, b, count, o)) {
+        /* done through the dictionary */
+    } else if (a->phys == b->phys && a->type.id != TYPE_DECIMAL) {
         switch ((vec_phys)a->phys) {
         case PHYS_BOOL: CMP_LOOP(uint8_t, (u > v) - (u < v)); break;
         case PHYS_I16: CMP_LOOP(int16_t, (u > v) - (u < v)); break;

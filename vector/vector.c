@@ -224,6 +224,7 @@ void vec_free(vector *v) {
 
 void vec_reset(vector *v) {
     v->kind = VEC_FLAT;
+    v->dict_id = 0;
     v->data = v->own_data;
     v->sel = identity_sel;
     v->validity = NULL;
@@ -269,6 +270,7 @@ void vec_make_constant(vector *v) {
     assert(writable(v));
     v->kind = VEC_CONSTANT;
     v->sel = vec_zero_sel;
+    v->dict_id = 0;
 }
 
 void vec_reference(vector *dst, const vector *src) {
@@ -278,6 +280,8 @@ void vec_reference(vector *dst, const vector *src) {
     dst->data = src->data;
     dst->validity = src->validity;
     dst->sel = src->sel;
+    dst->dict_id = src->dict_id;
+    dst->dict_size = src->dict_size;
 }
 
 void vec_slice(vector *dst, const vector *src, const sel_t *sel, uint32_t count) {
@@ -298,6 +302,8 @@ void vec_slice(vector *dst, const vector *src, const sel_t *sel, uint32_t count)
     dst->data = src->data;
     dst->validity = src->validity;
     dst->sel = dst->own_sel;
+    dst->dict_id = src->dict_id; /* the same dictionary, other rows of it */
+    dst->dict_size = src->dict_size;
 }
 
 /* gather copies n values of width bytes: dst[i] = src[index(i)], where index(i) is
@@ -370,6 +376,7 @@ void vec_flatten(vector *v, uint32_t count) {
             gather_via_copy(own, v->sel, count, w);
     }
     v->kind = VEC_FLAT;
+    v->dict_id = 0;
     v->data = own;
     v->sel = identity_sel;
     v->validity = NULL;

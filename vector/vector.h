@@ -120,6 +120,12 @@ typedef struct vector {
     uint64_t *validity; /* NULL: every value is valid (the all-valid fast path); else bit i of word
                         ** i/64 is 1 when data[i] is valid */
     const sel_t *sel;   /* row -> index into data/validity (see the kinds above) */
+    /* A VEC_DICTIONARY whose data is a whole dictionary of dict_size values (a column segment's)
+    ** has a dict_id naming that dictionary, unique in the process: two vectors with the same
+    ** dict_id have the same values at the same indexes, so an operator may work on the indexes
+    ** (group by them). 0 for every other vector; slices keep it, anything else clears it. */
+    uint64_t dict_id;
+    uint32_t dict_size;
     /* Owned storage, allocated by vec_init, never reallocated. */
     void *own_data;
     uint64_t *own_validity;
