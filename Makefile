@@ -12,6 +12,8 @@
 #   bench/compare OLD.json NEW.json   the regression gate over two harness results
 #   make fuzz-run   build the libFuzzer target with clang and run it FUZZ_SECONDS (60) seconds
 #   make tpch-gen   the TPC-H data generator: the 8 .tbl files at SF (0.01) into OUT (datasets/tpch/data)
+#   make tpch       a TPC-H database at SF (0.1) loaded from the generator into DB (datasets/tpch/data/...)
+#   make tpch-run   the 22 TPC-H queries timed against that database (loaded first when missing)
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
 
@@ -256,3 +258,44 @@ $(B)/tests/datasets/%: tests/datasets/%.c $(TPCH_GEN_DEPS) $(B)/datasets/tpch-ge
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_LINK) -Itests -Idatasets/tpch -DTPCH_GEN_BIN='"$(abspath $(B)/datasets/tpch-gen)"' \
 	  -o $@ $< $(TPCH_GEN_SRC) $(TEST_LIBS) $(TPCH_LDFLAGS)
+
+# A TPC-H database made from the generator, and the 22 queries timed against it (datasets/README.md):
+# `make tpch SF=1` builds tpch-load and (re)loads DB, default datasets/tpch/data/tpch-sf$(SF).db at
+# SF 0.1; `make tpch-run SF=1` loads DB first when the file is missing (not when the loader or the
+# library changed: `make tpch` reloads) and runs tpch-run on it, TPCH_ARGS passing its options and
+# query numbers (TPCH_ARGS="-r 3 1 6"). Both programs use the public API and link libstrata.a.
+TPCH_SF := $(or $(SF),0.1)
+# DB is taken from the command line only, not from an environment variable of that name.
+ifneq ($(origin DB),command line)
+  DB := datasets/tpch/data/tpch-sf$(TPCH_SF).db
+endif
+TPCH_LOAD := $(B)/datasets/tpch-load -s $(TPCH_SF) -S datasets/tpch/schema.sql
+
+$(B)/datasets/tpch-load: datasets/tpch/tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_load.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
+
+$(B)/datasets/tpch-run: datasets/tpch/tpch_run.c include/strata.h $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_run.c $(B)/libstrata.a $(LDFLAGS_ALL)
+
+.PHONY: tpch tpch-run
+tpch: $(B)/datasets/tpch-load
+	@mkdir -p $(dir $(DB))
+	$(TPCH_LOAD) -d $(DB)
+
+$(DB): | $(B)/datasets/tpch-load
+	@mkdir -p $(dir $@)
+	$(TPCH_LOAD) -d $@
+
+tpch-run: $(B)/datasets/tpch-run $(DB)
+	$(B)/datasets/tpch-run -d $(DB) -q datasets/tpch/queries $(TPCH_ARGS)
+
+# The loader's and the runner's tests run both programs and read the database through libstrata.
+$(B)/tests/datasets/test_tpch_load: tests/datasets/test_tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstrata.a \
+  $(B)/datasets/tpch-load $(B)/datasets/tpch-run $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_LINK) -Itests -Idatasets/tpch -DTPCH_LOAD_BIN='"$(abspath $(B)/datasets/tpch-load)"' \
+	  -DTPCH_RUN_BIN='"$(abspath $(B)/datasets/tpch-run)"' -DTPCH_SCHEMA='"$(abspath datasets/tpch/schema.sql)"' \
+	  -DTPCH_QUERIES='"$(abspath datasets/tpch/queries)"' \
+	  -o $@ $< $(TPCH_GEN_SRC) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)

@@ -1,0 +1,314 @@
+/*
+** tpch_run.c -- the tpch-run program: runs the TPC-H queries against a database and times them.
+**
+**   tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [QUERY...]
+**
+** runs DIR/q01.sql … DIR/q22.sql (default datasets/tpch/queries), or the queries named (1, 6,
+** q06, q06.sql), against the database DB (default tpch-sf1.db, as tpch-load names SF 1's), which
+** must exist. Every statement of a query's file is prepared and stepped to its end, REPS times
+** (default 1). It prints a line per query: the rows returned, the time of the first run, the
+** median of the REPS runs when REPS > 1, and a checksum of the result (below). A query the engine
+** cannot run (an error from prepare or step) prints "not supported: " and the error, one that
+** runs longer than SECONDS (default 30; 0 for no limit) is stopped with strata_interrupt and
+** prints "timed out"; the run goes on with the next query. At the end it prints how many queries
+** ran and the total time. Exit status 0, 1 when the database cannot be opened, 2 on a usage
+** error.
+**
+** The checksum is a 64-bit FNV-1a over the result in order: each value's text (strata_column_text)
+** followed by the byte 0x1F, a NULL as the byte 0xFF (never in UTF-8 text) and 0x1F, and 0x1E
+** after each row. The same rows in the same order give the same checksum on any machine, so it
+** tells whether two engines, builds or loads answer a query alike.
+**
+** It uses the public API (include/strata.h) only.
+*/
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strata.h"
+
+#define QUERY_COUNT 22
+#define DEFAULT_DIR "datasets/tpch/queries"
+#define DEFAULT_TIMEOUT 30
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [QUERY...]\n"
+            "  -d DB       the database (default tpch-sf1.db); it must exist (see tpch-load)\n"
+            "  -q DIR      the folder of q01.sql .. q22.sql (default " DEFAULT_DIR ")\n"
+            "  -r REPS     runs of each query: the first run's time and the median of all (default 1)\n"
+            "  -t SECONDS  stop a run that takes longer (default %d, 0: no limit)\n"
+            "  QUERY       the queries to run, by number (1 .. 22, q6, q06, q06.sql); default all\n",
+            DEFAULT_TIMEOUT);
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* read_file returns the whole file as a NUL-terminated string the caller frees, or NULL with
+** errno set. */
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    long n;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) != NULL) {
+        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
+            text[n] = '\0';
+        } else {
+            free(text);
+            text = NULL;
+            errno = EIO;
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+/* query_number parses a query's name (6, 06, q6, Q06, q06.sql); returns 1 .. 22, or 0. */
+static int query_number(const char *name) {
+    const char *p = name;
+    if (*p == 'q' || *p == 'Q') p++;
+    if (*p < '0' || *p > '9') return 0;
+    char *end;
+    long n = strtol(p, &end, 10);
+    if (*end != '\0' && strcmp(end, ".sql") != 0) return 0;
+    return n >= 1 && n <= QUERY_COUNT ? (int)n : 0;
+}
+
+/* ---- the timeout ------------------------------------------------------------------------ */
+
+/* SIGALRM stops the running statement: strata_interrupt may be called from a signal handler. A
+** late alarm, after the statement finished, is harmless: the next statement clears the flag. */
+static strata_db *volatile alarm_db;
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig) {
+    (void)sig;
+    timed_out = 1;
+    strata_interrupt(alarm_db);
+}
+
+/* ---- one run of a query ----------------------------------------------------------------- */
+
+#define FNV_START 0xCBF29CE484222325ull
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001B3ull;
+    return h;
+}
+
+typedef struct run_result {
+    int rc;            /* STRATA_OK, or the error of prepare or step */
+    int64_t rows;      /* result rows of every statement of the file */
+    uint64_t checksum; /* see the file's comment */
+    double ms;
+    char error[512]; /* the first line of the error message */
+    int timed_out;   /* set by timed_run: the run was stopped at its time limit */
+} run_result;
+
+/* run_query prepares and steps every statement of sql to its end, hashing the rows; fills *r. */
+static void run_query(strata_db *db, const char *sql, run_result *r) {
+    static const unsigned char value_end = 0x1F, row_end = 0x1E, null_mark = 0xFF;
+    r->rc = STRATA_OK;
+    r->rows = 0;
+    r->checksum = FNV_START;
+    r->error[0] = '\0';
+    double start = now_seconds();
+    strata_stmt *st = NULL;
+    while (*sql) {
+        int rc = strata_prepare(db, sql, &st, &sql);
+        if (rc != STRATA_OK) {
+            r->rc = rc;
+            break;
+        }
+        if (!st) break; /* only white space and comments were left */
+        int ncol = strata_column_count(st);
+        while ((rc = strata_step(st)) == STRATA_ROW) {
+            for (int i = 0; i < ncol; i++) {
+                const char *text = strata_column_text(st, i);
+                if (text)
+                    r->checksum = fnv1a(r->checksum, text, strlen(text));
+                else
+                    r->checksum = fnv1a(r->checksum, &null_mark, 1);
+                r->checksum = fnv1a(r->checksum, &value_end, 1);
+            }
+            r->checksum = fnv1a(r->checksum, &row_end, 1);
+            r->rows++;
+        }
+        strata_finalize(st);
+        st = NULL;
+        if (rc != STRATA_DONE) {
+            r->rc = rc;
+            break;
+        }
+    }
+    r->ms = (now_seconds() - start) * 1e3;
+    if (r->rc != STRATA_OK) {
+        const char *msg = strata_errmsg(db);
+        size_t n = strcspn(msg, "\n");
+        if (n >= sizeof r->error) n = sizeof r->error - 1;
+        memcpy(r->error, msg, n);
+        r->error[n] = '\0';
+    }
+}
+
+/* timed_run is run_query stopped after timeout seconds (0: never); r->timed_out says whether it
+** was. */
+static void timed_run(strata_db *db, const char *sql, long timeout, run_result *r) {
+    timed_out = 0;
+    if (timeout > 0) alarm((unsigned)timeout);
+    run_query(db, sql, r);
+    alarm(0);
+    r->timed_out = r->rc == STRATA_INTERRUPT && timed_out;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv) {
+    const char *db_path = "tpch-sf1.db", *dir = DEFAULT_DIR;
+    long reps = 1, timeout = DEFAULT_TIMEOUT;
+    int selected[QUERY_COUNT + 1] = {0}, any = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int takes_value =
+            strcmp(a, "-d") == 0 || strcmp(a, "-q") == 0 || strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0;
+        if (takes_value && i + 1 >= argc) {
+            fprintf(stderr, "tpch-run: %s needs a value\n", a);
+            usage(stderr);
+            return 2;
+        }
+        if (strcmp(a, "-d") == 0) {
+            db_path = argv[++i];
+        } else if (strcmp(a, "-q") == 0) {
+            dir = argv[++i];
+        } else if (strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            long min = a[1] == 'r' ? 1 : 0;
+            if (*end != '\0' || end == argv[i] || v < min || v > 1000000) {
+                fprintf(stderr, "tpch-run: %s '%s' is not a number >= %ld\n", a, argv[i], min);
+                return 2;
+            }
+            if (a[1] == 'r')
+                reps = v;
+            else
+                timeout = v;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (query_number(a) != 0) {
+            selected[query_number(a)] = 1;
+            any = 1;
+        } else {
+            fprintf(stderr, "tpch-run: '%s' is neither an option nor a query (1 .. %d)\n", a, QUERY_COUNT);
+            usage(stderr);
+            return 2;
+        }
+    }
+
+    /* strata_open would create a missing file: an empty database is not what was meant. */
+    struct stat sb;
+    if (stat(db_path, &sb) != 0) {
+        fprintf(stderr, "tpch-run: cannot open %s: %s (make one with tpch-load)\n", db_path, strerror(errno));
+        return 1;
+    }
+    strata_db *db = NULL;
+    int rc = strata_open(db_path, &db);
+    if (rc != STRATA_OK) {
+        fprintf(stderr, "tpch-run: cannot open %s (%s): %s\n", db_path, strata_errstr(rc),
+                db ? strata_errmsg(db) : "out of memory");
+        strata_close(db);
+        return 1;
+    }
+    alarm_db = db;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+
+    double *times = malloc((size_t)reps * sizeof *times);
+    if (!times) {
+        fprintf(stderr, "tpch-run: out of memory\n");
+        strata_close(db);
+        return 1;
+    }
+    printf("%s, %ld run%s per query\n", db_path, reps, reps > 1 ? "s" : "");
+    printf("%-5s %8s %11s", "query", "rows", "first ms");
+    if (reps > 1) printf(" %11s", "median ms");
+    printf("  checksum\n");
+    fflush(stdout);
+    int ran = 0, failed = 0, stopped = 0, unreadable = 0;
+    double total_ms = 0;
+    for (int q = 1; q <= QUERY_COUNT; q++) {
+        if (any && !selected[q]) continue;
+        char path[4200], name[16];
+        snprintf(path, sizeof path, "%s/q%02d.sql", dir, q);
+        snprintf(name, sizeof name, "q%02d", q);
+        char *sql = read_file(path);
+        if (!sql) {
+            printf("%-5s cannot read %s: %s\n", name, path, strerror(errno));
+            unreadable++;
+            continue;
+        }
+        /* r is the last run: the first, or the first that failed, or the last of REPS */
+        run_result first, r;
+        timed_run(db, sql, timeout, &first);
+        total_ms += first.ms;
+        r = first;
+        long done = 0;
+        if (first.rc == STRATA_OK) times[done++] = first.ms;
+        while (r.rc == STRATA_OK && done < reps) {
+            timed_run(db, sql, timeout, &r);
+            total_ms += r.ms;
+            if (r.rc != STRATA_OK) break;
+            if (r.checksum != first.checksum || r.rows != first.rows)
+                fprintf(stderr, "tpch-run: %s: run %ld returned another result than the first\n", name,
+                        done + 1);
+            times[done++] = r.ms;
+        }
+        free(sql);
+        if (r.timed_out) {
+            printf("%-5s %8s %11.1f  timed out: stopped after %ld s (-t)\n", name, "-", r.ms, timeout);
+            stopped++;
+        } else if (r.rc != STRATA_OK) {
+            printf("%-5s %8s %11s  not supported: %s\n", name, "-", "-", r.error);
+            failed++;
+        } else {
+            printf("%-5s %8lld %11.1f", name, (long long)first.rows, first.ms);
+            if (reps > 1) {
+                qsort(times, (size_t)done, sizeof *times, compare_doubles);
+                double median = done % 2 ? times[done / 2] : (times[done / 2 - 1] + times[done / 2]) / 2;
+                printf(" %11.1f", median);
+            }
+            printf("  %016llx\n", (unsigned long long)first.checksum);
+            ran++;
+        }
+        fflush(stdout);
+    }
+    printf("%d quer%s ran", ran, ran == 1 ? "y" : "ies");
+    if (failed) printf(", %d not supported", failed);
+    if (stopped) printf(", %d timed out", stopped);
+    if (unreadable) printf(", %d not found", unreadable);
+    printf("; total time %.3f s\n", total_ms / 1e3);
+    free(times);
+    strata_close(db);
+    return 0;
+}
