@@ -19,7 +19,7 @@ CC ?= cc
 SANITIZE ?= 0
 PORTABLE ?= 0
 
-DEB_PACKAGES := libsimde-dev libzstd-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
+DEB_PACKAGES := libsimde-dev libzstd-dev zlib1g-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
 # clang and its libFuzzer runtime build the fuzz target (make fuzz)
 DEB_PACKAGES += clang libclang-rt-dev
 
@@ -48,7 +48,7 @@ BUILD ?= build
 B := $(BUILD)/$(VARIANT)
 WERROR ?= -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
-LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialized) -pthread -lzstd -lroaring -lm
+LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialized) -pthread -lzstd -lz -lroaring -lm
 TEST_LINK := $(CFLAGS_ALL) -fno-lto
 
 LIB_DIRS := core vector rowstore colstore planner

@@ -180,8 +180,21 @@ int strata_column_bytes(strata_stmt *s, int i);
 ** from another thread or a signal handler. */
 void strata_interrupt(strata_db *db);
 
-/* strata_changes: rows inserted, updated or deleted by the last INSERT/UPDATE/DELETE. */
+/* strata_changes: rows inserted, updated or deleted by the last INSERT/UPDATE/DELETE, rows loaded
+** by the last COPY ... FROM or written by the last COPY ... TO. */
 int64_t strata_changes(strata_db *db);
+
+/* strata_rejects: records the last statement run on db sent to a REJECTS file instead of loading
+** them (COPY t FROM 'f' (REJECTS 'bad.csv')); 0 after any other statement. */
+int64_t strata_rejects(strata_db *db);
+
+/* A progress handler is called about every 100 ms while a statement runs, from the thread that
+** steps it: done of total units so far ("bytes" of the file a COPY reads; "rows" read by the
+** table scans, total 0 as it is not known beforehand). Returning non-zero stops the statement as
+** strata_interrupt does. strata_progress_handler installs fn (NULL removes it); `PRAGMA
+** progress_bar = off` stops the calls until `PRAGMA progress_bar = on`. */
+typedef int (*strata_progress_fn)(void *arg, uint64_t done, uint64_t total, const char *unit);
+void strata_progress_handler(strata_db *db, strata_progress_fn fn, void *arg);
 
 /* ---- chunk-at-a-time results ------------------------------------------------------------ */
 

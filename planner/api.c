@@ -35,6 +35,10 @@ struct strata_db {
     bool txn_aborted; /* an error happened inside it */
     strata_err err;   /* the last error */
     int64_t changes;
+    int64_t rejects;    /* records the last statement (a COPY ... FROM with REJECTS) sent away */
+    strata_progress_fn progress; /* strata_progress_handler */
+    void *progress_arg;
+    bool progress_off;  /* PRAGMA progress_bar = off */
     strata_stmt *stmts; /* open statements */
     strata_appender *apps; /* open appenders */
     volatile int interrupted; /* strata_interrupt: running statements stop */
@@ -119,6 +123,13 @@ const char *strata_errmsg(strata_db *db) {
     return db->err.code ? db->err.msg : "not an error";
 }
 int64_t strata_changes(strata_db *db) { return db ? db->changes : 0; }
+int64_t strata_rejects(strata_db *db) { return db ? db->rejects : 0; }
+
+void strata_progress_handler(strata_db *db, strata_progress_fn fn, void *arg) {
+    if (!db) return;
+    db->progress = fn;
+    db->progress_arg = arg;
+}
 
 /* ---- open and close ----------------------------------------------------------------------- */
 
@@ -203,6 +214,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     switch (target->kind) {
     case ST_SELECT: rc = bind_query(&b, target->select, &s->plan); break;
     case ST_INSERT: rc = bind_insert(&b, target, &s->plan); break;
+    case ST_COPY: rc = bind_copy(&b, target, &s->plan); break;
     case ST_UPDATE: rc = bind_update(&b, target, &s->plan); break;
     case ST_DELETE: rc = bind_delete(&b, target, &s->plan); break;
     default: break;
@@ -749,7 +761,7 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
                                   [PLAN_SORT] = "ORDER_BY", [PLAN_LIMIT] = "LIMIT", [PLAN_DISTINCT] = "DISTINCT",
                                   [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
                                   [PLAN_DELETE] = "DELETE", [PLAN_CTE_SCAN] = "CTE_SCAN", [PLAN_RECURSIVE] = "RECURSIVE_CTE",
-                                  [PLAN_EMPTY] = "EMPTY"};
+                                  [PLAN_EMPTY] = "EMPTY", [PLAN_FILE_SCAN] = "READ_CSV", [PLAN_COPY_TO] = "COPY_TO"};
     static const char *jk[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"};
     char line[512];
     int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
@@ -808,7 +820,8 @@ static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
     s->budget = (vec_budget){.used = 0, .limit = s->db->query_limit};
     return (exec_ctx){.txn = t, .cat = &s->db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
                       .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &s->db->interrupted,
-                      .pipelines = s->pipelines, .run = ++s->runs, .budget = &s->budget};
+                      .pipelines = s->pipelines, .run = ++s->runs, .budget = &s->budget,
+                      .progress = s->db->progress_off ? NULL : s->db->progress, .progress_arg = s->db->progress_arg};
 }
 
 static void reset_stats(plan_op *p) {
@@ -895,6 +908,27 @@ static int integrity_lines(strata_stmt *s) {
 
 static const char *integrity_names[] = {"integrity_check"};
 static const char *memory_limit_names[] = {"memory_limit"};
+static const char *progress_bar_names[] = {"progress_bar"};
+
+/* progress_bar carries out PRAGMA progress_bar [= on|off]: whether strata_progress_handler's
+** handler is called (the shell draws its progress bar from it). */
+static int progress_bar(strata_stmt *s) {
+    strata_db *db = s->db;
+    const sql_expr *v = s->ast->set.value;
+    if (!v) {
+        explain_add(s, db->progress_off ? "off" : "on");
+        s->ncols_fixed = 1;
+        s->names_fixed = progress_bar_names;
+        s->running = true;
+        return STRATA_OK;
+    }
+    const char *w = v->kind == EX_COL ? v->col.column : v->kind == EX_STR ? v->text.ptr : NULL;
+    if (v->kind == EX_BOOL) db->progress_off = !v->boolean;
+    else if (w && (!strcasecmp(w, "on") || !strcasecmp(w, "true"))) db->progress_off = false;
+    else if (w && (!strcasecmp(w, "off") || !strcasecmp(w, "false"))) db->progress_off = true;
+    else return db_errorf(db, STRATA_ERROR, "PRAGMA progress_bar takes on or off");
+    return STRATA_DONE;
+}
 
 /* ---- settings ------------------------------------------------------------------------------ */
 
@@ -1003,7 +1037,8 @@ static int start(strata_stmt *s) {
     case ST_SELECT:
     case ST_INSERT:
     case ST_UPDATE:
-    case ST_DELETE: break;
+    case ST_DELETE:
+    case ST_COPY: break;
     case ST_SET: return (rc = run_setting(s)) ? rc : STRATA_DONE;
     case ST_PRAGMA:
         if (!strcasecmp(s->ast->set.name, "memory_limit")) {
@@ -1023,6 +1058,7 @@ static int start(strata_stmt *s) {
             s->running = true;
             return STRATA_OK;
         }
+        if (!strcasecmp(s->ast->set.name, "progress_bar")) return progress_bar(s);
         return db_errorf(db, STRATA_ERROR, "unrecognized PRAGMA \"%s\"", s->ast->set.name);
     default: return db_errorf(db, STRATA_ERROR, "statement not supported yet");
     }
@@ -1046,7 +1082,8 @@ static int start(strata_stmt *s) {
 
 static int finish_ok(strata_stmt *s) {
     strata_db *db = s->db;
-    if (s->plan && plan_writes(s->plan)) db->changes = s->x.changes;
+    if (s->plan && (plan_writes(s->plan) || s->plan->kind == PLAN_COPY_TO)) db->changes = s->x.changes;
+    db->rejects = s->x.rejects;
     stmt_release_run(s);
     s->running = false;
     s->done = true;
@@ -1078,6 +1115,7 @@ static int advance(strata_stmt *s) {
 /* run_start starts a run of s: STRATA_OK when rows may follow, STRATA_DONE when the statement
 ** finished at once (DDL, transaction control), or an error (the statement left no trace). */
 static int run_start(strata_stmt *s) {
+    s->db->rejects = 0;
     int rc = start(s);
     if (rc != STRATA_OK) s->done = true;
     return rc;

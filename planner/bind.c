@@ -13,6 +13,8 @@
 */
 #include "bind.h"
 
+#include "copy.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2168,6 +2170,39 @@ static int bind_on_conflict(bind_ctx *b, table_def *td, const sql_stmt *st, plan
     return STRATA_OK;
 }
 
+/* map_columns sets from[i] (all -1 on entry) to the position in cols of table column i. */
+static int map_columns(bind_ctx *b, table_def *td, const sql_list *cols, size_t off, int32_t *from) {
+    for (int k = 0; k < cols->n; k++) {
+        const char *cn = cols->items[k];
+        int ci = -1;
+        for (uint32_t i = 0; i < td->ncols; i++)
+            if (!strcmp(td->cols[i].name, cn)) ci = (int)i;
+        if (ci < 0) return bind_error(b, off, "column \"%s\" of relation \"%s\" does not exist", cn, td->name);
+        if (from[ci] >= 0) return bind_error(b, off, "column \"%s\" specified more than once", cn);
+        from[ci] = k;
+    }
+    return STRATA_OK;
+}
+
+/* table_row projects *src to the table's columns: column i is source column from[i] cast to its
+** type, or its default where from[i] < 0. */
+static int table_row(bind_ctx *b, table_def *td, const int32_t *from, size_t off, plan_op **src) {
+    uint32_t n = td->ncols;
+    expr **ex = alloc0(b, n * sizeof *ex);
+    if (!ex) return nomem(b);
+    int rc;
+    for (uint32_t i = 0; i < n; i++) {
+        if (from[i] >= 0) {
+            expr *cref = mk_col(b, (uint32_t)from[i], (*src)->types[from[i]], off);
+            if (!cref) return nomem(b);
+            if ((rc = bind_cast(b, cref, td->cols[i].type, false, &ex[i]))) return rc;
+        } else if ((rc = column_default(b, td, i, off, &ex[i]))) {
+            return rc;
+        }
+    }
+    return project(b, *src, ex, NULL, n, src);
+}
+
 int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     int rc = STRATA_OK;
     table_def *td = dml_table(b, st->insert.table, st->off, &rc);
@@ -2187,15 +2222,7 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
             for (uint32_t i = have; i < n; i++) from[i] = -1;
         }
     }
-    for (int k = 0; k < st->insert.columns.n; k++) {
-        const char *cn = st->insert.columns.items[k];
-        int ci = -1;
-        for (uint32_t i = 0; i < n; i++)
-            if (!strcmp(td->cols[i].name, cn)) ci = (int)i;
-        if (ci < 0) return bind_error(b, st->off, "column \"%s\" of relation \"%s\" does not exist", cn, td->name);
-        if (from[ci] >= 0) return bind_error(b, st->off, "column \"%s\" specified more than once", cn);
-        from[ci] = k;
-    }
+    if ((rc = map_columns(b, td, &st->insert.columns, st->off, from))) return rc;
     plan_op *src;
     if (!st->insert.source) {
         src = new_op(b, PLAN_EMPTY, 0);
@@ -2239,18 +2266,7 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
         }
         if (src->ncols != nsrc)
             return bind_error(b, st->off, "INSERT has %s expressions than target columns", src->ncols > nsrc ? "more" : "fewer");
-        expr **ex = alloc0(b, n * sizeof *ex);
-        if (!ex) return nomem(b);
-        for (uint32_t i = 0; i < n; i++) {
-            if (from[i] >= 0) {
-                expr *cref = mk_col(b, (uint32_t)from[i], src->types[from[i]], st->off);
-                if (!cref) return nomem(b);
-                if ((rc = bind_cast(b, cref, td->cols[i].type, false, &ex[i]))) return rc;
-            } else if ((rc = column_default(b, td, i, st->off, &ex[i]))) {
-                return rc;
-            }
-        }
-        if ((rc = project(b, src, ex, NULL, n, &src))) return rc;
+        if ((rc = table_row(b, td, from, st->off, &src))) return rc;
     }
     if (!st->insert.source) {
         expr **ex = alloc0(b, n * sizeof *ex);
@@ -2265,6 +2281,60 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     p->dml.table = td;
     if (st->insert.on_conflict && (rc = bind_on_conflict(b, td, st, p))) return rc;
     if ((rc = bind_returning(b, td, &st->insert.returning, p))) return rc;
+    *out = p;
+    return STRATA_OK;
+}
+
+/* bind_copy: COPY t [(cols)] FROM 'file' is an INSERT over a PLAN_FILE_SCAN of the listed columns
+** (all, in table order, without a list), each read in its column's type; the others get their
+** defaults. COPY t [(cols)] TO and COPY (query) TO are the rows of a scan or the query under a
+** PLAN_COPY_TO. */
+int bind_copy(bind_ctx *b, const sql_stmt *st, plan_op **out) {
+    copy_spec *spec = alloc0(b, sizeof *spec);
+    if (!spec) return nomem(b);
+    int rc = copy_spec_make(st->copy.file, st->copy.to, &st->copy.options, spec, b->err);
+    if (rc) return rc;
+    plan_op *src = NULL;
+    if (st->copy.query) {
+        if ((rc = bind_query(b, st->copy.query, &src))) return rc;
+    } else {
+        if (st->copy.to && catalog_view(b->cat, st->copy.table))
+            return bind_error(b, st->off, "cannot copy from view \"%s\": copy (SELECT * FROM %s) instead",
+                              st->copy.table, st->copy.table);
+        table_def *td = dml_table(b, st->copy.table, st->off, &rc);
+        if (!td) return rc;
+        uint32_t n = td->ncols, nsrc = st->copy.columns.n ? (uint32_t)st->copy.columns.n : n;
+        int32_t *from = alloc0(b, n * sizeof *from);
+        if (!from) return nomem(b);
+        for (uint32_t i = 0; i < n; i++) from[i] = st->copy.columns.n ? -1 : (int32_t)i;
+        if ((rc = map_columns(b, td, &st->copy.columns, st->off, from))) return rc;
+        if (st->copy.to) {
+            if ((rc = scan_table(b, td, td->name, false, &src, NULL))) return rc;
+            expr **ex = alloc0(b, nsrc * sizeof *ex);
+            const char **names = alloc0(b, nsrc * sizeof *names);
+            if (!ex || !names) return nomem(b);
+            for (uint32_t i = 0; i < n; i++)
+                if (from[i] >= 0 && !(ex[from[i]] = mk_col(b, i, td->cols[i].type, st->off))) return nomem(b);
+            for (uint32_t k = 0; k < nsrc; k++) names[k] = st->copy.columns.n ? st->copy.columns.items[k] : td->cols[k].name;
+            if ((rc = project(b, src, ex, names, nsrc, &src))) return rc;
+        } else {
+            if (!(src = new_op(b, PLAN_FILE_SCAN, nsrc))) return nomem(b);
+            src->copy.spec = spec;
+            for (uint32_t i = 0; i < n; i++)
+                if (from[i] >= 0) src->types[from[i]] = td->cols[i].type, src->names[from[i]] = td->cols[i].name;
+            if (st->copy.columns.n && (rc = table_row(b, td, from, st->off, &src))) return rc;
+            plan_op *p = new_op(b, PLAN_INSERT, 0);
+            if (!p) return nomem(b);
+            p->child[0] = src;
+            p->dml.table = td;
+            *out = p;
+            return STRATA_OK;
+        }
+    }
+    plan_op *p = new_op(b, PLAN_COPY_TO, 0);
+    if (!p) return nomem(b);
+    p->child[0] = src;
+    p->copy.spec = spec;
     *out = p;
     return STRATA_OK;
 }
@@ -2474,6 +2544,7 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
     case PLAN_SERIES:
     case PLAN_STORAGE_INFO:
     case PLAN_EMPTY:
+    case PLAN_FILE_SCAN:
     case PLAN_CTE_SCAN: return STRATA_OK;
     default: /* DISTINCT, set operations, DML, recursion: every input column counts */
         if (p->kind == PLAN_INSERT || p->kind == PLAN_UPDATE || p->kind == PLAN_DELETE) {

@@ -32,6 +32,8 @@ typedef struct bind_ctx {
 int bind_query(bind_ctx *b, const sql_select *q, plan_op **out);
 /* bind_insert / bind_update / bind_delete bind DML into a plan whose root is the DML operator. */
 int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out);
+/* bind_copy binds COPY ... FROM (an INSERT plan) or COPY ... TO (a PLAN_COPY_TO root). */
+int bind_copy(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out);
 /* bind_feed makes the INSERT plan of `INSERT INTO t VALUES (...)` (every column, no RETURNING)

@@ -911,6 +911,12 @@ int csv_reader_set_columns(csv_reader *r, const sql_type *types, const char *con
     return set_columns(r, types, names, ncols, err);
 }
 
+int csv_reader_set_trailing(csv_reader *r, bool on, strata_err *err) {
+    if (r->next_called) return err_set(err, STRATA_MISUSE, "csv_reader_set_trailing after csv_reader_next");
+    r->o.trailing = on;
+    return STRATA_OK;
+}
+
 /* ---- fields to values ---- */
 
 static inline void set_valid(vector *v, uint32_t row) {

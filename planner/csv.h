@@ -132,6 +132,11 @@ int csv_reader_header(csv_reader *r, const char *const **fields, uint32_t *count
 int csv_reader_set_columns(csv_reader *r, const sql_type *types, const char *const *names, uint32_t ncols,
                            strata_err *err);
 
+/* csv_reader_set_trailing turns the trailing delimiter rule (csv_options) on or off before the
+** first call of csv_reader_next (STRATA_MISUSE after it): a caller that looked at the first
+** record with csv_reader_header decides from its fields. */
+int csv_reader_set_trailing(csv_reader *r, bool on, strata_err *err);
+
 /* csv_reader_next fills out with the next records, up to VECTOR_SIZE rows: out must have been
 ** made with chunk_init over the reader's column types; it is reset first. out->count == 0 means
 ** the end of the input. The header record, when opt->header, is skipped (read first if

@@ -23,6 +23,7 @@
 
 #include "../colstore/rowgroup.h"
 #include "bind.h"
+#include "copy.h"
 #include "parser.h"
 
 static void op_close(plan_op *p, bool keep);
@@ -459,6 +460,7 @@ static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     scan_output(&s->raw, p->scan.need, p->scan.ncols, out);
     if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));
     out->count = n;
+    if (!x->progress_unit) x->progress_done += n; /* rows, unless a file's bytes are counted */
     return STRATA_OK;
 }
 
@@ -2416,7 +2418,8 @@ static bool is_breaker(const plan_op *p) {
     case PLAN_SETOP:
     case PLAN_INSERT:
     case PLAN_UPDATE:
-    case PLAN_DELETE: return true;
+    case PLAN_DELETE:
+    case PLAN_COPY_TO: return true;
     default: return false;
     }
 }
@@ -2462,6 +2465,8 @@ static int op_open(exec_ctx *x, plan_op *p) {
     case PLAN_UPDATE:
     case PLAN_DELETE: return dml_open(x, p);
     case PLAN_EMPTY: return small_state(x, p, sizeof(int));
+    case PLAN_FILE_SCAN: return copy_scan_open(x, p);
+    case PLAN_COPY_TO: return copy_to_open(x, p);
     default: return err_set(x->err, STRATA_ERROR, "operator %d is not supported yet", p->kind);
     }
 }
@@ -2500,6 +2505,8 @@ static void op_close(plan_op *p, bool keep) {
     case PLAN_NL_JOIN: join_close(p); break;
     case PLAN_INDEX_JOIN: ijoin_close(p); break;
     case PLAN_STORAGE_INFO: info_close(p); break;
+    case PLAN_FILE_SCAN: copy_scan_close(p); return;
+    case PLAN_COPY_TO: copy_to_close(p); return;
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: dml_close(p, keep); return;
@@ -2595,6 +2602,8 @@ static int source_next_op(exec_ctx *x, plan_op *p, data_chunk *out) {
     case PLAN_SORT: return sort_next(x, p, out);
     case PLAN_RECURSIVE: return rec_next(x, p, out);
     case PLAN_CTE_SCAN: return cte_scan_next(x, p, out);
+    case PLAN_FILE_SCAN: return copy_scan_next(x, p, out);
+    case PLAN_COPY_TO: out->count = 0; return STRATA_OK;
     case PLAN_DISTINCT:
     case PLAN_SETOP: return setop_next(x, p, out);
     case PLAN_INSERT:
@@ -2622,6 +2631,7 @@ static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
     case PLAN_SETOP: return setop_sink(x, p, in, side);
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: return join_sink(x, p, in);
+    case PLAN_COPY_TO: return copy_to_sink(x, p, in);
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE: {
@@ -2650,6 +2660,7 @@ static int sink_finalize(exec_ctx *x, plan_op *p) {
     }
     case PLAN_AGG: return agg_finalize(x, p);
     case PLAN_SORT: return sort_finalize(x, p);
+    case PLAN_COPY_TO: return copy_to_finish(x, p);
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN: return join_finalize(x, p);
     default: return STRATA_OK;
@@ -2784,6 +2795,18 @@ static int run_from(exec_ctx *x, pipeline *pl, int start, data_chunk **result) {
     return STRATA_OK;
 }
 
+#define PROGRESS_NS 100000000u /* 100 ms between calls of a progress handler */
+
+/* progress_tick calls the progress handler when it is due. */
+static int progress_tick(exec_ctx *x) {
+    uint64_t now = clock_ns();
+    if (now < x->progress_due) return STRATA_OK;
+    x->progress_due = now + PROGRESS_NS;
+    if (x->progress(x->progress_arg, x->progress_done, x->progress_total, x->progress_unit ? x->progress_unit : "rows"))
+        return err_set(x->err, STRATA_INTERRUPT, "interrupted");
+    return STRATA_OK;
+}
+
 /* pipe_step produces the next chunk at the end of pl's operator chain (*result NULL or empty
 ** while more may come; pl->finished when nothing more will). Operators that have more output
 ** for their current input go first (the deepest one), then new input from the source, and once
@@ -2793,6 +2816,7 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     int rc;
     *result = NULL;
     if (x->interrupt && *x->interrupt) return err_set(x->err, STRATA_INTERRUPT, "interrupted");
+    if (x->progress && (rc = progress_tick(x))) return rc;
     for (int i = pl->nops - 1; i >= 0; i--)
         if (pl->more[i]) return run_from(x, pl, i, result);
     if (!pl->source_done) {

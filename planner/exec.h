@@ -35,6 +35,14 @@ struct exec_ctx {
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
     vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
+    int64_t rejects;   /* records a COPY ... FROM sent to its REJECTS file */
+    /* progress of a long statement: the sources add what they read (a COPY's file in bytes, the
+    ** table scans in rows; total 0 when not known), and pipe_step calls progress() with it every
+    ** PROGRESS_NS or so; a non-zero return stops the statement as an interrupt. */
+    int (*progress)(void *arg, uint64_t done, uint64_t total, const char *unit);
+    void *progress_arg;
+    uint64_t progress_done, progress_total, progress_due;
+    const char *progress_unit;
 };
 
 /* ---- values in vectors (expr.c) ---------------------------------------------------------- */

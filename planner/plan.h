@@ -116,7 +116,9 @@ typedef enum plan_kind {
     PLAN_DELETE,    /* child rows = (rowid, old values...) */
     PLAN_CTE_SCAN,  /* rows of a materialized CTE or the working table of WITH RECURSIVE */
     PLAN_RECURSIVE, /* WITH RECURSIVE: child[0] anchor, child[1] step reading the working table */
-    PLAN_EMPTY      /* no rows (a false WHERE), or one row without columns (SELECT without FROM) */
+    PLAN_EMPTY,     /* no rows (a false WHERE), or one row without columns (SELECT without FROM) */
+    PLAN_FILE_SCAN, /* the records of a CSV file (COPY ... FROM): source */
+    PLAN_COPY_TO    /* child rows into a CSV file (COPY ... TO): sink; outputs nothing */
 } plan_kind;
 
 typedef enum agg_fn { AGG_COUNT_STAR, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX } agg_fn;
@@ -250,6 +252,9 @@ struct plan_op {
         struct {
             bool one_row;
         } empty;
+        struct {
+            struct copy_spec *spec; /* copy.h */
+        } copy; /* PLAN_FILE_SCAN, PLAN_COPY_TO */
     };
     /* run time (exec.c) */
     void *state;

@@ -1,0 +1,55 @@
+/*
+** copy.h -- COPY ... FROM and COPY ... TO: files in, files out, CSV in between (csv.h).
+**
+** COPY t [(cols)] FROM 'file' binds as an INSERT whose input is a PLAN_FILE_SCAN: the reader
+** parses each field straight into its table column's type, chunks of up to VECTOR_SIZE rows go
+** to the INSERT, so a large load takes the column store's bulk path, and a bad record fails the
+** statement (nothing of it is committed) unless REJECTS names a file for bad records. COPY t|
+** (query) TO 'file' binds as the query under a PLAN_COPY_TO sink, which writes a temporary file
+** beside the target and renames it over the target once whole.
+**
+** Files are read and written with plain POSIX calls (a user's file is not the database's VFS).
+** Compression: gzip (zlib) and zstd; on reading it is recognized by the file's first bytes, on
+** writing by the name's extension (.gz, .zst, .zstd), unless COMPRESSION says otherwise.
+*/
+#ifndef STRATA_COPY_H
+#define STRATA_COPY_H
+
+#include "csv.h"
+#include "exec.h"
+
+typedef enum copy_compression { COPY_AUTO, COPY_NONE, COPY_GZIP, COPY_ZSTD } copy_compression;
+
+/* What a COPY statement asked for, made by copy_spec_make from its options (the binder keeps it in
+** the plan's arena; its strings are the statement's). */
+typedef struct copy_spec {
+    const char *path;
+    bool to;
+    csv_options csv;      /* delimiter, quote, escape, header, null string, date formats */
+    int trailing;         /* FROM: -1 decide from the first record, 0 no, 1 yes */
+    copy_compression compression;
+    const char *rejects;  /* FROM: bad records go to this file (NULL: the first one fails the COPY) */
+} copy_spec;
+
+/* copy_spec_make reads the options of COPY (sql_option list) into *spec:
+**   FORMAT csv; DELIMITER|DELIM|SEP 'c'; HEADER [bool]; NULL 'text'; QUOTE 'c'; ESCAPE 'c';
+**   DATEFORMAT 'fmt'; TIMESTAMPFORMAT 'fmt'; COMPRESSION auto|none|gzip|zstd;
+**   TRAILING_DELIMITER [bool] (FROM); REJECTS 'file' (FROM).
+** A bool is TRUE/FALSE, ON/OFF, 1/0 or absent (true). STRATA_ERROR names an unknown option, a
+** repeated one, a value of the wrong kind, or an option of the other direction. */
+int copy_spec_make(const char *path, bool to, const sql_list *options, copy_spec *spec, strata_err *err);
+
+/* PLAN_FILE_SCAN: the rows of spec->path (p->copy.spec), in p's column types and names. */
+int copy_scan_open(exec_ctx *x, plan_op *p);
+int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out);
+void copy_scan_close(plan_op *p);
+
+/* PLAN_COPY_TO: writes the rows of its child to spec->path (a temporary name until
+** copy_to_finish renames it); x->changes counts the rows. copy_to_close without a finish (an
+** error) removes the temporary file: the target is as it was. */
+int copy_to_open(exec_ctx *x, plan_op *p);
+int copy_to_sink(exec_ctx *x, plan_op *p, data_chunk *in);
+int copy_to_finish(exec_ctx *x, plan_op *p);
+void copy_to_close(plan_op *p);
+
+#endif
