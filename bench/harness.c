@@ -815,9 +815,9 @@ static void ratio_cell(char *out, size_t n, const run_state *st, int m, int peer
         return;
     }
     int kind = metrics[m].d ? metrics[m].d->kind : K_MEMORY;
-    const char *v = a.n < 2 || b.n < 2
-                        ? "1 sample"
-                        : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, kind == K_SIZE);
+    int is_size = kind == K_SIZE || kind == K_MEMORY; /* "smaller"/"larger", not "faster" */
+    const char *v =
+        a.n < 2 || b.n < 2 ? "1 sample" : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, is_size);
     const char *mode = strncmp(all_engines[peer]->name, "sqlite-", 7) ? NULL : all_engines[peer]->title + 7;
     char target[96];
     target_note(target, sizeof target, m, peer_kind, a, b);

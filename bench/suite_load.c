@@ -590,8 +590,7 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
     const char *w = t2 ? "tpch_load_t2" : "tpch_load";
     if (!t2 && strcmp(phase, "tpch_load")) die("load: unknown phase %s", phase);
     if (t2 && !is_duckdb(e)) return not_applicable(w, "DuckDB only");
-    if (is_sqlite(e) && strcmp(e->name, "sqlite-wal"))
-        return not_applicable(w, "this suite runs SQLite in WAL mode only (sqlite-wal)");
+    if (is_sqlite(e) && strcmp(e->name, "sqlite-wal")) return not_applicable(w, "sqlite-wal only");
     if (!selected(w)) return;
     tpch_data d;
     workload_begin(w, 0);
