@@ -142,10 +142,15 @@ bench-rowstore: $(B)/bench/bench_rowstore
 # The benchmark harness (bench/README.md): strata against SQLite's modes and DuckDB. DuckDB is a
 # peer only, loaded at run time with dlopen from the npm package that `make bench-deps` installs
 # into bench/deps/ (ignored by git); without it the DuckDB column says "not installed".
-HARNESS_SRC := bench/harness.c $(wildcard bench/suite_*.c) bench/engines.c bench/engine_duckdb.c bench/bench_common.c
-$(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/harness.h include/strata.h $(B)/libstrata.a
+# The load suite (suite_load.c) links the TPC-H generator (row counts, the expected checksum) and
+# runs the tpch-gen program (TPCH_GEN_BIN) to write its .tbl files once.
+HARNESS_SRC := bench/harness.c $(wildcard bench/suite_*.c) bench/engines.c bench/engine_duckdb.c bench/bench_common.c \
+  datasets/tpch/tpch_gen.c
+$(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/harness.h include/strata.h \
+  datasets/tpch/tpch_gen.h $(B)/libstrata.a $(B)/datasets/tpch-gen
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_PUBLIC) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
+	$(CC) $(CFLAGS_PUBLIC) -Idatasets/tpch -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
+	  -DTPCH_GEN_BIN='"$(abspath $(B)/datasets/tpch-gen)"' \
 	  -o $@ $(HARNESS_SRC) $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)
 
 # The engine contract (bench/engine_check.c) for every engine, then the harness at a tiny size:
@@ -240,8 +245,8 @@ clean:
 # The TPC-H data generator (datasets/README.md), written from the specification: the program
 # tpch-gen and `make tpch-gen SF=0.1 OUT=dir`, which writes the 8 .tbl files (SF 0.01 into
 # datasets/tpch/data/ by default). It needs libc and pthreads only, not libstrata.
-TPCH_GEN_SRC := datasets/tpch/tpch_gen.c
 TPCH_LDFLAGS := $(filter-out -l%,$(LDFLAGS_ALL)) -lm
+TPCH_GEN_SRC := datasets/tpch/tpch_gen.c
 TPCH_GEN_DEPS := $(TPCH_GEN_SRC) datasets/tpch/tpch_gen.h include/strata.h Makefile
 $(B)/datasets/tpch-gen: datasets/tpch/tpch_dbgen.c $(TPCH_GEN_DEPS)
 	@mkdir -p $(dir $@)

@@ -44,8 +44,8 @@
 #define MAX_METRICS 512
 #define MAX_PHASES 64
 
-static const suite *const suites[] = {&suite_sql, &suite_joins,       &suite_index,   &suite_oltp,
-                                      &suite_kv,  &suite_concurrency, &suite_colstore};
+static const suite *const suites[] = {&suite_sql, &suite_joins,       &suite_index,    &suite_oltp,
+                                      &suite_kv,  &suite_concurrency, &suite_colstore, &suite_load};
 static const engine *const all_engines[] = {&engine_strata, &engine_sqlite_wal, &engine_sqlite_truncate,
                                             &engine_sqlite_off, &engine_duckdb};
 #define N_ENGINES COUNT(all_engines)
@@ -147,7 +147,7 @@ static void usage(void) {
     fprintf(
         stderr,
         "usage: harness [--quick | --tiny] [--reps N] [--engines E,...] [--workloads W,...]\n"
-        "               [--size ID=N ...] [--rows N] [--lookups N] [--commits N] [--sales N]\n"
+        "               [--size ID=N ...] [--rows N] [--lookups N] [--commits N] [--sales N] [--sf X]\n"
         "               [--timeout S] [--keep] [--no-save]\n"
         "  --quick        a small version of every workload\n"
         "  --tiny         checksums only (CI): tiny sizes, 1 repetition, nothing saved\n"
@@ -156,6 +156,7 @@ static void usage(void) {
         "                 duckdb (default all)\n"
         "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
         "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
+        "  --sf X         the load suite's TPC-H scale factor (--size load_sf_milli=X*1000)\n"
         "  --keep         keep the databases under bench/tmp/\n"
         "  --no-save      print the report only (no files under bench/results/)\n",
         DEFAULT_REPS);
@@ -236,6 +237,15 @@ static void parse_options(int argc, char **argv, options *o) {
             char id[64];
             snprintf(id, sizeof id, "%.*s", (int)(strchr(next, '=') - next), next);
             set_size(given, id, strchr(next, '=') + 1, a), i++;
+        } else if (!strcmp(a, "--sf") && next) {
+            char milli[32], *end;
+            double sf = strtod(next, &end);
+            if (*end || !(sf >= 0.001 && sf <= 1e9)) {
+                fprintf(stderr, "harness: --sf needs a scale factor of at least 0.001, not '%s'\n", next);
+                exit(2);
+            }
+            snprintf(milli, sizeof milli, "%.0f", sf * 1000);
+            set_size(given, "load_sf_milli", milli, a), i++;
         } else if (!strcmp(a, "--quick"))
             o->quick = 1;
         else if (!strcmp(a, "--tiny"))
@@ -772,22 +782,49 @@ static int best_sqlite(const run_state *st, int m) {
     return best;
 }
 
-/* ratio_cell: strata ÷ peer, the verdict, and which SQLite mode the peer is. */
-static void ratio_cell(char *out, size_t n, const run_state *st, int m, int peer) {
+/* target_note writes "; target ≥ F×: met|missed|unclear" for the target of metric m against
+** peer_kind ("sqlite" or "duckdb"), judged on the min-max ranges of strata (a) and the peer (b);
+** "" when the metric has no such target. */
+static void target_note(char *out, size_t n, int m, const char *peer_kind, summary a, summary b) {
+    out[0] = '\0';
+    int w = metrics[m].workload;
+    if (!metrics[m].d || w < 0) return;
+    const suite *su = wl_suite[w];
+    for (int i = 0; i < su->ntargets; i++) {
+        const target_def *t = &su->targets[i];
+        if (strcmp(t->metric, metrics[m].id) || strcmp(t->peer, peer_kind)) continue;
+        const char *how;
+        if (metrics[m].d->kind == K_RATE) /* more is better */
+            how = a.min > t->factor * b.max ? "met" : a.max < t->factor * b.min ? "missed" : "unclear";
+        else
+            how = a.max * t->factor < b.min ? "met" : a.min * t->factor > b.max ? "missed" : "unclear";
+        if (t->factor == 1)
+            snprintf(out, n, "; target faster: %s", how);
+        else
+            snprintf(out, n, "; target ≥ %g× faster: %s", t->factor, how);
+        return;
+    }
+}
+
+/* ratio_cell: strata ÷ peer, the verdict, which SQLite mode the peer is, and the row's target
+** against that peer (peer_kind "sqlite" or "duckdb"). */
+static void ratio_cell(char *out, size_t n, const run_state *st, int m, int peer, const char *peer_kind) {
     summary a = summarize(st, 0, m), b = peer >= 0 ? summarize(st, peer, m) : (summary){0};
     if (!a.n || !b.n || b.median == 0) {
         snprintf(out, n, "–");
         return;
     }
     int kind = metrics[m].d ? metrics[m].d->kind : K_MEMORY;
-    const char *v = a.n < 2 || b.n < 2
-                        ? "1 sample"
-                        : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, kind == K_SIZE);
+    int is_size = kind == K_SIZE || kind == K_MEMORY; /* "smaller"/"larger", not "faster" */
+    const char *v =
+        a.n < 2 || b.n < 2 ? "1 sample" : verdict(kind == K_RATE ? b : a, kind == K_RATE ? a : b, is_size);
     const char *mode = strncmp(all_engines[peer]->name, "sqlite-", 7) ? NULL : all_engines[peer]->title + 7;
+    char target[96];
+    target_note(target, sizeof target, m, peer_kind, a, b);
     if (mode)
-        snprintf(out, n, "%.2f %s (%s)", a.median / b.median, v, mode);
+        snprintf(out, n, "%.2f %s (%s)%s", a.median / b.median, v, mode, target);
     else
-        snprintf(out, n, "%.2f %s", a.median / b.median, v);
+        snprintf(out, n, "%.2f %s%s", a.median / b.median, v, target);
 }
 
 static void table_head(FILE *out, const char *first, const char *const *extra, int nextra) {
@@ -841,9 +878,9 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
                 fprintf(out, " | %s", c);
             }
             fprintf(out, " | %s", me->d->unit);
-            ratio_cell(c, sizeof c, st, m, best_sqlite(st, m));
+            ratio_cell(c, sizeof c, st, m, best_sqlite(st, m), "sqlite");
             fprintf(out, " | %s", c);
-            ratio_cell(c, sizeof c, st, m, engine_runs(st, DUCKDB) ? DUCKDB : -1);
+            ratio_cell(c, sizeof c, st, m, engine_runs(st, DUCKDB) ? DUCKDB : -1, "duckdb");
             fprintf(out, " | %s |\n", c);
         }
         fprintf(out, "\n");

@@ -62,6 +62,16 @@ typedef struct phase_def {
     const char *key;      /* the workload of `requires` whose failure skips this phase */
 } phase_def;
 
+/* A target the report checks against a peer: strata must beat the peer's figure `metric` by
+** `factor` (for a time: strata's × factor below the peer's; for a rate: above), judged on the
+** min-max ranges as the verdicts are: "met" when strata's worst repetition beats the peer's best,
+** "missed" when strata's best does not reach the peer's worst, "unclear" otherwise. */
+typedef struct target_def {
+    const char *metric;
+    const char *peer; /* "sqlite" (the row's faster crash-safe SQLite mode) or "duckdb" */
+    double factor;
+} target_def;
+
 typedef struct options options;
 
 typedef struct suite {
@@ -83,6 +93,9 @@ typedef struct suite {
     /* warmup: before the measured repetitions each engine runs the suite's phases once and the
     ** figures are discarded (seed 003 does so). */
     int warmup;
+    /* targets: printed beside the ratios of their metric's row (NULL: none). */
+    const target_def *targets;
+    int ntargets;
 } suite;
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -91,7 +104,8 @@ typedef struct suite {
     .sizes = sizes, .nsizes = COUNT(sizes), .workloads = workloads, .nworkloads = COUNT(workloads),          \
     .metrics = metrics, .nmetrics = COUNT(metrics), .phases = phases, .nphases = COUNT(phases)
 
-extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency, suite_colstore;
+extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency,
+    suite_colstore, suite_load;
 
 /* ---- options and sizes -------------------------------------------------------------------- */
 
