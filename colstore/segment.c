@@ -499,6 +499,12 @@ static uint32_t dict_add(analysis *a, const segment_builder *b, int fam, uint32_
     return code;
 }
 
+/* DICT_GIVE_UP: once this many rows went in, a dictionary holding more than half as many entries
+** as rows is given up: values that rarely repeat make a dictionary no smaller than the other
+** encodings, and hashing every row of a segment of distinct values (keys, comments) to find that
+** out at SEGMENT_DICT_MAX was most of the cost of encoding it. */
+#define DICT_GIVE_UP (2 * VECTOR_SIZE)
+
 /* build_dict assigns every row of the vectors that have a valid row its code. */
 static void build_dict(analysis *a, const segment_builder *b, int fam) {
     a->dict_ok = 0;
@@ -516,6 +522,8 @@ static void build_dict(analysis *a, const segment_builder *b, int fam) {
             if (c == UINT32_MAX) return;
             a->codes[s->start + i] = c;
         }
+        uint32_t seen = s->start + s->n;
+        if (seen >= DICT_GIVE_UP && a->dict_count > seen / 2) return;
     }
     a->dict_ok = 1;
 }

@@ -83,7 +83,8 @@ int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out) {
 /* write_rows is table_insert (insert != 0) and table_update: one B+tree descent per row, which
 ** refuses an existing rowid (insert) or a missing one (update) itself. */
 static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
-                      const int64_t *rowids, int insert) {
+                      const int64_t *rowids, int insert, uint32_t *done) {
+    if (done) *done = 0;
     strata_err *err = pager_txn_err(t);
     if (!pager_txn_is_write(t))
         return err_set(err, STRATA_READONLY, "table with root page %u: write in a read transaction",
@@ -130,6 +131,7 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
                          (long long)rowid);
         }
         if (rc) break;
+        if (done) *done = k + 1;
     }
     btree_buf_free(&heap);
     return rc;
@@ -137,12 +139,17 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
 
 int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                  const int64_t *rowids) {
-    return write_rows(t, td, chunk, sel, count, rowids, 1);
+    return write_rows(t, td, chunk, sel, count, rowids, 1, NULL);
+}
+
+int table_insert_counted(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                         const int64_t *rowids, uint32_t *done) {
+    return write_rows(t, td, chunk, sel, count, rowids, 1, done);
 }
 
 int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                  const int64_t *rowids) {
-    return write_rows(t, td, chunk, sel, count, rowids, 0);
+    return write_rows(t, td, chunk, sel, count, rowids, 0, NULL);
 }
 
 /* delete_rows is table_delete (groups != 0) and table_delete_rowstore. */

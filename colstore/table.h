@@ -75,6 +75,10 @@ int table_max_rowid(pager_txn *t, const table_desc *td, int64_t *out);
 ** has checked types, NOT NULL and the other constraints. */
 int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
                  const int64_t *rowids);
+/* table_insert_counted is table_insert that sets *done to the rows stored before an error: rows
+** 0..*done-1 went in and row *done is the one that failed. */
+int table_insert_counted(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
+                         const int64_t *rowids, uint32_t *done);
 /* table_update replaces the whole record of each rowid (which must exist: STRATA_NOTFOUND
 ** otherwise, recorded with a message naming the rowid) with row sel[k] of chunk. */
 int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,

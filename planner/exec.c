@@ -2124,27 +2124,17 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     bool bulk = false;
     if (!upsert) {
         if ((rc = fk_check(x, p, s, in)) || (rc = bulk_add(x, p, s, in, s->rowids, &bulk))) return rc;
-        rc = bulk ? STRATA_OK : table_insert(x->txn, &td->desc, in, NULL, n, s->rowids);
-        if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0) {
+        uint32_t done = 0;
+        rc = bulk ? STRATA_OK : table_insert_counted(x->txn, &td->desc, in, NULL, n, s->rowids, &done);
+        if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0 && done < n) {
+            /* rows before row done went in; its rowid is the one that is taken */
             err_clear(x->err);
-            for (uint32_t r = 0; r < n; r++) {
-                uint8_t found = 0;
-                uint32_t none = 0;
-                if (dml_old(x, p, s)) return STRATA_NOMEM;
-                table_get(x->txn, &td->desc, &none, 0, &s->rowids[r], 1, &s->old, &found);
-                bool dup_in_batch = false;
-                for (uint32_t q = 0; q < r; q++) dup_in_batch |= s->rowids[q] == s->rowids[r];
-                if (found || dup_in_batch) {
-                    char kt[32];
-                    snprintf(kt, sizeof kt, "%lld", (long long)s->rowids[r]);
-                    char nm[300];
-                    snprintf(nm, sizeof nm, "%s_pkey", td->name);
-                    return err_set(x->err, STRATA_CONSTRAINT,
-                                   "duplicate key value violates unique constraint \"%s\"\nDETAIL: Key (%s)=(%s) already exists.",
-                                   nm, td->cols[td->rowid_col].name, kt);
-                }
-            }
-            return err_set(x->err, STRATA_CONSTRAINT, "duplicate key value violates unique constraint \"%s_pkey\"", td->name);
+            char kt[32], nm[300];
+            snprintf(kt, sizeof kt, "%lld", (long long)s->rowids[done]);
+            snprintf(nm, sizeof nm, "%s_pkey", td->name);
+            return err_set(x->err, STRATA_CONSTRAINT,
+                           "duplicate key value violates unique constraint \"%s\"\nDETAIL: Key (%s)=(%s) already exists.", nm,
+                           td->cols[td->rowid_col].name, kt);
         }
         if (rc) return table_error(x, rc);
         if ((rc = index_update(x, p, s, in, s->rowids, true, NULL))) return rc;
