@@ -280,9 +280,9 @@ $(B)/datasets/tpch-load: datasets/tpch/tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstra
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_load.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
 
-$(B)/datasets/tpch-run: datasets/tpch/tpch_run.c include/strata.h $(B)/libstrata.a
+$(B)/datasets/tpch-run: datasets/tpch/tpch_run.c $(TPCH_GEN_DEPS) $(B)/libstrata.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_run.c $(B)/libstrata.a $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_run.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
 
 .PHONY: tpch tpch-run
 tpch: $(B)/datasets/tpch-load

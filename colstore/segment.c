@@ -355,6 +355,7 @@ typedef struct analysis {
     int constant;                    /* every valid value is equal */
     uint32_t const_row;              /* a valid row (when there is one) */
     /* the dictionary: distinct values in order of first appearance */
+    int dict_forced; /* asked for (segment_options): built whatever it costs */
     int dict_ok;
     uint32_t dict_count;
     uint32_t *rep; /* code -> the row it was first seen in */
@@ -523,7 +524,7 @@ static void build_dict(analysis *a, const segment_builder *b, int fam) {
             a->codes[s->start + i] = c;
         }
         uint32_t seen = s->start + s->n;
-        if (seen >= DICT_GIVE_UP && a->dict_count > seen / 2) return;
+        if (!a->dict_forced && seen >= DICT_GIVE_UP && a->dict_count > seen / 2) return;
     }
     a->dict_ok = 1;
 }
@@ -1008,6 +1009,7 @@ int segment_builder_finish(segment_builder *b, const segment_options *opt, btree
         free(tmp);
         return err_set(err, STRATA_NOMEM, "out of memory (segment analysis)");
     }
+    a->dict_forced = o.force_encoding == SEG_DICTIONARY;
     analyze(b, a);
     writer w = {.b = b,
                 .a = a,

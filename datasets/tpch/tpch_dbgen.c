@@ -112,9 +112,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (strcmp(a, "-s") == 0) {
-            char *end;
-            sf = strtod(argv[++i], &end);
-            if (*end != '\0' || end == argv[i] || !tpch_sf_valid(sf)) {
+            if (!tpch_sf_parse(argv[++i], &sf)) {
                 fprintf(stderr, "tpch-gen: scale factor '%s' is not a number in %.2f .. %.0f\n", argv[i],
                         TPCH_SF_MIN, TPCH_SF_MAX);
                 return 2;

@@ -20,6 +20,7 @@
 */
 #include "tpch_gen.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -492,6 +493,31 @@ typedef struct scale {
 } scale;
 
 int tpch_sf_valid(double sf) { return sf == sf && sf >= TPCH_SF_MIN - 1e-9 && sf <= TPCH_SF_MAX; }
+
+int tpch_sf_parse(const char *text, double *sf) {
+    char *end;
+    *sf = strtod(text, &end);
+    return *end == '\0' && end != text && tpch_sf_valid(*sf);
+}
+
+char *tpch_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    long n;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) != NULL) {
+        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
+            text[n] = '\0';
+        } else {
+            free(text);
+            text = NULL;
+            errno = EIO;
+        }
+    }
+    fclose(f);
+    return text;
+}
 
 static int scale_of(double sf, scale *s) {
     if (!tpch_sf_valid(sf)) return STRATA_MISUSE;

@@ -165,6 +165,14 @@ int tpch_table_columns(tpch_table table);
 ** TPCH_SF_MAX), 0 otherwise. */
 int tpch_sf_valid(double sf);
 
+/* tpch_sf_parse reads a scale factor written as a number into *sf: 1 when it is all a number and
+** tpch_sf_valid, else 0 (the programs' -s option). */
+int tpch_sf_parse(const char *text, double *sf);
+
+/* tpch_read_file returns the whole file at path as a NUL-terminated string the caller frees, or
+** NULL with errno set (the programs read schema.sql and the query files with it). */
+char *tpch_read_file(const char *path);
+
 /* tpch_table_rows returns the exact number of rows of the table at scale factor sf, or -1 when
 ** the table or sf is invalid. For LINEITEM (1 to 7 lines per order, drawn at random) it counts the
 ** lines order by order, which takes a few milliseconds per million orders. */

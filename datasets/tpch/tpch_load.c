@@ -50,27 +50,6 @@ static long long file_size(const char *path) {
     return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 
-/* read_file returns the whole file as a NUL-terminated string the caller frees, or NULL with
-** errno set. */
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = NULL;
-    long n;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) != NULL) {
-        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
-            text[n] = '\0';
-        } else {
-            free(text);
-            text = NULL;
-            errno = EIO;
-        }
-    }
-    fclose(f);
-    return text;
-}
-
 /* ---- one row into the appender ---------------------------------------------------------- */
 
 /* A row writer: the put_ calls append the values of one row in column order and do nothing once
@@ -283,7 +262,7 @@ static int remove_db(const char *path) {
 /* build builds the whole database at path (which must not exist) and closes it. Returns 0, or 1
 ** after printing the error. */
 static int build(const char *path, const char *schema_path, double sf) {
-    char *schema = read_file(schema_path);
+    char *schema = tpch_read_file(schema_path);
     if (!schema) {
         fprintf(stderr, "tpch-load: cannot read the schema %s: %s (see -S)\n", schema_path, strerror(errno));
         return 1;
@@ -350,9 +329,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (strcmp(a, "-s") == 0) {
-            char *end;
-            sf = strtod(argv[++i], &end);
-            if (*end != '\0' || end == argv[i] || !tpch_sf_valid(sf)) {
+            if (!tpch_sf_parse(argv[++i], &sf)) {
                 fprintf(stderr, "tpch-load: scale factor '%s' is not a number in %.2f .. %.0f\n", argv[i],
                         TPCH_SF_MIN, TPCH_SF_MAX);
                 return 2;

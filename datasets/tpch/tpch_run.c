@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "strata.h"
+#include "tpch_gen.h"
 
 #define QUERY_COUNT 22
 #define DEFAULT_DIR "datasets/tpch/queries"
@@ -51,27 +52,6 @@ static double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* read_file returns the whole file as a NUL-terminated string the caller frees, or NULL with
-** errno set. */
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = NULL;
-    long n;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) != NULL) {
-        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
-            text[n] = '\0';
-        } else {
-            free(text);
-            text = NULL;
-            errno = EIO;
-        }
-    }
-    fclose(f);
-    return text;
 }
 
 /* query_number parses a query's name (6, 06, q6, Q06, q06.sql); returns 1 .. 22, or 0. */
@@ -262,7 +242,7 @@ int main(int argc, char **argv) {
         char path[4200], name[16];
         snprintf(path, sizeof path, "%s/q%02d.sql", dir, q);
         snprintf(name, sizeof name, "q%02d", q);
-        char *sql = read_file(path);
+        char *sql = tpch_read_file(path);
         if (!sql) {
             printf("%-5s cannot read %s: %s\n", name, path, strerror(errno));
             unreadable++;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/fnv.h"
 #include "helpers/run_program.h"
 #include "helpers/tmpdir.h"
 #include "tpch_gen.h"
@@ -27,13 +28,6 @@
 /* Helpers                                                                                  */
 /* ---------------------------------------------------------------------------------------- */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001B3ull;
-    return h;
-}
-#define FNV_START 0xCBF29CE484222325ull
 
 /* table_hash generates units [first, first + count) of a table as .tbl text and hashes it. */
 static uint64_t table_hash(tpch_table t, double sf, int64_t first, int64_t count, int64_t *rows) {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "helpers/api_db.h"
+#include "helpers/fnv.h"
 #include "helpers/run_program.h"
 #include "helpers/tmpdir.h"
 #include "strata.h"
@@ -30,13 +31,6 @@
 #define DAY_1994 8766
 #define DAY_1995 9131
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001B3ull;
-    return h;
-}
-#define FNV_START 0xCBF29CE484222325ull
 
 static int exists(const char *path) {
     struct stat st;
