@@ -219,7 +219,7 @@ $(FUZZ_B)/%.o: %.c $(wildcard include/*.h $(addsuffix /*.h,$(LIB_DIRS))) | fuzz-
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_B)/fuzz_sql: tests/fuzz/fuzz_sql.c tests/helpers/sql_guard.h $(FUZZ_OBJ) | fuzz-check
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -lzstd -lroaring -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -lzstd -lz -lroaring -lm
 
 fuzz: $(FUZZ_B)/fuzz_sql
 

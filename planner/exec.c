@@ -719,7 +719,7 @@ static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uin
     if (nk > DICT_KEYS_MAX) return STRATA_OK;
     uint64_t size = 1;
     for (uint32_t k = 0; k < nk; k++) {
-        if (!keys[k]->dict_id) return STRATA_OK;
+        if (!keys[k]->dict_id || keys[k]->kind != VEC_DICTIONARY) return STRATA_OK;
         if ((size *= keys[k]->dict_size) > DICT_MAP_MAX) return STRATA_OK;
     }
     dict_map *m = &s->dict;

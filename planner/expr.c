@@ -490,7 +490,9 @@ static inline bool cmp_holds(cmp_op op, int c) {
 static bool cmp_dict(expr *e, const vector *a, const vector *b, uint32_t count, uint8_t *o) {
     bool swap = b->dict_id != 0;
     const vector *d = swap ? b : a, *c = swap ? a : b;
-    if (d->phys != PHYS_STR || !d->dict_id || c->kind != VEC_CONSTANT || d->dict_size > count) return false;
+    if (d->phys != PHYS_STR || !d->dict_id || d->kind != VEC_DICTIONARY || c->kind != VEC_CONSTANT ||
+        d->dict_size > count)
+        return false;
     const sstr *dict = d->data, *k = &((const sstr *)c->data)[0];
     uint8_t res[VECTOR_SIZE];
     for (uint32_t i = 0; i < d->dict_size; i++) {

@@ -58,6 +58,11 @@ static inline int sql_contains_word(const char *sql, const char *word) {
     return 0;
 }
 
+/* sql_touches_files says whether a string may read or write files outside the database: COPY
+** takes a path, and generated SQL must not create, overwrite or read files on the machine running
+** the tests. */
+static inline int sql_touches_files(const char *sql) { return sql_contains_word(sql, "copy"); }
+
 /* sql_known_crash says whether sql may hit a crash already reported (none open now; the two
 ** found by the mutation test, an uninitialized index key array in CREATE INDEX and EXPLAIN's text
 ** buffer in strata_finalize, are fixed). */
