@@ -1594,15 +1594,12 @@ int strata_appender_end_row(strata_appender *a) {
     return a->rows.rows >= APPENDER_FLUSH_ROWS ? strata_appender_flush(a) : STRATA_OK;
 }
 
-/* append_cell appends row r of one column of strata_append_columns. */
+/* append_cell appends row r of one column of strata_append_columns (its type checked). */
 static int append_cell(strata_appender *a, const strata_column_data *c, int64_t r) {
     if (c->type == STRATA_TYPE_NULL || (c->nulls && c->nulls[r])) return strata_append_null(a);
-    switch (c->type) {
-    case STRATA_TYPE_BIGINT: return strata_append_int64(a, ((const int64_t *)c->values)[r]);
-    case STRATA_TYPE_DOUBLE: return strata_append_double(a, ((const double *)c->values)[r]);
-    case STRATA_TYPE_VARCHAR: return strata_append_text(a, ((const char *const *)c->values)[r], -1);
-    default: return db_errorf(a->db, STRATA_MISUSE, "strata_append_columns: column type %d is not BIGINT, DOUBLE, VARCHAR or NULL", c->type);
-    }
+    if (c->type == STRATA_TYPE_BIGINT) return strata_append_int64(a, ((const int64_t *)c->values)[r]);
+    if (c->type == STRATA_TYPE_DOUBLE) return strata_append_double(a, ((const double *)c->values)[r]);
+    return strata_append_text(a, ((const char *const *)c->values)[r], -1);
 }
 
 int strata_append_columns(strata_appender *a, const strata_column_data *cols, int ncols, int64_t nrows) {
@@ -1610,16 +1607,18 @@ int strata_append_columns(strata_appender *a, const strata_column_data *cols, in
     if (!cols || nrows < 0 || ncols != (int)a->ncols || a->col != 0)
         return db_errorf(a->db, STRATA_MISUSE, "strata_append_columns: needs %u columns, nrows >= 0, and no row begun",
                          a->ncols);
-    for (int k = 0; k < ncols; k++)
-        if (cols[k].type != STRATA_TYPE_NULL && !cols[k].values)
+    for (int k = 0; k < ncols; k++) {
+        int t = cols[k].type;
+        if (t != STRATA_TYPE_NULL && t != STRATA_TYPE_BIGINT && t != STRATA_TYPE_DOUBLE && t != STRATA_TYPE_VARCHAR)
+            return db_errorf(a->db, STRATA_MISUSE,
+                             "strata_append_columns: column %d: type %d is not BIGINT, DOUBLE, VARCHAR or NULL", k + 1, t);
+        if (t != STRATA_TYPE_NULL && !cols[k].values)
             return db_errorf(a->db, STRATA_MISUSE, "strata_append_columns: column %d has no values", k + 1);
+    }
     for (int64_t r = 0; r < nrows; r++) {
         int rc;
         for (int k = 0; k < ncols; k++)
-            if ((rc = append_cell(a, &cols[k], r))) {
-                a->col = 0; /* a MISUSE leaves the row begun: drop it too */
-                return rc;
-            }
+            if ((rc = append_cell(a, &cols[k], r))) return rc; /* the row was dropped, named in the message */
         if ((rc = strata_appender_end_row(a))) return rc;
     }
     return STRATA_OK;

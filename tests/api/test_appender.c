@@ -914,7 +914,7 @@ Test(appender, columns_stop_at_the_first_bad_value_naming_row_and_column) {
     APP_OK(db, strata_append_text(a, "2024-05-05", -1));
     APP_OK(db, strata_appender_end_row(a));
     strata_column_data odd[] = {{STRATA_TYPE_BIGINT, ids, NULL}, {STRATA_TYPE_BLOB, days, NULL}};
-    APP_FAILS(db, strata_append_columns(a, odd, 2, 1), STRATA_MISUSE, "column type");
+    APP_FAILS(db, strata_append_columns(a, odd, 2, 1), STRATA_MISUSE, "column 2: type");
     APP_OK(db, strata_appender_destroy(a));
     cr_expect_str_eq(query_rows(db, "SELECT id, d FROM c ORDER BY id"), "1,2024-01-01;2,2024-01-02;9,2024-05-05");
     strata_close(db);
