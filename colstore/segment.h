@@ -67,7 +67,9 @@
 **       dictionary u8 w, bp(n, w): codes into the segment's dictionary
 **       constant   nothing (the value is the dictionary's). A constant segment with no NULLs or
 **                  only NULLs has no blocks at all (nblocks 0).
-** Blocks of at least SEGMENT_ZSTD_MIN_BLOCK raw bytes are zstd frames when that saves 10 %.
+** Blocks of at least SEGMENT_ZSTD_MIN_BLOCK raw bytes are zstd frames when that saves 10 % (a
+** writer that found the first two blocks tried not worth it, and none before them, leaves the
+** segment's other blocks raw).
 ** A segment is at most 4 GiB - 1 bytes (u32 offsets): finish refuses bigger with STRATA_TOOBIG.
 **
 ** Errors: functions return a STRATA_* status and record it with err_set (err may be NULL). Any
