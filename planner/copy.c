@@ -182,6 +182,19 @@ static int passed_on(strata_err *err, int rc, const char *path) {
 
 static int io_status(int e) { return e == ENOSPC || e == EDQUOT ? STRATA_FULL : STRATA_IOERR; }
 
+/* gz_attach opens a gzip stream over a duplicate of fd (gzclose closes that one; the caller keeps
+** fd), with IO_CHUNK buffers; NULL when it cannot. */
+static gzFile gz_attach(int fd, const char *mode) {
+    int dfd = dup(fd);
+    gzFile gz = dfd < 0 ? NULL : gzdopen(dfd, mode);
+    if (!gz) {
+        if (dfd >= 0) close(dfd);
+        return NULL;
+    }
+    gzbuffer(gz, IO_CHUNK);
+    return gz;
+}
+
 /* ---- the input file ------------------------------------------------------------------------ */
 
 typedef struct infile {
@@ -213,12 +226,8 @@ static int infile_open(infile *f, const char *path, copy_compression comp, strat
         if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) comp = COPY_ZSTD;
     }
     if (comp == COPY_GZIP) {
-        int fd = dup(f->fd);
-        if (fd < 0 || !(f->gz = gzdopen(fd, "rb"))) {
-            if (fd >= 0) close(fd);
+        if (!(f->gz = gz_attach(f->fd, "rb")))
             return copy_error(err, STRATA_NOMEM, path, "could not start gzip decompression");
-        }
-        gzbuffer(f->gz, IO_CHUNK);
     } else if (comp == COPY_ZSTD) {
         if (!(f->zd = ZSTD_createDCtx()) || !(f->zin = malloc(IO_CHUNK)))
             return copy_error(err, STRATA_NOMEM, path, "could not start zstd decompression");
@@ -416,6 +425,7 @@ static int write_raw(outfile *f, const void *buf, size_t n, strata_err *err) {
     while (n) {
         ssize_t w = write(f->fd, p, n);
         if (w < 0 && errno == EINTR) continue;
+        if (w == 0) errno = ENOSPC; /* nothing written, no error reported: the device is full */
         if (w <= 0) return copy_error(err, io_status(errno), f->path, "write failed: %s", strerror(errno));
         p += w, n -= (size_t)w;
     }
@@ -464,12 +474,8 @@ static int outfile_open(outfile *f, const char *path, copy_compression comp, str
     }
     if (comp == COPY_AUTO) comp = by_extension(path);
     if (comp == COPY_GZIP) {
-        int fd = dup(f->fd);
-        if (fd < 0 || !(f->gz = gzdopen(fd, "wb6"))) {
-            if (fd >= 0) close(fd);
+        if (!(f->gz = gz_attach(f->fd, "wb6")))
             return copy_error(err, STRATA_NOMEM, path, "could not start gzip compression");
-        }
-        gzbuffer(f->gz, IO_CHUNK);
     } else if (comp == COPY_ZSTD) {
         if (!(f->zc = ZSTD_createCCtx()) || !(f->zout = malloc(IO_CHUNK)))
             return copy_error(err, STRATA_NOMEM, path, "could not start zstd compression");

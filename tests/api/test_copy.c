@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "helpers/api_db.h"
+#include "helpers/run_program.h"
 #include "helpers/tmpdir.h"
 #include "strata.h"
 
@@ -125,24 +126,8 @@ static void write_bytes(const char *path, const void *data, size_t n) {
 }
 static void write_text(const char *path, const char *text) { write_bytes(path, text, strlen(text)); }
 
-/* read_all gives a file's bytes, NUL-terminated, malloc'd; *n (may be NULL) their number. */
-static char *read_all(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)len + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = 0;
-    fclose(f);
-    if (n) *n = (size_t)len;
-    return buf;
-}
-
 static void expect_file(const char *path, const char *want) {
-    char *got = read_all(path, NULL);
+    char *got = read_bytes(path, NULL);
     cr_assert_str_eq(got, want, "content of %s", path);
     free(got);
 }
@@ -248,7 +233,7 @@ static void round_trip(strata_db *db, const char *file, const char *options, uns
     cr_assert_eq(strata_changes(db), RT_NROWS, "%s: changes after COPY TO", file);
     char *bytes;
     size_t n;
-    bytes = read_all(path, &n);
+    bytes = read_bytes(path, &n);
     cr_assert_geq(n, 4);
     memcpy(magic, bytes, 4);
     free(bytes);
@@ -272,7 +257,7 @@ Test(copy, round_trip_plain_csv) {
     unsigned char magic[4];
     round_trip(db, "rt.csv", "", magic);
     /* without a header the first line is the first row */
-    char *text = read_all(path_of("rt.csv"), NULL);
+    char *text = read_bytes(path_of("rt.csv"), NULL);
     cr_assert(!strncmp(text, "1,1,2,1.5,3.25,plain,2024-01-02,2024-01-02 03:04:05.5,true\n", 58), "%.80s",
               text);
     /* the empty string is quoted, NULL is not */
@@ -287,7 +272,7 @@ Test(copy, round_trip_header_pipe_and_null_string) {
     make_rt_table(db, "t");
     unsigned char magic[4];
     round_trip(db, "rt.tbl", "(DELIMITER '|', NULL '\\N', HEADER)", magic);
-    char *text = read_all(path_of("rt.tbl"), NULL);
+    char *text = read_bytes(path_of("rt.tbl"), NULL);
     const char *head = "id|i|g|f|d|v|dt|ts|b\n1|1|2|1.5|3.25|plain|";
     cr_assert(!strncmp(text, head, strlen(head)), "%.80s", text);
     /* NULL is written as \N, the text \N quoted */
@@ -353,7 +338,7 @@ Test(copy, truncated_gzip_and_zstd_are_errors_naming_the_file) {
         snprintf(cut, sizeof cut, "cut_%s", names[k]);
         EXEC_OK(db, sqlf("COPY t TO '%s'", path_of(whole)));
         size_t n;
-        char *bytes = read_all(path_of(whole), &n);
+        char *bytes = read_bytes(path_of(whole), &n);
         write_bytes(path_of(cut), bytes, n / 2);
         free(bytes);
         EXEC_OK(
@@ -607,7 +592,7 @@ Test(copy, column_list_on_to_writes_in_the_listed_order) {
     EXEC_OK(db, "INSERT INTO t VALUES (1, 'x', '2024-01-31'), (2, NULL, NULL), (3, 'y,z', '2000-02-29')");
     EXEC_OK(db, sqlf("COPY t (c, id) TO '%s' (HEADER)", path_of("out.csv")));
     cr_assert_eq(strata_changes(db), 3);
-    char *text = read_all(path_of("out.csv"), NULL);
+    char *text = read_bytes(path_of("out.csv"), NULL);
     /* the order of a table scan is not promised: the header, then each line somewhere, nothing else */
     cr_assert(!strncmp(text, "c,id\n", 5), "%s", text);
     cr_assert_not_null(strstr(text, "\n2024-01-31,1\n"), "%s", text);
@@ -1067,7 +1052,7 @@ Test(copy, concatenated_gzip_members_and_zstd_frames) {
         EXEC_OK(db, sqlf("COPY (SELECT * FROM t WHERE k <= 3000) TO '%s'", path_of(a)));
         EXEC_OK(db, sqlf("COPY (SELECT * FROM t WHERE k > 3000) TO '%s'", path_of(b)));
         size_t na, nb;
-        char *da = read_all(path_of(a), &na), *db_ = read_all(path_of(b), &nb);
+        char *da = read_bytes(path_of(a), &na), *db_ = read_bytes(path_of(b), &nb);
         char *cat = malloc(na + nb);
         memcpy(cat, da, na), memcpy(cat + na, db_, nb);
         write_bytes(path_of(both), cat, na + nb);
@@ -1138,7 +1123,7 @@ Test(copy, rejects_file_gets_the_bad_records_and_the_rest_loads) {
     cr_assert_eq(query_int64(db, "SELECT count(*) FROM r WHERE id IN (10, 50, 99)"), 0);
     /* strata_rejects describes the last statement only */
     cr_assert_eq(strata_rejects(db), 0);
-    char *text = read_all(path_of("bad.csv"), NULL);
+    char *text = read_bytes(path_of("bad.csv"), NULL);
     cr_assert_str_eq(
         text,
         "line,column,column_name,reason,record\n"
@@ -1165,7 +1150,7 @@ Test(copy, rejects_counts_structural_errors_and_resets_after_the_next_statement)
     cr_assert_eq(strata_changes(db), 2);
     cr_assert_eq(strata_rejects(db), 2);
     expect_rows(db, "SELECT * FROM t ORDER BY k", "1,[a];4,[d]");
-    char *text = read_all(path_of("bad.csv"), NULL);
+    char *text = read_bytes(path_of("bad.csv"), NULL);
     cr_assert(!strncmp(text, "line,column,column_name,reason,record\n2,", 40), "%s", text);
     cr_assert_not_null(strstr(text, "\n3,"), "%s", text);
     cr_assert_not_null(strstr(text, "too few fields"), "%s", text);
@@ -1212,7 +1197,7 @@ Test(copy, rejects_at_chunk_boundaries_and_the_last_line) {
     cr_assert_eq(query_int64(db, "SELECT count(*) FROM t"), BIG_ROWS - 5);
     cr_assert_eq(query_int64(db, "SELECT count(DISTINCT k) FROM t"), BIG_ROWS - 5);
     cr_assert_eq(query_int64(db, "SELECT sum(k) FROM t"), sum);
-    char *text = read_all(path_of("bad.csv"), NULL);
+    char *text = read_bytes(path_of("bad.csv"), NULL);
     char want[2048];
     size_t k = (size_t)snprintf(want, sizeof want, "line,column,column_name,reason,record\n");
     for (int b = 0; b < 5; b++)

@@ -25,18 +25,24 @@ static inline void write_file(const char *path, const char *text) {
     fclose(f);
 }
 
-static inline char *read_all(const char *path) {
-    FILE *f = fopen(path, "r");
+/* read_bytes gives a file's bytes, NUL-terminated, malloc'd; *n (may be NULL) their number.
+** read_all is the same for a text file. */
+static inline char *read_bytes(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot read %s", path);
     fseek(f, 0, SEEK_END);
-    long n = ftell(f);
+    long len = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
+    char *s = malloc((size_t)len + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+    s[len] = '\0';
     fclose(f);
+    if (n) *n = (size_t)len;
     return s;
 }
+
+static inline char *read_all(const char *path) { return read_bytes(path, NULL); }
 
 /* run_program starts argv[0] with argv (NULL-terminated) in the directory dir, input on its
 ** standard input (NULL: empty; never a terminal), waits for it and collects its standard output
