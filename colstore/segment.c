@@ -32,6 +32,7 @@
 
 #include "../core/crc32c.h"
 #include "bitpack.h"
+#include "fsst.h"
 #include "record.h" /* record_buf_reserve */
 
 /* ---- little-endian access ----------------------------------------------------------------- */
@@ -150,10 +151,10 @@ static inline uint64_t f64_bits(double d) {
     return u;
 }
 
-static const char *const enc_names[SEG_ENCODING_COUNT] = {"plain",      "constant", "rle",
-                                                          "dictionary", "for",      "delta"};
+static const char *const enc_names[SEG_ENCODING_COUNT] = {"plain", "constant", "rle", "dictionary",
+                                                          "for",   "delta",    "fsst"};
 static const char *const enc_names_zstd[SEG_ENCODING_COUNT] = {
-    "plain+zstd", "constant+zstd", "rle+zstd", "dictionary+zstd", "for+zstd", "delta+zstd"};
+    "plain+zstd", "constant+zstd", "rle+zstd", "dictionary+zstd", "for+zstd", "delta+zstd", "fsst+zstd"};
 
 const char *seg_encoding_name(int encoding) {
     return encoding >= 0 && encoding < SEG_ENCODING_COUNT ? enc_names[encoding] : "?";
@@ -162,8 +163,9 @@ const char *seg_encoding_name(int encoding) {
 int seg_encoding_applies(int encoding, vec_phys phys) {
     if (encoding < 0 || encoding >= SEG_ENCODING_COUNT || (unsigned)phys > PHYS_INTERVAL) return 0;
     switch (family(phys)) {
-    case FAM_INT: return 1;
+    case FAM_INT: return encoding != SEG_FSST;
     case FAM_IV: return encoding == SEG_PLAIN || encoding == SEG_CONSTANT;
+    case FAM_F64: return encoding != SEG_FOR && encoding != SEG_DELTA && encoding != SEG_FSST;
     default: return encoding != SEG_FOR && encoding != SEG_DELTA;
     }
 }
@@ -176,6 +178,9 @@ segment_options segment_options_default(void) {
 /* The deltas' signed order, kept in unsigned arithmetic: flipping the sign bit maps int64 order
 ** onto uint64 order, so no subtraction ever overflows a signed type. */
 #define SIGN_BIT (UINT64_C(1) << 63)
+
+/* fsst_groups: the starts a vector of n rows keeps for its fsst strings, one per 64 rows. */
+static inline uint32_t fsst_groups(uint32_t n) { return (n + BITPACK_GROUP - 1) / BITPACK_GROUP; }
 
 /* bp is the bytes of n values of w bits. */
 static inline uint64_t bp(uint64_t n, unsigned w) { return bitpack_bytes(n, w); }
@@ -338,6 +343,9 @@ typedef struct vstat {
     uint64_t dmin, dmax; /* integers: deltas modulo 2^64 with the sign bit flipped */
     uint32_t runs, max_run;
     uint64_t str_bytes, run_bytes; /* strings: of the valid rows, of the runs' values */
+    uint64_t fsst_at, fsst_bytes;  /* strings: where the vector's compressed strings start in the
+                                   ** analysis's fsst_out, and their bytes */
+    unsigned fsst_w;               /* ... the width of their lengths */
 } vstat;
 
 /* A zone map while building: string bounds are rows of the builder. */
@@ -364,10 +372,18 @@ typedef struct analysis {
     uint32_t *codes;       /* row -> code */
     uint64_t dict_str_bytes;
     uint64_t zone_len;
+    /* fsst: the table learnt from the segment's strings, and every valid row compressed */
+    int fsst_forced;
+    fsst_table *fsst;
+    uint8_t *fsst_out;
+    uint32_t *fsst_len; /* row -> compressed bytes (0 for NULL rows) */
     uint64_t size[SEG_ENCODING_COUNT]; /* exact bytes; UINT64_MAX where the encoding does not apply */
 } analysis;
 
 static void analysis_free(analysis *a) {
+    fsst_table_free(a->fsst);
+    free(a->fsst_out);
+    free(a->fsst_len);
     free(a->rep);
     free(a->slots);
     free(a->codes);
@@ -625,6 +641,7 @@ static uint64_t payload_bytes(const analysis *a, int enc, vec_phys phys, const v
     case SEG_FOR: return 9 + bp(n, vw);
     case SEG_DELTA: return 17 + bp(n - 1, bitpack_width(s->dmax - s->dmin));
     case SEG_DICTIONARY: return 1 + bp(n, bitpack_width(a->dict_count - 1));
+    case SEG_FSST: return 1 + bp(n, s->fsst_w) + 4 * fsst_groups(s->n) + s->fsst_bytes;
     case SEG_RLE:
         switch (fam) {
         case FAM_INT: return 3 + bp(s->runs, lw) + 9 + bp(s->runs, vw);
@@ -637,6 +654,7 @@ static uint64_t payload_bytes(const analysis *a, int enc, vec_phys phys, const v
 
 /* dict_bytes is the raw bytes of the dictionary section of encoding enc (0: none). */
 static uint64_t dict_bytes(const analysis *a, const segment_builder *b, int enc) {
+    if (enc == SEG_FSST) return fsst_table_bytes(a->fsst);
     uint64_t count;
     if (enc == SEG_CONSTANT)
         count = b->null_count < b->rows ? 1 : 0;
@@ -656,6 +674,70 @@ static uint32_t nblocks_of(const analysis *a, const segment_builder *b, int enc)
 
 static uint64_t block_bytes(const analysis *a, vec_phys phys, int enc, const vstat *s) {
     return validity_bytes(s) + payload_bytes(a, enc, phys, s);
+}
+
+static uint64_t encoding_size(const analysis *a, const segment_builder *b, int enc);
+
+/* try_fsst learns an fsst table from a sample of the segment's strings and compresses every valid
+** row with it, for the size of SEG_FSST. Tried only when no other encoding is smaller than a third
+** of plain (fsst rarely does better than that, and a dictionary or runs that do are cheaper to
+** read), or when forced; kept only when it saves a tenth of plain, or when forced; out of memory
+** simply leaves fsst out. */
+static void try_fsst(const segment_builder *b, analysis *a) {
+    uint64_t best = UINT64_MAX;
+    for (int e = 0; e < SEG_ENCODING_COUNT; e++) best = a->size[e] < best ? a->size[e] : best;
+    if (!a->fsst_forced && best < a->size[SEG_PLAIN] / 3) return;
+    /* the sample: rows spread evenly, each at most 256 bytes of it */
+    enum { SAMPLE_ROWS = 2048, SAMPLE_PREFIX = 256 };
+    const uint8_t *strs[SAMPLE_ROWS];
+    uint32_t lens[SAMPLE_ROWS], n = 0;
+    uint64_t step = b->bytes_len / FSST_SAMPLE + 1, bytes = 0;
+    if (step > b->rows / SAMPLE_ROWS + 1) step = b->rows / SAMPLE_ROWS + 1;
+    for (uint64_t row = 0; row < b->rows && n < SAMPLE_ROWS && bytes < FSST_SAMPLE; row += step) {
+        if (!bvalid(b, (uint32_t)row)) continue;
+        const strref *x = &BV_STR(b)[row];
+        strs[n] = bstr(b, x);
+        lens[n] = x->len < SAMPLE_PREFIX ? x->len : SAMPLE_PREFIX;
+        bytes += lens[n++];
+    }
+    a->fsst = fsst_build(strs, lens, n);
+    a->fsst_out = malloc(2 * b->bytes_len + 1);
+    a->fsst_len = malloc((size_t)b->rows * sizeof *a->fsst_len);
+    if (a->fsst == NULL || a->fsst_out == NULL || a->fsst_len == NULL) {
+        fsst_table_free(a->fsst), free(a->fsst_out), free(a->fsst_len);
+        a->fsst = NULL, a->fsst_out = NULL, a->fsst_len = NULL;
+        return;
+    }
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < a->nvec; k++) {
+        vstat *s = &a->v[k];
+        uint32_t max = 0;
+        s->fsst_at = at;
+        for (uint32_t row = s->start; row < s->start + s->n; row++) {
+            uint32_t m = 0;
+            if (bvalid(b, row)) {
+                const strref *x = &BV_STR(b)[row];
+                m = (uint32_t)fsst_compress(a->fsst, bstr(b, x), x->len, a->fsst_out + at);
+            }
+            a->fsst_len[row] = m;
+            at += m;
+            max = m > max ? m : max;
+        }
+        s->fsst_bytes = at - s->fsst_at;
+        s->fsst_w = bitpack_width(max);
+    }
+    uint64_t size = encoding_size(a, b, SEG_FSST);
+    /* saving less than a tenth of plain is not worth decoding every string */
+    if (a->fsst_forced || size * 10 <= a->size[SEG_PLAIN] * 9) a->size[SEG_FSST] = size;
+}
+
+/* encoding_size is the exact bytes of the segment in encoding enc. */
+static uint64_t encoding_size(const analysis *a, const segment_builder *b, int enc) {
+    uint32_t nblocks = nblocks_of(a, b, enc);
+    uint64_t size = SEGMENT_HEADER_SIZE + a->zone_len + dict_bytes(a, b, enc) + 12 * (uint64_t)nblocks;
+    if (nblocks)
+        for (uint32_t k = 0; k < a->nvec; k++) size += block_bytes(a, (vec_phys)b->phys, enc, &a->v[k]);
+    return size;
 }
 
 /* analyze fills NULL rows, computes the statistics, zone maps and the exact size of every
@@ -704,12 +786,10 @@ static void analyze(segment_builder *b, analysis *a) {
         if (!seg_encoding_applies(enc, phys)) continue;
         if (enc == SEG_CONSTANT && !a->constant) continue;
         if (enc == SEG_DICTIONARY && !a->dict_ok) continue;
-        uint32_t nblocks = nblocks_of(a, b, enc);
-        uint64_t size = SEGMENT_HEADER_SIZE + a->zone_len + dict_bytes(a, b, enc) + 12 * (uint64_t)nblocks;
-        if (nblocks)
-            for (uint32_t k = 0; k < a->nvec; k++) size += block_bytes(a, phys, enc, &a->v[k]);
-        a->size[enc] = size;
+        if (enc == SEG_FSST) continue; /* measured last, when it may pay */
+        a->size[enc] = encoding_size(a, b, enc);
     }
+    if (phys == PHYS_STR && (b->null_count < b->rows || a->fsst_forced)) try_fsst(b, a);
 }
 
 /* PREFER_PERCENT: an encoding that decodes faster is kept when it is at most this much larger
@@ -718,11 +798,11 @@ static void analyze(segment_builder *b, analysis *a) {
 #define PREFER_PERCENT 1
 
 /* choose returns the encoding to write: the forced one when it applies, else the first of
-** constant, plain, for, delta, dictionary, rle (fastest to decode first) whose size is within
+** constant, plain, for, delta, dictionary, rle, fsst (fastest to decode first) whose size is within
 ** PREFER_PERCENT of the smallest. */
 static int choose(const analysis *a, int force) {
     if (force >= 0 && force < SEG_ENCODING_COUNT && a->size[force] != UINT64_MAX) return force;
-    static const int order[] = {SEG_CONSTANT, SEG_PLAIN, SEG_FOR, SEG_DELTA, SEG_DICTIONARY, SEG_RLE};
+    static const int order[] = {SEG_CONSTANT, SEG_PLAIN, SEG_FOR, SEG_DELTA, SEG_DICTIONARY, SEG_RLE, SEG_FSST};
     uint64_t best = UINT64_MAX;
     for (int e = 0; e < SEG_ENCODING_COUNT; e++) best = a->size[e] < best ? a->size[e] : best;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
@@ -838,6 +918,17 @@ static uint8_t *write_payload(writer *w, const vstat *s, uint8_t *p) {
     case SEG_DICTIONARY:
         for (uint32_t i = 0; i < n; i++) tmp[i] = w->a->codes[s->start + i];
         return pack_field(p, tmp, n, bitpack_width(w->a->dict_count - 1));
+    case SEG_FSST: {
+        const uint32_t *len = w->a->fsst_len + s->start;
+        for (uint32_t i = 0; i < n; i++) tmp[i] = len[i];
+        p = pack_field(p, tmp, n, s->fsst_w);
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i % BITPACK_GROUP == 0) p = st32(p, at);
+            at += len[i];
+        }
+        return stbytes(p, w->a->fsst_out + s->fsst_at, s->fsst_bytes);
+    }
     case SEG_RLE: {
         p = write_runs(w, s, p, rows);
         uint32_t nruns = s->runs;
@@ -877,7 +968,8 @@ static int reserve(writer *w, uint64_t n, strata_err *err) {
 static int maybe_compress(writer *w, size_t at, uint32_t *stored, strata_err *err) {
     size_t raw = w->out->len - at;
     *stored = (uint32_t)raw;
-    if (w->level == 0 || raw < SEGMENT_ZSTD_MIN_BLOCK) return STRATA_OK;
+    /* fsst strings stay readable one at a time: never under zstd */
+    if (w->level == 0 || raw < SEGMENT_ZSTD_MIN_BLOCK || w->enc == SEG_FSST) return STRATA_OK;
     /* blocks of one segment are alike: after ZSTD_GIVE_UP in a row that did not pay, and none that
     ** did, the rest are not tried (bit-packed integers rarely pay; trying them was a tenth of a
     ** bulk load's time) */
@@ -931,6 +1023,7 @@ static uint8_t *write_zone(const segment_builder *b, const bzone *z, uint8_t *p)
 /* write_dict writes the raw dictionary section: the dictionary's values, or the constant. */
 static uint8_t *write_dict(writer *w, uint8_t *p) {
     const segment_builder *b = w->b;
+    if (w->enc == SEG_FSST) return fsst_table_write(w->a->fsst, p);
     const uint32_t *rows = w->a->rep;
     uint32_t count = w->a->dict_count;
     if (w->enc == SEG_CONSTANT) {
@@ -1020,6 +1113,7 @@ int segment_builder_finish(segment_builder *b, const segment_options *opt, btree
         return err_set(err, STRATA_NOMEM, "out of memory (segment analysis)");
     }
     a->dict_forced = o.force_encoding == SEG_DICTIONARY;
+    a->fsst_forced = o.force_encoding == SEG_FSST;
     analyze(b, a);
     writer w = {.b = b,
                 .a = a,
@@ -1140,6 +1234,12 @@ static int inflate(segment_reader *r, const uint8_t *src, size_t n, uint8_t *dst
 
 /* check_dict validates the dictionary (or the constant) and sets r->dict and dict_count. */
 static int check_dict(segment_reader *r, const uint8_t *raw, size_t len, strata_err *err) {
+    if (r->encoding == SEG_FSST) {
+        if ((r->fsst = malloc(sizeof *r->fsst)) == NULL)
+            return err_set(err, STRATA_NOMEM, "out of memory (fsst symbol table)");
+        if (!fsst_decoder_load(r->fsst, raw, len)) return CORRUPT("fsst symbol table of %zu bytes", len);
+        return STRATA_OK;
+    }
     cursor c = {raw, raw + len, 0};
     uint32_t count = get32(&c);
     if (c.bad) return CORRUPT("dictionary of %zu bytes", len);
@@ -1229,7 +1329,7 @@ int segment_open(segment_reader *r, const uint8_t *buf, size_t len, sql_type typ
     /* dictionary */
     uint32_t dict_off = ld32(buf + 48), dict_len = ld32(buf + 52), dict_raw = ld32(buf + 56);
     int compressed = 0;
-    int needs_dict = r->encoding == SEG_CONSTANT || r->encoding == SEG_DICTIONARY;
+    int needs_dict = r->encoding == SEG_CONSTANT || r->encoding == SEG_DICTIONARY || r->encoding == SEG_FSST;
     if (!needs_dict) {
         if (dict_off || dict_len || dict_raw)
             return CORRUPT("a dictionary for encoding %s", enc_names[r->encoding]);
@@ -1288,8 +1388,16 @@ void segment_reader_close(segment_reader *r) {
     for (uint32_t k = 0; r->kept && k < r->nvectors; k++) free(r->kept[k]);
     free(r->kept);
     r->kept = NULL;
+    for (uint32_t k = 0; r->run_ends && k < r->nvectors; k++) free(r->run_ends[k]);
+    free(r->run_ends);
+    r->run_ends = NULL;
     r->kept_bytes = 0;
     free(r->dict_copy);
+    free(r->point);
+    r->point = NULL;
+    free(r->fsst);
+    free(r->fbuf);
+    r->fsst = NULL, r->fbuf = NULL, r->fbuf_cap = 0;
     free(r->dvals);
     free(r->dvalid);
     r->dvals = NULL, r->dvalid = NULL;
@@ -1326,10 +1434,17 @@ typedef struct payload {
     const uint8_t *packed; /* values, codes or deltas */
     const uint8_t *lens;   /* rle: run lengths - 1 */
     const uint8_t *fixed;  /* plain / rle: values at their stored width */
-    const uint8_t *offs;   /* plain / rle strings: u32 offsets */
+    const uint8_t *offs;   /* plain / rle strings: u32 offsets; fsst: u32 group starts */
     const uint8_t *bytes;  /* and their bytes */
     uint32_t nstr, bytes_len;
 } payload;
+
+/* The block of the last point read: the next one is often in the same vector. */
+struct segment_point {
+    int ok;
+    vblock b;
+    payload pl;
+};
 
 #define TMP_N (VECTOR_SIZE + BITPACK_GROUP) /* room for a whole vector unpacked, plus one */
 
@@ -1372,6 +1487,7 @@ static int block_raw(segment_reader *r, uint32_t k, const uint8_t **p, size_t *m
     uint8_t *dst = r->kept ? malloc(raw ? raw : 1) : NULL;
     if (dst == NULL) {
         r->scratch_block = -1;
+        if (r->point) r->point->ok = 0; /* its block may be the scratch's */
         if (r->scratch_cap < raw) {
             uint8_t *s = realloc(r->scratch, raw);
             if (s == NULL)
@@ -1482,6 +1598,12 @@ static int parse_payload(const segment_reader *r, const vblock *b, payload *pl, 
         pl->packed = take_packed(&c, b->n - 1, &pl->w);
         break;
     case SEG_DICTIONARY: pl->packed = take_packed(&c, b->n, &pl->w); break;
+    case SEG_FSST:
+        pl->packed = take_packed(&c, b->n, &pl->w);
+        pl->offs = take(&c, 4 * (uint64_t)fsst_groups(b->n));
+        pl->bytes_len = (uint32_t)(c.end - c.p);
+        pl->bytes = take(&c, pl->bytes_len);
+        break;
     case SEG_RLE:
         pl->nruns = get16(&c);
         if (pl->nruns == 0 || pl->nruns > b->n) c.bad = 1;
@@ -1718,26 +1840,52 @@ static int decode_ints(segment_reader *r, const vblock *b, const payload *pl, ui
     }
 }
 
-/* run_of returns the run holding row i (rle), or UINT32_MAX when the runs end before it. */
-static uint32_t run_of(const vblock *b, const payload *pl, uint32_t i) {
-    uint32_t pos = 0;
-    uint64_t lens[BITPACK_GROUP];
-    for (uint32_t g = 0; g < pl->nruns; g += BITPACK_GROUP) { /* a group of lengths at a time */
-        uint32_t m = pl->nruns - g < BITPACK_GROUP ? pl->nruns - g : BITPACK_GROUP;
-        bitpack_unpack(pl->lens + (size_t)g / BITPACK_GROUP * 8u * pl->lw, BITPACK_GROUP, pl->lw, lens);
-        for (uint32_t j = 0; j < m; j++) {
-            uint64_t len = lens[j];
-            if (len >= b->n - pos) len = b->n - pos - 1;
-            pos += (uint32_t)len + 1;
-            if (i < pos) return g + j;
-            if (pos == b->n) return UINT32_MAX;
+/* run_ends_of returns vector b's run ends (exclusive: run j covers rows [ends[j-1], ends[j]))
+** as the runs lengths say, a length past the vector's end cut to it; made on first use and kept
+** until close, so that point reads search them instead of walking the runs. *nends: how many
+** runs start inside the vector. NULL on out of memory. */
+static const uint16_t *run_ends_of(segment_reader *r, const vblock *b, const payload *pl, uint32_t *nends) {
+    if (r->run_ends == NULL && (r->run_ends = calloc(r->nvectors, sizeof *r->run_ends)) == NULL) return NULL;
+    uint16_t *ends = r->run_ends[b->k];
+    if (ends == NULL) {
+        if ((ends = malloc((pl->nruns + 1) * sizeof *ends)) == NULL) return NULL;
+        uint64_t lens[BITPACK_GROUP];
+        uint32_t pos = 0, m = 0;
+        for (uint32_t g = 0; g < pl->nruns && pos < b->n; g += BITPACK_GROUP) { /* a group of lengths at a time */
+            bitpack_unpack(pl->lens + (size_t)g / BITPACK_GROUP * 8u * pl->lw, BITPACK_GROUP, pl->lw, lens);
+            for (uint32_t j = 0; j < BITPACK_GROUP && g + j < pl->nruns && pos < b->n; j++) {
+                uint64_t len = lens[j] >= b->n - pos ? b->n - pos - 1 : lens[j];
+                pos += (uint32_t)len + 1;
+                ends[m++] = (uint16_t)pos;
+            }
         }
+        ends[pl->nruns] = (uint16_t)m; /* the count, after the ends */
+        r->run_ends[b->k] = ends;
+        r->kept_bytes += (pl->nruns + 1) * sizeof *ends;
     }
-    return UINT32_MAX;
+    *nends = ends[pl->nruns];
+    return ends;
+}
+
+/* run_of sets *j to the run holding row i (rle); CORRUPT when the runs end before it. */
+static int run_of(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, uint32_t *j,
+                  strata_err *err) {
+    uint32_t n;
+    const uint16_t *ends = run_ends_of(r, b, pl, &n);
+    if (ends == NULL) return err_set(err, STRATA_NOMEM, "out of memory (run ends of a segment vector)");
+    uint32_t lo = 0, hi = n; /* the first run whose end is past i */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (ends[mid] > i) hi = mid;
+        else lo = mid + 1;
+    }
+    if (lo == n) return CORRUPT("vector %u: runs do not cover row %u", b->k, i);
+    *j = lo;
+    return STRATA_OK;
 }
 
 /* int_at returns row i's value (as uint64) of an integer vector, reading only what it needs. */
-static int int_at(const segment_reader *r, const vblock *b, const payload *pl, uint32_t i, uint64_t *out,
+static int int_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, uint64_t *out,
                   strata_err *err) {
     vec_phys phys = (vec_phys)r->phys;
     switch (r->encoding) {
@@ -1757,9 +1905,9 @@ static int int_at(const segment_reader *r, const vblock *b, const payload *pl, u
     }
     default: break;
     }
-    /* rle: walk the runs up to row i */
-    uint32_t j = run_of(b, pl, i);
-    if (j == UINT32_MAX) return CORRUPT("vector %u: runs do not cover row %u", b->k, i);
+    uint32_t j; /* rle */
+    int rc = run_of(r, b, pl, i, &j, err);
+    if (rc) return rc;
     *out = pl->base + bitpack_get(pl->packed, j, pl->w);
     return STRATA_OK;
 }
@@ -1795,7 +1943,7 @@ static int decode_f64(segment_reader *r, const vblock *b, const payload *pl, uin
     }
 }
 
-static int f64_at(const segment_reader *r, const vblock *b, const payload *pl, uint32_t i, uint64_t *out,
+static int f64_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, uint64_t *out,
                   strata_err *err) {
     switch (r->encoding) {
     case SEG_CONSTANT: *out = ld64(r->dict); return STRATA_OK;
@@ -1809,8 +1957,9 @@ static int f64_at(const segment_reader *r, const vblock *b, const payload *pl, u
         return STRATA_OK;
     }
     default: {
-        uint32_t j = run_of(b, pl, i);
-        if (j == UINT32_MAX) return CORRUPT("vector %u: runs do not cover row %u", b->k, i);
+        uint32_t j;
+        int rc = run_of(r, b, pl, i, &j, err);
+        if (rc) return rc;
         *out = ld64(pl->fixed + 8 * (size_t)j);
         return STRATA_OK;
     }
@@ -1843,6 +1992,64 @@ static void dict_string(const segment_reader *r, uint32_t code, const uint8_t **
     uint32_t lo = ld32(offs + 4 * (size_t)code), hi = ld32(offs + 4 * (size_t)code + 4);
     *p = r->dict + 4 * ((size_t)r->dict_count + 1) + lo;
     *len = hi - lo;
+}
+
+/* fsst_room makes r->fbuf hold at least n bytes. */
+static int fsst_room(segment_reader *r, size_t n, strata_err *err) {
+    if (n <= r->fbuf_cap) return STRATA_OK;
+    uint8_t *p = realloc(r->fbuf, n);
+    if (p == NULL) return err_set(err, STRATA_NOMEM, "out of memory (fsst strings of %zu bytes)", n);
+    r->fbuf = p;
+    r->fbuf_cap = n;
+    return STRATA_OK;
+}
+
+/* fsst_decode decodes the m compressed bytes at offset off of b's strings to r->fbuf + at (room
+** for FSST_DECODED_MAX(m) there) and sets *len to their length. */
+static int fsst_decode(segment_reader *r, const vblock *b, const payload *pl, uint64_t off, uint64_t m,
+                       size_t at, uint32_t i, uint32_t *len, strata_err *err) {
+    if (off + m > pl->bytes_len) return CORRUPT("vector %u: fsst string %u runs past its bytes", b->k, i);
+    int64_t n = fsst_decompress(r->fsst, pl->bytes + off, (size_t)m, r->fbuf + at);
+    if (n < 0) return CORRUPT("vector %u: fsst string %u does not decode", b->k, i);
+    *len = (uint32_t)n;
+    return STRATA_OK;
+}
+
+/* fsst_resolve decodes every string of vector b into r->fbuf and points sptr/slen at them. */
+static int fsst_resolve(segment_reader *r, const vblock *b, const payload *pl, strata_err *err) {
+    uint32_t n = b->n;
+    uint64_t *lens = r->tmp;
+    int rc = fsst_room(r, FSST_DECODED_MAX(pl->bytes_len), err);
+    if (rc) return rc;
+    bitpack_unpack(pl->packed, n, pl->w, lens);
+    uint64_t off = 0;
+    size_t at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i % BITPACK_GROUP == 0 && ld32(pl->offs + 4 * (i / BITPACK_GROUP)) != off)
+            return CORRUPT("vector %u: fsst group %u starts at %u, not %llu", b->k, i / BITPACK_GROUP,
+                           ld32(pl->offs + 4 * (i / BITPACK_GROUP)), (unsigned long long)off);
+        if ((rc = fsst_decode(r, b, pl, off, lens[i], at, i, &r->slen[i], err))) return rc;
+        r->sptr[i] = r->fbuf + at;
+        off += lens[i];
+        at += r->slen[i];
+    }
+    if (off != pl->bytes_len) return CORRUPT("vector %u: fsst strings end before their bytes", b->k);
+    return STRATA_OK;
+}
+
+/* fsst_at decodes row i of vector b alone: its group's start plus the lengths before it. */
+static int fsst_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, const uint8_t **p,
+                   uint32_t *len, strata_err *err) {
+    uint64_t lens[BITPACK_GROUP];
+    uint32_t g = i / BITPACK_GROUP;
+    bitpack_unpack(pl->packed + (size_t)g * 8u * pl->w, BITPACK_GROUP, pl->w, lens);
+    uint64_t off = ld32(pl->offs + 4 * (size_t)g);
+    for (uint32_t j = g * BITPACK_GROUP; j < i; j++) off += lens[j % BITPACK_GROUP];
+    uint64_t m = lens[i % BITPACK_GROUP];
+    int rc = fsst_room(r, FSST_DECODED_MAX(m), err);
+    if (rc == STRATA_OK) rc = fsst_decode(r, b, pl, off, m, 0, i, len, err);
+    *p = r->fbuf;
+    return rc;
 }
 
 /* resolve_strings sets sptr[i], slen[i] to row i's bytes (valid rows; NULL rows may hold
@@ -1887,11 +2094,12 @@ static int resolve_strings(segment_reader *r, const vblock *b, const payload *pl
         if (pos != n) return CORRUPT("vector %u: runs do not cover %u rows", b->k, n);
         return STRATA_OK;
     }
+    case SEG_FSST: return fsst_resolve(r, b, pl, err);
     default: return CORRUPT("vector %u: encoding %u", b->k, r->encoding);
     }
 }
 
-static int string_at(const segment_reader *r, const vblock *b, const payload *pl, uint32_t i,
+static int string_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i,
                      const uint8_t **p, uint32_t *len, strata_err *err) {
     switch (r->encoding) {
     case SEG_CONSTANT: dict_string(r, 0, p, len); return STRATA_OK;
@@ -1907,9 +2115,12 @@ static int string_at(const segment_reader *r, const vblock *b, const payload *pl
         dict_string(r, (uint32_t)code, p, len);
         return STRATA_OK;
     }
+    case SEG_FSST: return fsst_at(r, b, pl, i, p, len, err);
     default: {
-        uint32_t j = run_of(b, pl, i);
-        if (j == UINT32_MAX || !string_in(pl->offs, pl->bytes, pl->bytes_len, j, p, len))
+        uint32_t j;
+        int rc = run_of(r, b, pl, i, &j, err);
+        if (rc) return rc;
+        if (!string_in(pl->offs, pl->bytes, pl->bytes_len, j, p, len))
             return CORRUPT("vector %u: run of row %u is bad", b->k, i);
         return STRATA_OK;
     }
@@ -2079,9 +2290,16 @@ int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, 
     int rc = check_out(r, out, err);
     if (rc) return rc;
     uint32_t k = (uint32_t)(row / VECTOR_SIZE), i = (uint32_t)(row % VECTOR_SIZE);
-    vblock b;
-    payload pl;
-    if ((rc = open_block(r, k, &b, err)) || (rc = parse_payload(r, &b, &pl, err))) return rc;
+    if (r->point == NULL && (r->point = calloc(1, sizeof *r->point)) == NULL)
+        return err_set(err, STRATA_NOMEM, "out of memory (segment point read)");
+    struct segment_point *pt = r->point;
+    if (!pt->ok || pt->b.k != k) {
+        pt->ok = 0;
+        if ((rc = open_block(r, k, &pt->b, err)) || (rc = parse_payload(r, &pt->b, &pt->pl, err))) return rc;
+        pt->ok = 1;
+    }
+    const vblock b = pt->b;
+    const payload pl = pt->pl;
     if (!row_valid(&b, i)) {
         vec_set_null(out, out_row, 1);
         return STRATA_OK;

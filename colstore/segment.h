@@ -109,6 +109,7 @@ typedef enum seg_encoding {
     SEG_DICTIONARY = 3,
     SEG_FOR = 4,
     SEG_DELTA = 5,
+    SEG_FSST = 6,
     SEG_ENCODING_COUNT
 } seg_encoding;
 
@@ -236,7 +237,12 @@ typedef struct segment_reader {
     uint64_t *dvalid;  /* owned: their validity (all valid but that NULL) */
     uint64_t dict_id;  /* the dict_id of the vectors made from dvals */
     uint8_t **kept;    /* owned, [nvectors]: decompressed blocks kept (segment_keep_blocks) */
-    size_t kept_bytes; /* ... their raw bytes */
+    struct segment_point *point; /* owned: the block segment_get read last, opened and parsed */
+    struct fsst_decoder *fsst; /* owned: an fsst segment's symbol table */
+    uint8_t *fbuf;             /* owned: fsst strings decoded */
+    size_t fbuf_cap;
+    uint16_t **run_ends; /* owned, [nvectors]: an rle vector's run ends, made by its first point read */
+    size_t kept_bytes; /* ... the kept blocks' raw bytes and the run ends' */
     int keep;
 } segment_reader;
 

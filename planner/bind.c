@@ -1858,6 +1858,7 @@ static bool match_cmp(const expr *conj, const expr *target, cmp_op *op, expr **v
 typedef struct key_range {
     expr *eq, *lo, *hi;
     bool lo_incl, hi_incl;
+    int eq_at; /* the conjunct eq comes from */
 } key_range;
 
 static void find_range(expr **conj, int n, const expr *target, key_range *r) {
@@ -1867,7 +1868,9 @@ static void find_range(expr **conj, int n, const expr *target, key_range *r) {
         expr *v;
         if (!match_cmp(conj[i], target, &op, &v)) continue;
         switch (op) {
-        case CMP_EQ: if (!r->eq) r->eq = v; break;
+        case CMP_EQ:
+            if (!r->eq) r->eq = v, r->eq_at = i;
+            break;
         case CMP_GT:
         case CMP_GE:
             if (!r->lo) r->lo = v, r->lo_incl = op == CMP_GE;
@@ -1908,9 +1911,20 @@ static int zone_conditions(bind_ctx *b, plan_op *scan, expr **conj, int n) {
     return STRATA_OK;
 }
 
+/* decided says whether an index scan bounded by key = value returns exactly the rows where the
+** conjunct holds, so that it needs no re-check: the key is a column, the value has its exact type,
+** and the type is not floating point (whose -0.0 and NaN the key encoding orders its own way).
+** (A NULL value makes the scan empty, as the comparison would.) */
+static bool decided(const expr *key, const expr *value) {
+    sql_type_id t = (sql_type_id)key->type.id;
+    return key->kind == EXPR_COL && sql_type_equal(key->type, value->type) && t != TYPE_DOUBLE;
+}
+
 /* choose_access turns FILTER over a full table scan into a rowid range scan or an index scan when
 ** the filter has equality or range conjuncts on the rowid column or on an index's key prefix.
-** The filter stays: it re-checks every conjunct, so the choice never changes a result. */
+** The filter stays to re-check the conjuncts, so the choice never changes a result, but for the
+** equalities the index decides exactly (decided): those go, and the filter with them when none is
+** left, so that a point lookup reads no column only to compare it again. */
 static int choose_access(bind_ctx *b, plan_op *p) {
     if (!p) return STRATA_OK;
     int rc;
@@ -1939,10 +1953,12 @@ static int choose_access(bind_ctx *b, plan_op *p) {
     index_def *best = NULL;
     int best_score = 0;
     key_range best_ranges[16];
+    expr *best_targets[16];
     int best_neq = 0;
     for (uint32_t i = 0; i < td->nindexes; i++) {
         index_def *ix = td->indexes[i];
         key_range ranges[16];
+        expr *targets[16];
         int neq = 0, score = 0;
         for (uint32_t k = 0; k < ix->nkeys && k < 16; k++) {
             expr *target;
@@ -1950,6 +1966,7 @@ static int choose_access(bind_ctx *b, plan_op *p) {
                 err_clear(b->err);
                 break;
             }
+            targets[k] = target;
             find_range(conj, n, target, &ranges[k]);
             if (ranges[k].eq) {
                 neq++;
@@ -1959,7 +1976,11 @@ static int choose_access(bind_ctx *b, plan_op *p) {
             if (ranges[k].lo || ranges[k].hi) score += 1;
             break;
         }
-        if (score > best_score) best = ix, best_score = score, best_neq = neq, memcpy(best_ranges, ranges, sizeof ranges);
+        if (score > best_score) {
+            best = ix, best_score = score, best_neq = neq;
+            memcpy(best_ranges, ranges, sizeof ranges);
+            memcpy(best_targets, targets, sizeof targets);
+        }
     }
     if (!best) return zone_conditions(b, scan, conj, n);
     plan_op *is = alloc0(b, sizeof *is);
@@ -1983,6 +2004,24 @@ static int choose_access(bind_ctx *b, plan_op *p) {
         key_range *r = &best_ranges[best_neq];
         if (r->lo) is->iscan.lo[is->iscan.nlo++] = r->lo, is->iscan.lo_incl = r->lo_incl;
         if (r->hi) is->iscan.hi[is->iscan.nhi++] = r->hi, is->iscan.hi_incl = r->hi_incl;
+    }
+    int keep = 0;
+    for (int i = 0; i < n; i++) {
+        bool drop = false;
+        for (int k = 0; k < best_neq && !drop; k++)
+            drop = best_ranges[k].eq_at == i && decided(best_targets[k], best_ranges[k].eq);
+        if (!drop) conj[keep++] = conj[i];
+    }
+    if (keep == 0) { /* the index scan takes the filter's place */
+        *p = *is;
+        return STRATA_OK;
+    }
+    if (keep < n) {
+        expr *pred = conj[0];
+        for (int i = 1; i < keep && pred; i++)
+            pred = mk2(b, EXPR_AND, sql_type_make(TYPE_BOOLEAN), conj[i]->off, pred, conj[i]);
+        if (!pred) return nomem(b);
+        p->filter.pred = pred;
     }
     p->child[0] = is;
     return STRATA_OK;

@@ -817,7 +817,11 @@ Test(segment, choice_strings_dictionary_or_plain) {
     col_free(&c);
     c = col_new(sql_type_varchar(0), 50000);
     rng_seed(16);
-    for (uint32_t r = 0; r < c.rows; r++) rand_str(&c, r, 30);
+    for (uint32_t r = 0; r < c.rows; r++) { /* random bytes: nothing to gain */
+        char buf[100];
+        for (uint32_t k = 0; k < sizeof buf; k++) buf[k] = (char)rnd();
+        set_str(&c, r, buf, sizeof buf);
+    }
     cr_assert_eq(encoding_of(&c, 0, &info), SEG_PLAIN, "distinct strings: %s", info.encoding);
     /* and the dictionary, forced, is larger */
     btree_buf out = {0};
@@ -829,12 +833,18 @@ Test(segment, choice_strings_dictionary_or_plain) {
 }
 
 Test(segment, zstd_where_it_pays) {
+    /* distinct strings made of 500 tokens of 40 random bytes: too many values for a dictionary,
+    ** nothing for fsst's short symbols, long repeats for zstd */
+    char tokens[500][40];
+    rng_seed(19);
+    for (int t = 0; t < 500; t++)
+        for (int k = 0; k < 40; k++) tokens[t][k] = (char)rnd();
     col c = col_new(sql_type_varchar(0), 30000);
     for (uint32_t r = 0; r < c.rows; r++) {
-        char buf[96];
-        set_str(&c, r, buf,
-                (uint32_t)snprintf(buf, sizeof buf, "https://example.com/customers/%08u/orders?page=%u",
-                                   r * 7919 % 100003, r % 13));
+        char buf[48];
+        memcpy(buf, tokens[rnd() % 500], 40);
+        memcpy(buf + 40, &r, 4);
+        set_str(&c, r, buf, 44);
     }
     seg_info info;
     cr_assert_eq(encoding_of(&c, SEGMENT_ZSTD_DEFAULT, &info), SEG_PLAIN);
@@ -853,6 +863,30 @@ Test(segment, zstd_where_it_pays) {
     for (uint32_t r = 0; r < c.rows; r++) rand_str(&c, r, 40);
     encoding_of(&c, SEGMENT_ZSTD_DEFAULT, &info);
     cr_assert_eq(info.zstd_blocks, 0, "random bytes were compressed: %s", info.encoding);
+    col_free(&c);
+}
+
+Test(segment, fsst_for_text) {
+    /* distinct text: fsst, much smaller than plain, never under zstd, every row read alone */
+    col c = col_new(sql_type_varchar(0), 30000);
+    for (uint32_t r = 0; r < c.rows; r++) {
+        char buf[96];
+        set_str(&c, r, buf,
+                (uint32_t)snprintf(buf, sizeof buf, "https://example.com/customers/%08u/orders?page=%u",
+                                   r * 7919 % 100003, r % 13));
+    }
+    c.null[5] = c.null[70] = c.null[29999] = 1;
+    seg_info info;
+    for (int level = 0; level <= SEGMENT_ZSTD_DEFAULT; level += SEGMENT_ZSTD_DEFAULT) {
+        cr_assert_eq(encoding_of(&c, level, &info), SEG_FSST, "text at zstd %d: %s", level, info.encoding);
+        cr_assert_str_eq(info.encoding, "fsst");
+        cr_assert_eq(info.zstd_blocks, 0);
+    }
+    btree_buf plain = {0};
+    encode(&c, SEG_PLAIN, 0, VECTOR_SIZE, &plain);
+    cr_assert_lt(info.compressed_bytes * 2, plain.len, "fsst %llu bytes, plain %zu",
+                 (unsigned long long)info.compressed_bytes, plain.len);
+    btree_buf_free(&plain);
     col_free(&c);
 }
 
