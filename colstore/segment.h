@@ -6,10 +6,10 @@
 ** A *builder* collects values a vector at a time and, at finish, measures every encoding that
 ** applies to the column's physical type (the exact encoded size of each), keeps the smallest (or
 ** one that decodes faster and is at most 1 % larger), and compresses each block with zstd on top
-** where that pays. A *reader* borrows a finished buffer, validates everything it will later
+** where that pays (never an fsst block: its strings are read one at a time). A *reader* borrows a finished buffer, validates everything it will later
 ** trust, and decodes any vector without decoding the others, or a single value without decoding
-** its vector (plain, frame of reference, dictionary, constant) or by walking only its vector
-** (RLE, delta). Zone maps (min, max, NULL count per segment and per vector) are stored in the
+** its vector (plain, frame of reference, dictionary, constant, fsst), by a binary search of its
+** vector's run ends (RLE), or by summing its vector's deltas (delta). Zone maps (min, max, NULL count per segment and per vector) are stored in the
 ** segment for scans to skip with.
 **
 ** What it is not: no pages, files or transactions (a later layer stores the buffer in file pages
@@ -19,7 +19,7 @@
 **   BOOL, I16, I32, I64  constant, rle, dictionary, for (frame of reference + bit-packing),
 **                        delta (+ frame of reference of the deltas), plain
 **   F64                  constant, rle, dictionary, plain
-**   STR                  constant, rle, dictionary, plain
+**   STR                  constant, rle, dictionary, fsst (fsst.h), plain
 **   INTERVAL             constant, plain
 ** Bit-packing is bitpack.h's: Parquet's order (least significant bits first), padded to groups
 ** of 64 values, so n values of w bits take ceil(n/64) * 8 * w bytes ("bp(n, w)" below).
@@ -45,7 +45,8 @@
 **     SEGMENT_ZONE_STR_MAX, a prefix when truncated). INTERVAL and all-NULL: no min/max. The
 **     vectors' NULL counts sum to the segment's, which equals the header's, and each block's
 **     validity agrees with its vector's count.
-**   dictionary (dict_off, dict_len; zstd-compressed when dict_len < dict_raw_len): the values of
+**   dictionary (dict_off, dict_len; zstd-compressed when dict_len < dict_raw_len): an FSST
+**     segment's symbol table (fsst.h's stored form), or the values of
 **     a DICTIONARY segment in order of first appearance, or a CONSTANT segment's one value:
 **     u32 count, then BOOL..I64 count values of the type's width, F64 count x 8 bytes (IEEE
 **     bits), INTERVAL count x (i32 months, i32 days, i64 micros), STR u32 offsets[count + 1]
@@ -65,9 +66,12 @@
 **                  integers i64 base, u8 w, bp(nruns, w); F64 nruns x 8 bytes; STR u32
 **                  offsets[nruns + 1] and the bytes, as plain
 **       dictionary u8 w, bp(n, w): codes into the segment's dictionary
+**       fsst       u8 w, bp(n, w): each row's compressed length (NULL rows 0); u32 starts[
+**                  ceil(n/64)]: where the compressed bytes of rows 64g, 64g+1, ... start; then
+**                  the compressed bytes of the rows in order, to the block's end
 **       constant   nothing (the value is the dictionary's). A constant segment with no NULLs or
 **                  only NULLs has no blocks at all (nblocks 0).
-** Blocks of at least SEGMENT_ZSTD_MIN_BLOCK raw bytes are zstd frames when that saves 10 % (a
+** Blocks (but fsst's) of at least SEGMENT_ZSTD_MIN_BLOCK raw bytes are zstd frames when that saves 10 % (a
 ** writer that found the first two blocks tried not worth it, and none before them, leaves the
 ** segment's other blocks raw).
 ** A segment is at most 4 GiB - 1 bytes (u32 offsets): finish refuses bigger with STRATA_TOOBIG.
@@ -113,7 +117,7 @@ typedef enum seg_encoding {
     SEG_ENCODING_COUNT
 } seg_encoding;
 
-/* seg_encoding_name returns "plain", "constant", "rle", "dictionary", "for" or "delta" (static),
+/* seg_encoding_name returns "plain", "constant", "rle", "dictionary", "for", "delta" or "fsst" (static),
 ** "?" for an unknown id. */
 const char *seg_encoding_name(int encoding);
 /* seg_encoding_applies says whether an encoding can hold values of a physical type. */

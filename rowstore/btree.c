@@ -747,35 +747,42 @@ fail:
     return rc;
 }
 
-/* read_chain copies the overflowed value of a cell of page owner into dst (vlen bytes). */
+/* read_chain copies the overflowed value of a cell of page owner into dst (vlen bytes). The
+** pages are copied past the page cache (pager_read): a long value is read whole and once, and
+** would only push out the pages around it. */
 static int read_chain(bt *b, pgno_t owner, pgno_t first, uint64_t vlen, uint8_t *dst) {
     uint32_t cap = ovfl_cap(b);
+    uint8_t *buf = malloc(pager_page_size(pager_txn_pager(b->t)));
+    if (buf == NULL) return err_set(b->err, STRATA_NOMEM, "out of memory reading a value of %llu bytes",
+                                    (unsigned long long)vlen);
     pgno_t pg = first;
     uint64_t done = 0;
     pgno_t prev = owner;
+    int rc = STRATA_OK;
     while (done < vlen) {
-        if (!pgno_ok(b, pg))
-            return corruptf(b->err, prev, "overflow chain of page %u reaches page %u, out of range", owner, pg);
-        page *p;
-        int rc = pager_get(b->t, pg, &p);
-        if (rc) return rc;
-        unsigned type = p->data[0];
-        if (type != BT_PAGE_OVERFLOW) {
-            pager_release(b->t, p);
-            return corruptf(b->err, pg, "overflow page of page %u has type 0x%02x", owner, type);
+        if (!pgno_ok(b, pg)) {
+            rc = corruptf(b->err, prev, "overflow chain of page %u reaches page %u, out of range", owner, pg);
+            break;
+        }
+        if ((rc = pager_read(b->t, pg, buf))) break;
+        if (buf[0] != BT_PAGE_OVERFLOW) {
+            rc = corruptf(b->err, pg, "overflow page of page %u has type 0x%02x", owner, buf[0]);
+            break;
         }
         uint64_t n = vlen - done < cap ? vlen - done : cap;
-        memcpy(dst + done, p->data + BT_OVFL_HDR, n);
+        memcpy(dst + done, buf + BT_OVFL_HDR, n);
         done += n;
-        pgno_t next = get32(p->data + BT_OVFL_OFF_NEXT);
-        pager_release(b->t, p);
-        if (done < vlen ? next == 0 : next != 0)
-            return corruptf(b->err, pg, "overflow chain of page %u does not match its value length %llu",
-                            owner, (unsigned long long)vlen);
+        pgno_t next = get32(buf + BT_OVFL_OFF_NEXT);
+        if (done < vlen ? next == 0 : next != 0) {
+            rc = corruptf(b->err, pg, "overflow chain of page %u does not match its value length %llu", owner,
+                          (unsigned long long)vlen);
+            break;
+        }
         prev = pg;
         pg = next;
     }
-    return STRATA_OK;
+    free(buf);
+    return rc;
 }
 
 static int cmp_pgno(const void *a, const void *b) {

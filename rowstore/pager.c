@@ -872,6 +872,43 @@ int pager_get(pager_txn *t, pgno_t pgno, page **out) {
     return STRATA_OK;
 }
 
+int pager_read(pager_txn *t, pgno_t pgno, uint8_t *buf) {
+    int rc = check_pgno(t, pgno);
+    if (rc) return rc;
+    pentry *e = NULL;
+    if (t->write && (rc = own_copy(t, pgno, &e))) return rc;
+    if (e) { /* the writer's own version */
+        memcpy(buf, e->pg.data, t->p->page_size);
+        unpin(t->p, e);
+        return STRATA_OK;
+    }
+    pager *p = t->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        pentry *pres;
+        uint64_t version = snapshot_version(p, t->snap, pgno, &pres);
+        pentry *c = pres ? pres : cache_find(p, pgno, version);
+        if (c) {
+            memcpy(buf, c->pg.data, p->page_size);
+            if (!pres) c->ref = 1, p->st.cache_hits++;
+            pthread_mutex_unlock(&p->mu);
+            return STRATA_OK;
+        }
+        uint64_t epoch = p->epoch;
+        pthread_mutex_unlock(&p->mu);
+        size_t got;
+        rc = read_version(p, pgno, version, buf, &got, &t->err);
+        pthread_mutex_lock(&p->mu);
+        if (p->epoch != epoch) { /* a checkpoint moved things underneath: decide again */
+            err_clear(&t->err);
+            continue;
+        }
+        if (!rc) rc = check_version(p, pgno, version, buf, got, &t->err);
+        pthread_mutex_unlock(&p->mu);
+        return rc;
+    }
+}
+
 int pager_get_mut(pager_txn *t, pgno_t pgno, page **out) {
     if (!t->write) return err_set(&t->err, STRATA_READONLY, "page %u changed in a read transaction", pgno);
     int rc = check_pgno(t, pgno);

@@ -80,6 +80,10 @@ int pager_txn_is_write(const pager_txn *t);
 /* pager_get pins page pgno as this transaction sees it. STRATA_CORRUPT when pgno is beyond the
 ** end of the database or its checksum does not match. */
 int pager_get(pager_txn *t, pgno_t pgno, page **out);
+/* pager_read copies page pgno as this transaction sees it into buf (page_size bytes): from the
+** cache when the cache holds it, else read and checked without entering the cache. For pages read
+** once in a long run (overflow chains of large values), which would only push others out. */
+int pager_read(pager_txn *t, pgno_t pgno, uint8_t *buf);
 /* pager_get_mut is pager_get for writing (write transactions only): data may be changed until
 ** release and the change is part of the transaction. */
 int pager_get_mut(pager_txn *t, pgno_t pgno, page **out);
