@@ -798,10 +798,11 @@ static void target_note(char *out, size_t n, int m, const char *peer_kind, summa
             how = a.min > t->factor * b.max ? "met" : a.max < t->factor * b.min ? "missed" : "unclear";
         else
             how = a.max * t->factor < b.min ? "met" : a.min * t->factor > b.max ? "missed" : "unclear";
+        const char *better = metrics[m].d->kind == K_SIZE ? "smaller" : "faster";
         if (t->factor == 1)
-            snprintf(out, n, "; target faster: %s", how);
+            snprintf(out, n, "; target %s: %s", better, how);
         else
-            snprintf(out, n, "; target ≥ %g× faster: %s", t->factor, how);
+            snprintf(out, n, "; target ≥ %g× %s: %s", t->factor, better, how);
         return;
     }
 }

@@ -117,10 +117,15 @@ int dec_parse(const char *s, size_t len, uint8_t precision, uint8_t scale, int64
 size_t uint128_digits(uint128 v, bool neg, int scale, char *buf) {
     char tmp[48];
     int n = 0;
-    do {
+    while (v > UINT64_MAX) { /* 128-bit division only for the digits above 64 bits */
         tmp[n++] = (char)('0' + (int)(v % 10));
         v /= 10;
-    } while (v != 0 || n <= scale); /* at least one digit before the point */
+    }
+    uint64_t w = (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(w % 10));
+        w /= 10;
+    } while (w != 0 || n <= scale); /* at least one digit before the point */
     size_t len = 0;
     if (neg) buf[len++] = '-';
     while (n > scale)
