@@ -16,6 +16,7 @@
 
 #include <roaring/roaring.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -936,28 +937,46 @@ static int writer_add(group_writer *w, const data_chunk *ch, uint32_t take, stra
 /* writer_take adds the first take rows of w->ch. */
 static int writer_take(group_writer *w, uint32_t take, strata_err *err) { return writer_add(w, &w->ch, take, err); }
 
-/* writer_store encodes the rows taken (at least one) into a new row group of td. */
-static int writer_store(pager_txn *t, const table_desc *td, group_writer *w) {
-    strata_err *err = pager_txn_err(t);
+/* writer_encode encodes the builders of the rows taken into segs[0..ncols] (the rowids' last):
+** no pager, so it may run on a thread of its own. */
+static int writer_encode(group_writer *w, const segment_options *opt, btree_buf *segs, strata_err *err) {
+    int rc = STRATA_OK;
+    for (uint32_t i = 0; i <= w->ncols && rc == STRATA_OK; i++) rc = segment_builder_finish(&w->b[i], opt, &segs[i], err);
+    return rc;
+}
+
+/* writer_put stores segs (writer_encode's) as a new row group of td, with its descriptor. */
+static int writer_put(pager_txn *t, const table_desc *td, const group_writer *w, const btree_buf *segs) {
     rowgroup_desc d = {.first = w->ids[0], .last = w->ids[w->rows - 1], .rows = w->rows, .ncols = w->ncols};
     d.id = pager_meta_get(t, ROWGROUP_ID_SLOT) + 1;
     int rc = pager_meta_set(t, ROWGROUP_ID_SLOT, d.id);
-    segment_options opt = {.zstd_level = td->zstd_level, .force_encoding = -1};
     uint8_t key[SEG_KEY_LEN];
-    btree_buf seg = {0};
     for (uint32_t i = 0; i <= w->ncols && rc == STRATA_OK; i++) {
-        seg.len = 0;
-        if ((rc = segment_builder_finish(&w->b[i], &opt, &seg, err))) break;
         seg_key(key, d.first, i < w->ncols ? i : ROWGROUP_ROWID_COL);
-        rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, seg.data, seg.len);
+        rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, segs[i].data, segs[i].len);
     }
-    btree_buf_free(&seg);
     if (rc == STRATA_OK) {
         uint8_t desc[DESC_SIZE];
         desc_encode(&d, desc);
         group_key(key, 'g', d.first);
         rc = btree_put(t, td->col_root, key, GROUP_KEY_LEN, desc, sizeof desc);
     }
+    return rc;
+}
+
+static segment_options writer_options(const table_desc *td) {
+    return (segment_options){.zstd_level = td->zstd_level, .force_encoding = -1};
+}
+
+/* writer_store encodes the rows taken (at least one) into a new row group of td. */
+static int writer_store(pager_txn *t, const table_desc *td, group_writer *w) {
+    btree_buf *segs = calloc(w->ncols + 1, sizeof *segs);
+    if (segs == NULL) return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (writing a row group)");
+    segment_options opt = writer_options(td);
+    int rc = writer_encode(w, &opt, segs, pager_txn_err(t));
+    if (rc == STRATA_OK) rc = writer_put(t, td, w, segs);
+    for (uint32_t i = 0; i <= w->ncols; i++) btree_buf_free(&segs[i]);
+    free(segs);
     return rc;
 }
 
@@ -1060,9 +1079,37 @@ int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, ui
     return STRATA_OK;
 }
 
-int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
-                   const int64_t *ids) {
+/* A row group of the bulk path being encoded on a thread of its own (rowgroup_write_start). */
+struct rowgroup_job {
+    group_writer w;
+    segment_options opt;
+    btree_buf *segs; /* [ncols + 1] */
+    strata_err err;  /* the thread's */
+    int rc;
+    int threaded;    /* thread runs and is to be joined */
+    pthread_t thread;
+};
+
+/* job_encode encodes the rows taken: no pager, any thread. */
+static void *job_encode(void *arg) {
+    rowgroup_job *j = arg;
+    j->rc = writer_encode(&j->w, &j->opt, j->segs, &j->err);
+    return NULL;
+}
+
+void rowgroup_job_free(rowgroup_job *j) {
+    if (j == NULL) return;
+    if (j->threaded) pthread_join(j->thread, NULL);
+    for (uint32_t i = 0; j->segs && i <= j->w.ncols; i++) btree_buf_free(&j->segs[i]);
+    free(j->segs);
+    writer_free(&j->w);
+    free(j);
+}
+
+int rowgroup_write_start(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
+                         const int64_t *ids, rowgroup_job **out) {
     strata_err *err = pager_txn_err(t);
+    *out = NULL;
     if (!td->col_root)
         return err_set(err, STRATA_MISUSE, "table with root page %u has no column tree", (unsigned)td->root);
     uint64_t rows = 0;
@@ -1081,14 +1128,43 @@ int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks
     if (rc) return rc;
     if (any && ids[0] <= last)
         return err_set(err, STRATA_MISUSE, "rowid %lld is not above the last migrated rowid", (long long)ids[0]);
-    group_writer w;
-    if ((rc = writer_init(&w, td, (uint32_t)rows, err)) == STRATA_OK) {
-        memcpy(w.ids, ids, rows * sizeof *ids);
-        for (uint32_t i = 0; i < nchunks && rc == STRATA_OK; i++) rc = writer_add(&w, chunks[i], chunks[i]->count, err);
-        if (rc == STRATA_OK) rc = writer_store(t, td, &w);
+    rowgroup_job *j = calloc(1, sizeof *j);
+    if (j == NULL) return err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
+    if ((rc = writer_init(&j->w, td, (uint32_t)rows, err)) == STRATA_OK &&
+        (j->segs = calloc(j->w.ncols + 1, sizeof *j->segs)) == NULL)
+        rc = err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
+    if (rc) {
+        rowgroup_job_free(j);
+        return rc;
     }
-    writer_free(&w);
+    memcpy(j->w.ids, ids, rows * sizeof *ids);
+    for (uint32_t i = 0; i < nchunks && rc == STRATA_OK; i++) rc = writer_add(&j->w, chunks[i], chunks[i]->count, err);
+    if (rc) {
+        rowgroup_job_free(j);
+        return rc;
+    }
+    j->opt = writer_options(td);
+    j->threaded = pthread_create(&j->thread, NULL, job_encode, j) == 0;
+    if (!j->threaded) job_encode(j); /* no thread to be had: encode here */
+    *out = j;
+    return STRATA_OK;
+}
+
+int rowgroup_write_finish(pager_txn *t, const table_desc *td, rowgroup_job *j) {
+    if (j->threaded) pthread_join(j->thread, NULL);
+    j->threaded = 0;
+    int rc = j->rc;
+    if (rc) err_set(pager_txn_err(t), rc, "%s", j->err.msg);
+    else rc = writer_put(t, td, &j->w, j->segs);
+    rowgroup_job_free(j);
     return rc;
+}
+
+int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
+                   const int64_t *ids) {
+    rowgroup_job *j;
+    int rc = rowgroup_write_start(t, td, chunks, nchunks, ids, &j);
+    return rc ? rc : rowgroup_write_finish(t, td, j);
 }
 
 /* ---- describing --------------------------------------------------------------------------- */

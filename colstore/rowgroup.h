@@ -80,6 +80,20 @@ int rowgroup_vacuum(pager_txn *t, const table_desc *td, uint32_t percent, uint32
 int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
                    const int64_t *ids);
 
+/* rowgroup_write in two steps, so that a loader parses the next rows while this row group is
+** encoded: rowgroup_write_start checks and copies the rows (chunks may be reused at once) and
+** encodes them on a thread of its own (here, when no thread can be made);
+** rowgroup_write_finish waits for it and stores the row group in t, in order with the
+** transaction's other writes (its rowids must still be above every migrated rowid: finish one
+** job before starting the next), and frees the job whatever it returns. rowgroup_job_free drops
+** a job unstored (waiting for its thread). The encoding's memory is the job's until then; t must
+** not be used by the thread (it is not). */
+typedef struct rowgroup_job rowgroup_job;
+int rowgroup_write_start(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
+                         const int64_t *ids, rowgroup_job **out);
+int rowgroup_write_finish(pager_txn *t, const table_desc *td, rowgroup_job *j);
+void rowgroup_job_free(rowgroup_job *j);
+
 /* rowgroup_pending counts the row-store rows above the last migrated rowid, up to limit (a count
 ** of limit means "at least limit"). */
 int rowgroup_pending(pager_txn *t, const table_desc *td, uint32_t limit, uint32_t *count);

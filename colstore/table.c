@@ -425,8 +425,11 @@ done:
 /* INDEX_KEY_STACK: index keys up to this size are built on the stack. */
 #define INDEX_KEY_STACK 512
 
-/* index_entry_op calls btree_put (put != 0) or btree_delete on the entry key || rowid. */
-static int index_entry_op(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid, int put) {
+enum { ENTRY_DELETE, ENTRY_PUT, ENTRY_PUT_UNIQUE };
+
+/* index_entry_op calls btree_delete, btree_put or btree_insert_unique (op) on the entry key ||
+** rowid. */
+static int index_entry_op(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid, int op) {
     uint8_t stack[INDEX_KEY_STACK];
     uint8_t *e = stack;
     size_t elen = klen + ROWID_KEY_LEN;
@@ -435,8 +438,10 @@ static int index_entry_op(pager_txn *t, pgno_t root, const uint8_t *key, size_t 
     if (klen) memcpy(e, key, klen);
     rowid_encode(rowid, e + klen);
     int rc;
-    if (put) {
+    if (op == ENTRY_PUT) {
         rc = btree_put(t, root, e, elen, NULL, 0);
+    } else if (op == ENTRY_PUT_UNIQUE) {
+        rc = btree_insert_unique(t, root, e, elen, klen);
     } else {
         rc = btree_delete(t, root, e, elen);
         if (rc == STRATA_NOTFOUND)
@@ -448,11 +453,15 @@ static int index_entry_op(pager_txn *t, pgno_t root, const uint8_t *key, size_t 
 }
 
 int index_insert(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid) {
-    return index_entry_op(t, root, key, klen, rowid, 1);
+    return index_entry_op(t, root, key, klen, rowid, ENTRY_PUT);
+}
+
+int index_insert_unique(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid) {
+    return index_entry_op(t, root, key, klen, rowid, ENTRY_PUT_UNIQUE);
 }
 
 int index_delete(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid) {
-    return index_entry_op(t, root, key, klen, rowid, 0);
+    return index_entry_op(t, root, key, klen, rowid, ENTRY_DELETE);
 }
 
 /* entry_rowid reads the rowid at the end of an index entry. */

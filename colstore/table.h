@@ -139,6 +139,9 @@ int key_encode_row(btree_buf *buf, const vector *cols, uint32_t ncols, uint32_t 
 ** absent entry is STRATA_NOTFOUND (recorded). */
 int index_insert(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
 int index_delete(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
+/* index_insert_unique is index_insert for a unique index: STRATA_CONSTRAINT (nothing recorded,
+** nothing changed) when an entry with the same key exists, found in the same descent. */
+int index_insert_unique(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t rowid);
 /* index_find_first sets *rowid to the smallest rowid whose entry starts with key (a prefix of
 ** whole encoded values) and returns STRATA_OK, or STRATA_NOTFOUND. For unique checks. */
 int index_find_first(pager_txn *t, pgno_t root, const uint8_t *key, size_t klen, int64_t *rowid);

@@ -3,7 +3,8 @@
 **
 ** Blocks form a list with the block being filled at the head. A request larger than the block
 ** size gets a block of its own, linked behind the head so that the head's free space is not
-** abandoned. arena_reset keeps the oldest block (the first one allocated) and frees the others.
+** abandoned. arena_reset keeps blocks of ordinary size, up to ARENA_KEEP bytes, as spares that
+** later allocations take before they malloc, and frees the others.
 ** An arena is not thread-safe: each thread or statement uses its own.
 */
 #include "arena.h"
@@ -14,6 +15,7 @@
 
 #define ARENA_ALIGN 16
 #define ARENA_DEFAULT_BLOCK (64 * 1024)
+#define ARENA_KEEP (64 * 1024) /* bytes of blocks a reset keeps */
 
 struct arena_block {
     arena_block *next; /* the next older block */
@@ -24,6 +26,7 @@ struct arena_block {
 
 void arena_init(arena *a, size_t block_size) {
     a->head = NULL;
+    a->spare = NULL;
     a->block_size = block_size ? block_size : ARENA_DEFAULT_BLOCK;
     a->used = 0;
 }
@@ -40,6 +43,13 @@ static void *take(arena_block *b, size_t n) {
 
 void *arena_alloc(arena *a, size_t n) {
     void *p = a->head ? take(a->head, n) : NULL;
+    while (p == NULL && a->spare != NULL) { /* a spare becomes the head; a head too small for n stays behind it */
+        arena_block *b = a->spare;
+        a->spare = b->next;
+        b->next = a->head;
+        a->head = b;
+        p = take(b, n);
+    }
     if (p == NULL) {
         /* Beyond PTRDIFF_MAX no object can exist; refuse before malloc sees the size. */
         if (n > PTRDIFF_MAX - sizeof(arena_block) - ARENA_ALIGN) return NULL;
@@ -74,23 +84,32 @@ char *arena_strdup(arena *a, const char *s) {
 }
 
 void arena_reset(arena *a) {
-    arena_block *b = a->head;
     a->used = 0;
-    if (b == NULL) return;
-    while (b->next != NULL) {
-        arena_block *next = b->next;
-        free(b);
-        b = next;
+    /* blocks of ordinary size (not one a large request had to itself), up to ARENA_KEEP bytes or
+    ** one block of the arena's size */
+    size_t ordinary = a->block_size > ARENA_DEFAULT_BLOCK / 2 ? a->block_size : ARENA_DEFAULT_BLOCK / 2;
+    size_t cap = a->block_size > ARENA_KEEP ? a->block_size : ARENA_KEEP, kept = 0;
+    for (arena_block *b = a->spare; b; b = b->next) kept += b->size;
+    while (a->head != NULL) {
+        arena_block *b = a->head;
+        a->head = b->next;
+        if (b->size <= ordinary && kept + b->size <= cap) {
+            b->off = 0;
+            b->next = a->spare;
+            a->spare = b;
+            kept += b->size;
+        } else {
+            free(b);
+        }
     }
-    b->off = 0;
-    a->head = b;
 }
 
 void arena_free(arena *a) {
-    while (a->head != NULL) {
-        arena_block *next = a->head->next;
-        free(a->head);
-        a->head = next;
+    arena_reset(a);
+    while (a->spare != NULL) {
+        arena_block *next = a->spare->next;
+        free(a->spare);
+        a->spare = next;
     }
     a->used = 0;
 }

@@ -14,6 +14,7 @@ typedef struct arena_block arena_block;
 
 typedef struct arena {
     arena_block *head;  /* block being filled; older blocks follow */
+    arena_block *spare; /* blocks a reset kept, empty, for the allocations after it */
     size_t block_size;  /* default size of a new block */
     size_t used;        /* bytes handed out since the last reset (for memory accounting) */
 } arena;
@@ -24,7 +25,9 @@ void arena_init(arena *a, size_t block_size);
 void *arena_alloc(arena *a, size_t n);
 /* arena_strdup copies a NUL-terminated string into the arena; NULL on out of memory. */
 char *arena_strdup(arena *a, const char *s);
-/* arena_reset forgets every allocation but keeps the first block for reuse. */
+/* arena_reset forgets every allocation, keeping blocks of up to ARENA_KEEP bytes in all for reuse
+** (so that an arena refilled after each reset -- a vector's strings, chunk after chunk -- does
+** not malloc and free the same blocks every time). */
 void arena_reset(arena *a);
 /* arena_free releases every block; the arena may be reused after arena_init. */
 void arena_free(arena *a);

@@ -206,6 +206,7 @@ typedef struct infile {
     size_t zlen, zpos;
     bool raw_eof, zpending; /* zpending: the decoder is inside a frame */
     uint64_t raw_read, size;
+    uint64_t delivered; /* bytes handed to the CSV reader (decompressed) */
 } infile;
 
 static int infile_open(infile *f, const char *path, copy_compression comp, strata_err *err) {
@@ -284,9 +285,8 @@ static const char *gz_message(gzFile gz, int *errnum) {
     return colon ? colon + 2 : msg;
 }
 
-/* infile_read is the CSV reader's read function. */
-static int infile_read(void *arg, void *buf, size_t cap, size_t *nread, strata_err *err) {
-    infile *f = arg;
+/* infile_read_any reads the next decompressed bytes of f. */
+static int infile_read_any(infile *f, void *buf, size_t cap, size_t *nread, strata_err *err) {
     if (f->zd) return read_zstd(f, buf, cap, nread, err);
     if (!f->gz) return read_raw(f, buf, cap, nread, err);
     int n = gzread(f->gz, buf, cap > INT_MAX ? INT_MAX : (unsigned)cap);
@@ -300,6 +300,14 @@ static int infile_read(void *arg, void *buf, size_t cap, size_t *nread, strata_e
     return STRATA_OK;
 }
 
+/* infile_read is the CSV reader's read function. */
+static int infile_read(void *arg, void *buf, size_t cap, size_t *nread, strata_err *err) {
+    infile *f = arg;
+    int rc = infile_read_any(f, buf, cap, nread, err);
+    if (rc == STRATA_OK) f->delivered += *nread;
+    return rc;
+}
+
 /* ---- PLAN_FILE_SCAN ------------------------------------------------------------------------ */
 
 typedef struct file_scan {
@@ -308,6 +316,7 @@ typedef struct file_scan {
     FILE *rejects;
     const char *rejects_path;
     bool rejects_failed;
+    uint64_t reported; /* consumed() as added to the statement's progress */
 } file_scan;
 
 /* put_quoted writes n bytes of s as one quoted CSV field. */
@@ -378,11 +387,20 @@ int copy_scan_open(exec_ctx *x, plan_op *p) {
     return STRATA_OK;
 }
 
+/* consumed is how far the COPY has come in the file's bytes: those the reader has parsed, or for a
+** compressed file the same share of the compressed bytes read. Chunk by chunk, not a block of
+** the reader's buffer at a time. */
+static uint64_t consumed(const file_scan *s) {
+    uint64_t delivered = s->in.delivered, pending = csv_reader_pending(s->r);
+    if (delivered == 0 || pending > delivered) return 0;
+    return (uint64_t)((double)s->in.raw_read * (double)(delivered - pending) / (double)delivered);
+}
+
 int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     file_scan *s = p->state;
-    uint64_t before = s->in.raw_read;
     int rc = csv_reader_next(s->r, out, x->err);
-    x->progress_done += s->in.raw_read - before;
+    uint64_t now = consumed(s);
+    if (now > s->reported) x->progress_done += now - s->reported, s->reported = now;
     x->rejects = (int64_t)csv_reader_rejects(s->r);
     if (rc) return passed_on(x->err, rc, p->copy.spec->path);
     if (s->rejects && out->count == 0 && fflush(s->rejects) != 0)

@@ -1166,6 +1166,7 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err) {
 uint64_t csv_reader_line(const csv_reader *r) { return r->last_line; }
 uint64_t csv_reader_rows(const csv_reader *r) { return r->rows; }
 uint64_t csv_reader_rejects(const csv_reader *r) { return r->rejects; }
+uint64_t csv_reader_pending(const csv_reader *r) { return r->end - r->pos; }
 
 void csv_reader_close(csv_reader *r) {
     if (r == NULL) return;

@@ -154,6 +154,8 @@ uint64_t csv_reader_line(const csv_reader *r);
 ** of records given to the reject callback. */
 uint64_t csv_reader_rows(const csv_reader *r);
 uint64_t csv_reader_rejects(const csv_reader *r);
+/* csv_reader_pending returns the bytes the reader has read and not yet parsed. */
+uint64_t csv_reader_pending(const csv_reader *r);
 
 /* csv_reader_close frees the reader and everything it returned (header fields); NULL is a no-op.
 ** The read function's source is the caller's to close. */

@@ -207,6 +207,7 @@ typedef struct dml_state {
     size_t bulk_cap;     /* ... room in bulk_ids */
     int64_t bulk_last;   /* ... the largest rowid of the table and of the rows taken */
     uint8_t bulk_mode;   /* BULK_UNDECIDED, BULK_ON or BULK_OFF for this run */
+    rowgroup_job *bulk_job; /* ... the row group being encoded while the next rows come */
     arena mem;           /* the bound checks and index keys: they stay while the plan does */
     uint32_t nchecks, nindexes, *index_nkeys; /* their counts (the table's definition may go first) */
 } dml_state;
@@ -1548,6 +1549,8 @@ static void dml_close(plan_op *p, bool keep) {
     s->bulk_ids = NULL;
     s->bulk_cap = 0;
     s->bulk_mode = BULK_UNDECIDED;
+    rowgroup_job_free(s->bulk_job); /* a run that failed: its last row group goes unstored */
+    s->bulk_job = NULL;
     free(s->aff);
     free(s->aff_used);
     s->aff = NULL;
@@ -1654,9 +1657,8 @@ static int index_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, 
                 continue;
             }
             if (ix->unique && !keys_have_null(vecs, ix->nkeys, r)) {
-                int64_t other;
-                rc = index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
-                if (rc == STRATA_OK) {
+                rc = index_insert_unique(x->txn, ix->root, s->key.data, s->key.len, rowids[r]);
+                if (rc == STRATA_CONSTRAINT) {
                     char kt[200], names[200];
                     size_t len = 0;
                     names[0] = 0;
@@ -1668,7 +1670,8 @@ static int index_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, 
                                    "duplicate key value violates unique constraint \"%s\"\nDETAIL: Key (%s)=(%s) already exists.",
                                    ix->name, names, kt);
                 }
-                if (rc != STRATA_NOTFOUND) return table_error(x, rc);
+                if (rc) return table_error(x, rc);
+                continue;
             }
             if ((rc = index_insert(x->txn, ix->root, s->key.data, s->key.len, rowids[r]))) return table_error(x, rc);
         }
@@ -1954,11 +1957,21 @@ static bool bulk_allowed(const plan_op *p) {
     return true;
 }
 
+/* bulk_wait stores the row group being encoded, if any (after the ones before it). */
+static int bulk_wait(exec_ctx *x, table_def *td, dml_state *s) {
+    rowgroup_job *j = s->bulk_job;
+    s->bulk_job = NULL;
+    int rc = j ? rowgroup_write_finish(x->txn, &td->desc, j) : STRATA_OK;
+    return rc ? table_error(x, rc) : STRATA_OK;
+}
+
 /* bulk_flush_rows sends the held rows to the row tree. */
 static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
+    int rc = bulk_wait(x, td, s);
+    if (rc) return rc;
     for (uint32_t i = 0; i < s->bulk.nchunks; i++) {
-        int rc = table_insert(x->txn, &td->desc, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count,
-                              s->bulk_ids + (size_t)i * VECTOR_SIZE);
+        rc = table_insert(x->txn, &td->desc, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count,
+                          s->bulk_ids + (size_t)i * VECTOR_SIZE);
         if (rc) return table_error(x, rc);
         td->inserted += s->bulk.chunks[i]->count; /* for the tuple mover, after the commit */
     }
@@ -1967,7 +1980,9 @@ static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
 }
 
 /* bulk_write stores the first k chunks of the held rows as one row group (the table's column
-** tree made the first time). */
+** tree made the first time): the rows are copied into the row group's builders and encoded on a
+** thread of its own while the statement goes on (two cores parse and encode side by side), and
+** stored at the next bulk_write or at bulk_wait (at most one is in flight). */
 static int bulk_write(exec_ctx *x, table_def *td, dml_state *s, uint32_t k) {
     int rc;
     if (!td->desc.col_root) {
@@ -1975,7 +1990,9 @@ static int bulk_write(exec_ctx *x, table_def *td, dml_state *s, uint32_t k) {
         if ((rc = btree_create(x->txn, &root))) return table_error(x, rc);
         if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
     }
-    if ((rc = rowgroup_write(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids))) return table_error(x, rc);
+    if ((rc = bulk_wait(x, td, s))) return rc;
+    if ((rc = rowgroup_write_start(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids, &s->bulk_job)))
+        return table_error(x, rc);
     return STRATA_OK;
 }
 
@@ -1988,13 +2005,13 @@ static int bulk_store(exec_ctx *x, table_def *td, dml_state *s) {
            rows + VECTOR_SIZE <= ROWGROUP_ROWS)
         rows += s->bulk.chunks[k++]->count;
     if (rows < full) return STRATA_OK;
-    int rc = bulk_write(x, td, s, k);
-    if (rc) return rc;
-    /* the rest moves to the front: at most a vector and a part of one */
+    /* the rest stays held, at the front: at most a vector and a part of one */
     vec_rows rest;
-    if ((rc = rows_init(x, &rest, td->types, td->ncols))) return rc;
+    int rc = rows_init(x, &rest, td->types, td->ncols);
+    if (rc) return rc;
     for (uint32_t i = k; i < s->bulk.nchunks && rc == STRATA_OK; i++)
         rc = vec_rows_append(&rest, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count, x->err);
+    if (rc == STRATA_OK) rc = bulk_write(x, td, s, k);
     if (rc) {
         vec_rows_free(&rest);
         return rc;
@@ -2066,7 +2083,7 @@ static int bulk_finish(exec_ctx *x, plan_op *p, dml_state *s) {
         return bulk_flush_rows(x, td, s);
     int rc = bulk_write(x, td, s, s->bulk.nchunks);
     vec_rows_free(&s->bulk);
-    return rc;
+    return rc ? rc : bulk_wait(x, td, s);
 }
 
 static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {

@@ -1189,55 +1189,119 @@ int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const voi
     return btree_put_mode(t, root, key, klen, val, vlen, BTREE_PUT_ANY);
 }
 
+/* put_checks refuses a put that cannot be done: a read transaction, a key or value too long. */
+static int put_checks(bt *b, size_t klen, size_t vlen) {
+    if (!pager_txn_is_write(b->t)) return err_set(b->err, STRATA_READONLY, "btree_put in a read transaction");
+    if (klen > b->max_cell - 12)
+        return err_set(b->err, STRATA_TOOBIG, "key of %zu bytes exceeds the limit of %u bytes", klen, b->max_cell - 12);
+    if (vlen > BTREE_MAX_VALUE)
+        return err_set(b->err, STRATA_TOOBIG, "value of %zu bytes exceeds the limit of %u bytes", vlen,
+                       (unsigned)BTREE_MAX_VALUE);
+    return STRATA_OK;
+}
+
+/* leaf_put stores key -> val at idx of the pinned leaf that descend found (eq: replacing the
+** cell there), and releases the leaf. */
+static int leaf_put(bt *b, node *leaf, uint32_t idx, int eq, const void *key, size_t klen, const void *val,
+                    size_t vlen) {
+    uint8_t buf[BT_CELL_BUF];
+    cellv old = {0};
+    int rc;
+    if (eq && (rc = node_cell(b, leaf, idx, &old))) goto fail;
+    int ovfl = leaf_value_overflows(b, klen, vlen);
+    if (eq && !old.ovfl && !ovfl && old.vlen == vlen) { /* same size: overwrite in place */
+        if ((rc = node_make_mut(b, leaf))) goto fail;
+        if ((rc = node_cell(b, leaf, idx, &old))) goto fail;
+        if (vlen) memcpy((uint8_t *)old.val, val, vlen);
+        node_release(b, leaf);
+        return STRATA_OK;
+    }
+    pgno_t first = 0;
+    if (ovfl && (rc = write_chain(b, val, vlen, &first, NULL))) goto fail;
+    uint32_t len = leaf_cell_build(buf, key, klen, val, vlen, ovfl, first);
+    if ((rc = node_make_mut(b, leaf))) goto fail;
+    if (eq && (rc = node_remove(b, leaf, idx))) goto fail;
+    if (node_free_space(leaf) >= len + 2) {
+        rc = node_insert(b, leaf, idx, buf, len);
+        node_release(b, leaf);
+        if (rc) return rc;
+        if (eq && old.size > len) rc = rebalance(b, b->depth - 1, buf);
+    } else {
+        node_release(b, leaf);
+        b->path[b->depth - 1].n = b->path[b->depth - 1].n - (eq ? 1 : 0);
+        rc = insert_up(b, b->depth - 1, idx, buf, len, !eq);
+    }
+    if (rc == STRATA_OK && eq && old.ovfl) rc = free_chain(b, b->path[b->depth - 1].pgno, old.ovpg, old.vlen);
+    return rc;
+fail:
+    node_release(b, leaf);
+    return rc;
+}
+
 int btree_put_mode(pager_txn *t, pgno_t root, const void *key, size_t klen, const void *val, size_t vlen, int mode) {
     bt b;
     bt_init(&b, t, root);
-    if (!pager_txn_is_write(t)) return err_set(b.err, STRATA_READONLY, "btree_put in a read transaction");
-    if (klen > b.max_cell - 12)
-        return err_set(b.err, STRATA_TOOBIG, "key of %zu bytes exceeds the limit of %u bytes", klen, b.max_cell - 12);
-    if (vlen > BTREE_MAX_VALUE)
-        return err_set(b.err, STRATA_TOOBIG, "value of %zu bytes exceeds the limit of %u bytes", vlen,
-                       (unsigned)BTREE_MAX_VALUE);
-    uint8_t buf[BT_CELL_BUF];
+    int rc = put_checks(&b, klen, vlen);
+    if (rc) return rc;
     node leaf;
     uint32_t idx;
     int eq;
-    int rc = descend(&b, key, klen, &leaf, &idx, &eq);
-    if (rc) return rc;
+    if ((rc = descend(&b, key, klen, &leaf, &idx, &eq))) return rc;
     if ((mode == BTREE_PUT_INSERT && eq) || (mode == BTREE_PUT_REPLACE && !eq)) {
         node_release(&b, &leaf);
         return eq ? STRATA_CONSTRAINT : STRATA_NOTFOUND;
     }
-    cellv old = {0};
-    if (eq && (rc = node_cell(&b, &leaf, idx, &old))) goto fail;
-    int ovfl = leaf_value_overflows(&b, klen, vlen);
-    if (eq && !old.ovfl && !ovfl && old.vlen == vlen) { /* same size: overwrite in place */
-        if ((rc = node_make_mut(&b, &leaf))) goto fail;
-        if ((rc = node_cell(&b, &leaf, idx, &old))) goto fail;
-        if (vlen) memcpy((uint8_t *)old.val, val, vlen);
-        node_release(&b, &leaf);
-        return STRATA_OK;
-    }
-    pgno_t first = 0;
-    if (ovfl && (rc = write_chain(&b, val, vlen, &first, NULL))) goto fail;
-    uint32_t len = leaf_cell_build(buf, key, klen, val, vlen, ovfl, first);
-    if ((rc = node_make_mut(&b, &leaf))) goto fail;
-    if (eq && (rc = node_remove(&b, &leaf, idx))) goto fail;
-    if (node_free_space(&leaf) >= len + 2) {
-        rc = node_insert(&b, &leaf, idx, buf, len);
+    return leaf_put(&b, &leaf, idx, eq, key, klen, val, vlen);
+}
+
+/* at_edge says whether the leaf descend reached is the tree's last (right) or first (!right):
+** every interior page on the path was left through its last (first) child. */
+static int at_edge(const bt *b, int right) {
+    for (int d = 0; d < b->depth - 1; d++)
+        if (b->path[d].idx != (right ? b->path[d].n : 0)) return 0;
+    return 1;
+}
+
+/* has_prefix says whether key i of nd starts with p[0..plen); *rc on a malformed cell. */
+static int has_prefix(bt *b, const node *nd, uint32_t i, const uint8_t *p, size_t plen, int *rc) {
+    const uint8_t *k;
+    uint32_t kl;
+    if ((*rc = node_key(b, nd, i, &k, &kl))) return 0;
+    return kl >= plen && (plen == 0 || memcmp(k, p, plen) == 0);
+}
+
+int btree_insert_unique(pager_txn *t, pgno_t root, const void *key, size_t klen, size_t plen) {
+    bt b;
+    bt_init(&b, t, root);
+    int rc = put_checks(&b, klen, 0);
+    if (rc) return rc;
+    node leaf;
+    uint32_t idx;
+    int eq;
+    if ((rc = descend(&b, key, klen, &leaf, &idx, &eq))) return rc;
+    /* keys with the prefix sort together, so one is a neighbour of key's place if any exists: in
+    ** this leaf, or past its edge when key lands there (then the tree is asked again) */
+    int dup = eq, unsure = 0;
+    if (!dup && idx < leaf.n) dup = has_prefix(&b, &leaf, idx, key, plen, &rc);
+    else if (!dup) unsure |= !at_edge(&b, 1);
+    if (!dup && !rc && idx > 0) dup = has_prefix(&b, &leaf, idx - 1, key, plen, &rc);
+    else if (!dup && !rc) unsure |= !at_edge(&b, 0);
+    if (rc || dup || unsure) {
         node_release(&b, &leaf);
         if (rc) return rc;
-        if (eq && old.size > len) rc = rebalance(&b, b.depth - 1, buf);
-    } else {
-        node_release(&b, &leaf);
-        b.path[b.depth - 1].n = b.path[b.depth - 1].n - (eq ? 1 : 0);
-        rc = insert_up(&b, b.depth - 1, idx, buf, len, !eq);
+        if (dup) return STRATA_CONSTRAINT;
+        btree_cursor *c = NULL; /* the slow way: the first key at or after the prefix */
+        if ((rc = btree_cursor_open(t, root, &c)) == STRATA_OK && (rc = btree_cursor_seek(c, key, plen, NULL)) == STRATA_OK) {
+            const uint8_t *k;
+            size_t kl;
+            if (btree_cursor_valid(c) && (rc = btree_cursor_key(c, &k, &kl)) == STRATA_OK && kl >= plen &&
+                (plen == 0 || memcmp(k, key, plen) == 0))
+                rc = STRATA_CONSTRAINT;
+        }
+        btree_cursor_close(c);
+        return rc ? rc : btree_put_mode(t, root, key, klen, NULL, 0, BTREE_PUT_INSERT);
     }
-    if (rc == STRATA_OK && eq && old.ovfl) rc = free_chain(&b, b.path[b.depth - 1].pgno, old.ovpg, old.vlen);
-    return rc;
-fail:
-    node_release(&b, &leaf);
-    return rc;
+    return leaf_put(&b, &leaf, idx, 0, key, klen, NULL, 0);
 }
 
 int btree_delete(pager_txn *t, pgno_t root, const void *key, size_t klen) {

@@ -55,6 +55,10 @@ int btree_put(pager_txn *t, pgno_t root, const void *key, size_t klen, const voi
 ** existing key gives STRATA_CONSTRAINT) or to insert (BTREE_PUT_REPLACE: an absent key gives
 ** STRATA_NOTFOUND); neither refusal is recorded as an error or changes the tree.
 ** BTREE_PUT_ANY is btree_put. */
+/* btree_insert_unique inserts key (klen bytes, an empty value) unless a key that starts with its
+** first plen bytes exists: then STRATA_CONSTRAINT and nothing changes. One descent in most cases
+** (the keys with the prefix are the new key's neighbours): a unique index's check and insert. */
+int btree_insert_unique(pager_txn *t, pgno_t root, const void *key, size_t klen, size_t plen);
 #define BTREE_PUT_ANY 0
 #define BTREE_PUT_INSERT 1
 #define BTREE_PUT_REPLACE 2

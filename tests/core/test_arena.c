@@ -41,19 +41,33 @@ Test(arena, large_request_gets_its_own_block) {
     arena_free(&a);
 }
 
-Test(arena, reset_reuses_first_block) {
+Test(arena, reset_keeps_blocks_for_reuse) {
     arena a;
     arena_init(&a, 0);
     cr_assert_eq(a.block_size, 64 * 1024);
-    char *first = arena_alloc(&a, 100);
-    arena_block *first_block = a.head;
+    arena_block *first_block = (arena_alloc(&a, 100), a.head);
     for (int i = 0; i < 10; i++) cr_assert_not_null(arena_alloc(&a, 50000));
     cr_assert_neq(a.head, first_block);
     arena_reset(&a);
     cr_assert_eq(a.used, 0);
-    cr_assert_eq(a.head, first_block, "reset did not keep the first block");
-    cr_assert_eq(arena_alloc(&a, 100), first, "reset did not reuse the first block");
+    cr_assert_null(a.head);
+    arena_block *kept = a.spare;
+    cr_assert_not_null(kept, "reset kept no block");
+    cr_assert_not_null(arena_alloc(&a, 100));
+    cr_assert_eq(a.head, kept, "the allocation after a reset did not reuse the kept block");
     cr_assert_eq(a.used, 100);
+    /* an arena of small blocks keeps up to 64 KiB of them, and a block a large request had to
+    ** itself goes */
+    arena b;
+    arena_init(&b, 4096);
+    for (int i = 0; i < 40; i++) cr_assert_not_null(arena_alloc(&b, 1000));
+    cr_assert_not_null(arena_alloc(&b, 1 << 20));
+    arena_reset(&b);
+    cr_assert_not_null(b.spare);
+    for (int i = 0; i < 40; i++) cr_assert_not_null(arena_alloc(&b, 1000));
+    arena_free(&b);
+    cr_assert_null(b.head);
+    cr_assert_null(b.spare);
     arena_reset(&a);
     arena_reset(&a);
     arena_free(&a);

@@ -1210,3 +1210,70 @@ Test(btree, reader_cursor_keeps_its_snapshot_across_commits) {
     assert_intact(&d);
     tdb_destroy(&d);
 }
+
+/* btree_insert_unique against a model: keys are a 4-byte prefix and a 4-byte suffix; an insert
+** succeeds exactly when no key with its prefix is there, including when the keys with that
+** prefix fill pages of their own, so that the new key lands at a leaf's edge. */
+Test(btree, insert_unique_finds_the_prefix_wherever_it_is) {
+    enum { PREFIXES = 3000 };
+    tdb d;
+    tdb_create(&d, 4096);
+    kv_txn *t = begin(&d, 1);
+    pager_txn *pt = kv_txn_pager(t);
+    pgno_t root = kv_root(t);
+    uint8_t *have = calloc(2 * PREFIXES, 1);
+    uint64_t rng = 0x1f2e3d;
+    /* the even prefixes hold one key each, put directly: a key with a smaller suffix sorts just
+    ** before it, which for the first key of every leaf is past the end of the leaf before */
+    for (uint32_t p = 0; p < PREFIXES; p += 2) {
+        uint8_t k[8] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p, 1, 1, 1, 1};
+        cr_assert_eq(btree_put(pt, root, k, sizeof k, NULL, 0), STRATA_OK);
+        have[p] = 1;
+    }
+    for (uint32_t p = 0; p < PREFIXES; p++) {
+        uint8_t k[8] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p, 0, 0, 0, 0};
+        int rc = btree_insert_unique(pt, root, k, sizeof k, 4);
+        cr_assert_eq(rc, have[p] ? STRATA_CONSTRAINT : STRATA_OK, "prefix %u before its key: %d", p, rc);
+        have[p] = 1;
+    }
+    /* a few prefixes hold hundreds of keys each (several leaves) */
+    for (uint32_t p = PREFIXES; p < 2 * PREFIXES; p += 700) {
+        for (uint32_t s = 0; s < 600; s++) {
+            uint8_t k[8] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p,
+                            (uint8_t)(s >> 8), (uint8_t)s, 0x55, 0x55};
+            cr_assert_eq(btree_put(pt, root, k, sizeof k, NULL, 0), STRATA_OK);
+        }
+        have[p] = 1;
+    }
+    for (int round = 0; round < 4 * PREFIXES; round++) {
+        rng = rng * 6364136223846793005u + 1442695040888963407u;
+        uint32_t p = (uint32_t)(rng >> 33) % (2 * PREFIXES), s = (uint32_t)(rng >> 13);
+        uint8_t k[8] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p,
+                        (uint8_t)(s >> 24), (uint8_t)(s >> 16), (uint8_t)(s >> 8), (uint8_t)s};
+        int rc = btree_insert_unique(pt, root, k, sizeof k, 4);
+        cr_assert_eq(rc, have[p] ? STRATA_CONSTRAINT : STRATA_OK, "prefix %u (round %d): %d", p, round, rc);
+        have[p] = 1;
+    }
+    /* every prefix the model has is in the tree, and nothing else */
+    kv_cursor *c;
+    cr_assert_eq(kv_cursor_open(t, &c), STRATA_OK);
+    cr_assert_eq(kv_cursor_first(c), STRATA_OK);
+    uint32_t seen = 0, last = UINT32_MAX;
+    while (kv_cursor_valid(c)) {
+        const uint8_t *k;
+        size_t kl;
+        cr_assert_eq(kv_cursor_key(c, &k, &kl), STRATA_OK);
+        uint32_t p = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3];
+        cr_assert(p < 2 * PREFIXES && have[p]);
+        if (p != last) seen++, last = p;
+        cr_assert_eq(kv_cursor_next(c), STRATA_OK);
+    }
+    kv_cursor_close(c);
+    uint32_t want = 0;
+    for (uint32_t p = 0; p < 2 * PREFIXES; p++) want += have[p];
+    cr_assert_eq(seen, want);
+    commit(t);
+    assert_intact(&d);
+    free(have);
+    tdb_destroy(&d);
+}
