@@ -1079,7 +1079,8 @@ int rowgroup_migrate(pager_txn *t, const table_desc *td, uint32_t max_groups, ui
     return STRATA_OK;
 }
 
-/* A row group of the bulk path being encoded on a thread of its own (rowgroup_write_start). */
+/* A row group of the bulk path: rows taken into its builders, then encoded on a thread of its
+** own (rowgroup_job_start), then stored (rowgroup_write_finish). */
 struct rowgroup_job {
     group_writer w;
     segment_options opt;
@@ -1106,18 +1107,64 @@ void rowgroup_job_free(rowgroup_job *j) {
     free(j);
 }
 
-int rowgroup_write_start(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
-                         const int64_t *ids, rowgroup_job **out) {
-    strata_err *err = pager_txn_err(t);
+int rowgroup_job_open(const table_desc *td, rowgroup_job **out, strata_err *err) {
+    rowgroup_job *j = calloc(1, sizeof *j);
     *out = NULL;
+    if (j == NULL) return err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
+    int rc = writer_init(&j->w, td, ROWGROUP_ROWS, err);
+    if (rc == STRATA_OK && (j->segs = calloc(j->w.ncols + 1, sizeof *j->segs)) == NULL)
+        rc = err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
+    if (rc) {
+        rowgroup_job_free(j);
+        return rc;
+    }
+    j->opt = writer_options(td);
+    *out = j;
+    return STRATA_OK;
+}
+
+int rowgroup_job_add(rowgroup_job *j, const data_chunk *ch, const sel_t *sel, uint32_t n, const int64_t *ids,
+                     strata_err *err) {
+    group_writer *w = &j->w;
+    if (n > w->cap - w->rows)
+        return err_set(err, STRATA_MISUSE, "a row group of %u rows takes %u more", w->rows, n);
+    int rc;
+    for (uint32_t i = 0; i < w->ncols; i++)
+        if ((rc = segment_builder_append(&w->b[i], &ch->cols[i], sel, n, err))) return rc;
+    memcpy(w->ids + w->rows, ids, n * sizeof *ids);
+    memcpy(VEC_DATA(&w->idv, int64_t), ids, n * sizeof *ids);
+    if ((rc = segment_builder_append(&w->b[w->ncols], &w->idv, NULL, n, err))) return rc;
+    w->rows += n;
+    return STRATA_OK;
+}
+
+uint32_t rowgroup_job_rows(const rowgroup_job *j) { return j->w.rows; }
+
+size_t rowgroup_job_bytes(const rowgroup_job *j) {
+    size_t n = (size_t)j->w.cap * sizeof *j->w.ids;
+    for (uint32_t i = 0; i <= j->w.ncols; i++) n += segment_builder_bytes(&j->w.b[i]);
+    return n;
+}
+
+int rowgroup_job_read(const rowgroup_job *j, uint32_t from, uint32_t n, data_chunk *out, int64_t *ids,
+                      strata_err *err) {
+    chunk_reset(out);
+    int rc = STRATA_OK;
+    for (uint32_t i = 0; i < j->w.ncols && rc == STRATA_OK; i++)
+        rc = segment_builder_read(&j->w.b[i], from, n, &out->cols[i], err);
+    if (rc) return rc;
+    memcpy(ids, j->w.ids + from, n * sizeof *ids);
+    out->count = n;
+    return STRATA_OK;
+}
+
+int rowgroup_job_start(pager_txn *t, const table_desc *td, rowgroup_job *j) {
+    strata_err *err = pager_txn_err(t);
     if (!td->col_root)
         return err_set(err, STRATA_MISUSE, "table with root page %u has no column tree", (unsigned)td->root);
-    uint64_t rows = 0;
-    for (uint32_t i = 0; i < nchunks; i++) rows += chunks[i]->count;
-    if (rows == 0 || rows > ROWGROUP_ROWS)
-        return err_set(err, STRATA_MISUSE, "a row group of %llu rows", (unsigned long long)rows);
-    /* the row-store rows waiting to migrate are below ids[0]: they go first, in row groups of
-    ** their own, so that every row above the last migrated rowid stays in the row store */
+    if (j->w.rows == 0) return err_set(err, STRATA_MISUSE, "a row group of no rows");
+    /* the row-store rows waiting to migrate are below the job's rowids: they go first, in row
+    ** groups of their own, so that every row above the last migrated rowid stays in the row store */
     for (int one = 1; one;) {
         int rc = migrate_one(t, td, 1, &one);
         if (rc) return rc;
@@ -1126,27 +1173,11 @@ int rowgroup_write_start(pager_txn *t, const table_desc *td, data_chunk *const *
     int any;
     int rc = rowgroup_last_rowid(t, td, &last, &any);
     if (rc) return rc;
-    if (any && ids[0] <= last)
-        return err_set(err, STRATA_MISUSE, "rowid %lld is not above the last migrated rowid", (long long)ids[0]);
-    rowgroup_job *j = calloc(1, sizeof *j);
-    if (j == NULL) return err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
-    if ((rc = writer_init(&j->w, td, (uint32_t)rows, err)) == STRATA_OK &&
-        (j->segs = calloc(j->w.ncols + 1, sizeof *j->segs)) == NULL)
-        rc = err_set(err, STRATA_NOMEM, "out of memory (writing a row group)");
-    if (rc) {
-        rowgroup_job_free(j);
-        return rc;
-    }
-    memcpy(j->w.ids, ids, rows * sizeof *ids);
-    for (uint32_t i = 0; i < nchunks && rc == STRATA_OK; i++) rc = writer_add(&j->w, chunks[i], chunks[i]->count, err);
-    if (rc) {
-        rowgroup_job_free(j);
-        return rc;
-    }
-    j->opt = writer_options(td);
+    if (any && j->w.ids[0] <= last)
+        return err_set(err, STRATA_MISUSE, "rowid %lld is not above the last migrated rowid",
+                       (long long)j->w.ids[0]);
     j->threaded = pthread_create(&j->thread, NULL, job_encode, j) == 0;
     if (!j->threaded) job_encode(j); /* no thread to be had: encode here */
-    *out = j;
     return STRATA_OK;
 }
 
@@ -1162,9 +1193,18 @@ int rowgroup_write_finish(pager_txn *t, const table_desc *td, rowgroup_job *j) {
 
 int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
                    const int64_t *ids) {
+    strata_err *err = pager_txn_err(t);
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i < nchunks; i++) rows += chunks[i]->count;
+    if (rows == 0 || rows > ROWGROUP_ROWS)
+        return err_set(err, STRATA_MISUSE, "a row group of %llu rows", (unsigned long long)rows);
     rowgroup_job *j;
-    int rc = rowgroup_write_start(t, td, chunks, nchunks, ids, &j);
-    return rc ? rc : rowgroup_write_finish(t, td, j);
+    int rc = rowgroup_job_open(td, &j, err);
+    for (uint32_t i = 0; i < nchunks && rc == STRATA_OK; ids += chunks[i]->count, i++)
+        rc = rowgroup_job_add(j, chunks[i], NULL, chunks[i]->count, ids, err);
+    if (rc == STRATA_OK && (rc = rowgroup_job_start(t, td, j)) == STRATA_OK) return rowgroup_write_finish(t, td, j);
+    rowgroup_job_free(j);
+    return rc;
 }
 
 /* ---- describing --------------------------------------------------------------------------- */

@@ -80,17 +80,29 @@ int rowgroup_vacuum(pager_txn *t, const table_desc *td, uint32_t percent, uint32
 int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
                    const int64_t *ids);
 
-/* rowgroup_write in two steps, so that a loader parses the next rows while this row group is
-** encoded: rowgroup_write_start checks and copies the rows (chunks may be reused at once) and
-** encodes them on a thread of its own (here, when no thread can be made);
-** rowgroup_write_finish waits for it and stores the row group in t, in order with the
-** transaction's other writes (its rowids must still be above every migrated rowid: finish one
-** job before starting the next), and frees the job whatever it returns. rowgroup_job_free drops
-** a job unstored (waiting for its thread). The encoding's memory is the job's until then; t must
-** not be used by the thread (it is not). */
+/* rowgroup_write in steps, for a loader that parses the next rows while a row group is encoded,
+** and holds its new rows in the row group's own builders (no copy of its own):
+**   rowgroup_job_open makes an empty row group of td's columns, for up to ROWGROUP_ROWS rows;
+**   rowgroup_job_add copies rows sel[0..n) (sel NULL: 0..n-1) of ch (td's columns) with rowids
+**     ids[0..n) into it (rowids ascending, as rowgroup_write wants them);
+**   rowgroup_job_read gives rows [from, from + n) back (n <= VECTOR_SIZE) into out (empty or
+**     not: it is reset; td's column types) and their rowids, for a loader that sends them to the
+**     row tree after all; rowgroup_job_bytes is the memory the rows take, to charge;
+**   rowgroup_job_start checks the row group as rowgroup_write does (moving waiting row-store rows
+**     first) and encodes it on a thread of its own (here, when no thread can be made);
+**   rowgroup_write_finish waits for it and stores the row group in t (its rowids must still be
+**     above every migrated rowid: finish one job before starting the next), and frees the job
+**     whatever it returns. rowgroup_job_free drops a job unstored (waiting for its thread). The
+**     thread never uses t. */
 typedef struct rowgroup_job rowgroup_job;
-int rowgroup_write_start(pager_txn *t, const table_desc *td, data_chunk *const *chunks, uint32_t nchunks,
-                         const int64_t *ids, rowgroup_job **out);
+int rowgroup_job_open(const table_desc *td, rowgroup_job **out, strata_err *err);
+int rowgroup_job_add(rowgroup_job *j, const data_chunk *ch, const sel_t *sel, uint32_t n, const int64_t *ids,
+                     strata_err *err);
+uint32_t rowgroup_job_rows(const rowgroup_job *j);
+size_t rowgroup_job_bytes(const rowgroup_job *j);
+int rowgroup_job_read(const rowgroup_job *j, uint32_t from, uint32_t n, data_chunk *out, int64_t *ids,
+                      strata_err *err);
+int rowgroup_job_start(pager_txn *t, const table_desc *td, rowgroup_job *j);
 int rowgroup_write_finish(pager_txn *t, const table_desc *td, rowgroup_job *j);
 void rowgroup_job_free(rowgroup_job *j);
 

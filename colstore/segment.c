@@ -233,6 +233,39 @@ void segment_builder_free(segment_builder *b) {
     b->bytes_len = b->bytes_cap = 0;
 }
 
+size_t segment_builder_bytes(const segment_builder *b) {
+    return (size_t)b->cap * (value_size((vec_phys)b->phys) + 1) + (size_t)b->bytes_cap;
+}
+
+int segment_builder_read(const segment_builder *b, uint32_t from, uint32_t n, vector *out, strata_err *err) {
+    if (out->phys != b->phys || from > b->rows || n > b->rows - from || n > VECTOR_SIZE ||
+        out->data != out->own_data || out->kind != VEC_FLAT)
+        return err_set(err, STRATA_MISUSE, "reading rows %u..+%u of a builder of %u rows", from, n, b->rows);
+    vec_phys phys = (vec_phys)b->phys;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t row = from + i;
+        if (!bvalid(b, row)) {
+            vec_set_null(out, i, 1);
+            continue;
+        }
+        switch (phys) {
+        case PHYS_BOOL: VEC_DATA(out, uint8_t)[i] = (uint8_t)BV_INT(b)[row]; break;
+        case PHYS_I16: VEC_DATA(out, int16_t)[i] = (int16_t)BV_INT(b)[row]; break;
+        case PHYS_I32: VEC_DATA(out, int32_t)[i] = (int32_t)BV_INT(b)[row]; break;
+        case PHYS_I64: VEC_DATA(out, int64_t)[i] = BV_INT(b)[row]; break;
+        case PHYS_F64: VEC_DATA(out, double)[i] = bits_f64(BV_U64(b)[row]); break;
+        case PHYS_INTERVAL: VEC_DATA(out, sql_interval)[i] = BV_IV(b)[row]; break;
+        default: {
+            const strref *x = &BV_STR(b)[row];
+            int rc = vec_set_str(out, i, bstr(b, x), x->len, err);
+            if (rc) return rc;
+        }
+        }
+        vec_set_null(out, i, 0);
+    }
+    return STRATA_OK;
+}
+
 void segment_builder_reset(segment_builder *b) {
     if (b->validity) memset(b->validity, 0, (size_t)b->cap / 64 * sizeof(uint64_t));
     b->rows = b->null_count = 0;

@@ -175,6 +175,14 @@ static inline uint32_t segment_builder_rows(const segment_builder *b) { return b
 ** STRATA_MISUSE for a zstd level zstd rejects. */
 int segment_builder_finish(segment_builder *b, const segment_options *opt, btree_buf *out, strata_err *err);
 
+/* segment_builder_bytes is the memory the builder holds (its arrays, as allocated). */
+size_t segment_builder_bytes(const segment_builder *b);
+
+/* segment_builder_read writes rows [from, from + n) of the builder (n <= VECTOR_SIZE) into rows
+** 0..n-1 of out, a writable flat vector of the builder's physical type (as segment_get does):
+** the rows back as appended, for a caller that takes them elsewhere after all. */
+int segment_builder_read(const segment_builder *b, uint32_t from, uint32_t n, vector *out, strata_err *err);
+
 /* segment_builder_reset empties the builder for the next segment, keeping its memory. */
 void segment_builder_reset(segment_builder *b);
 

@@ -202,12 +202,13 @@ typedef struct dml_state {
     data_chunk row;      /* the table columns of the input (the part after the rowid) */
     int64_t *rowids;
     btree_buf key;
-    vec_rows bulk;       /* INSERT's bulk path (bulk_add): new rows on their way to a row group */
-    int64_t *bulk_ids;   /* ... their rowids */
-    size_t bulk_cap;     /* ... room in bulk_ids */
-    int64_t bulk_last;   /* ... the largest rowid of the table and of the rows taken */
-    uint8_t bulk_mode;   /* BULK_UNDECIDED, BULK_ON or BULK_OFF for this run */
-    rowgroup_job *bulk_job; /* ... the row group being encoded while the next rows come */
+    rowgroup_job *bulk_open; /* INSERT's bulk path (bulk_add): the row group taking new rows */
+    rowgroup_job *bulk_job;  /* ... the one before it, being encoded while they come */
+    size_t bulk_open_charged, bulk_job_charged; /* ... their memory charged to bulk_budget */
+    vec_budget *bulk_budget;                    /* ... the run's query memory */
+    data_chunk bulk_out;     /* ... rows read back for the row tree */
+    int64_t bulk_last;       /* ... the largest rowid of the table and of the rows taken */
+    uint8_t bulk_mode;       /* BULK_UNDECIDED, BULK_ON or BULK_OFF for this run */
     arena mem;           /* the bound checks and index keys: they stay while the plan does */
     uint32_t nchecks, nindexes, *index_nkeys; /* their counts (the table's definition may go first) */
 } dml_state;
@@ -1460,6 +1461,7 @@ static bool dml_must_hold(const plan_op *p, const table_def *td) {
 }
 
 static void dml_close(plan_op *p, bool keep);
+static void bulk_drop(dml_state *s);
 
 /* dml_state_new makes what a DML operator keeps between runs of its plan: the CHECK and index
 ** key expressions bound to the table, the chunks of ON CONFLICT DO UPDATE, the rowid buffer. */
@@ -1544,13 +1546,8 @@ static void dml_close(plan_op *p, bool keep) {
     if (!s) return;
     vec_rows_free(&s->returned);
     vec_rows_free(&s->pending);
-    vec_rows_free(&s->bulk);
-    free(s->bulk_ids);
-    s->bulk_ids = NULL;
-    s->bulk_cap = 0;
     s->bulk_mode = BULK_UNDECIDED;
-    rowgroup_job_free(s->bulk_job); /* a run that failed: its last row group goes unstored */
-    s->bulk_job = NULL;
+    bulk_drop(s); /* a run that failed: its row groups go unstored */
     free(s->aff);
     free(s->aff_used);
     s->aff = NULL;
@@ -1567,6 +1564,7 @@ static void dml_close(plan_op *p, bool keep) {
     chunk_free(&s->pair);
     chunk_free(&s->upd);
     chunk_free(&s->old);
+    chunk_free(&s->bulk_out);
     btree_buf_free(&s->key);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
     arena_free(&s->mem);
@@ -1938,12 +1936,13 @@ static int dml_return(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, co
 
 /* ---- INSERT's bulk path --------------------------------------------------------------------
 ** A statement that inserts whole vectors of new rows into a table that migrates (storage 'auto'
-** or 'column') writes them straight into row groups (rowgroup_write) instead of through the row
-** tree: the rows are held until a full row group is there. What is left at the end goes to the
-** row tree, or, for storage 'column', makes a smaller row group when it is at least
+** or 'column') writes them straight into row groups instead of through the row tree: the rows
+** are copied into an open row group's segment builders (rowgroup_job_add) until it is full, then
+** it is encoded beside the statement (bulk_write). What is left at the end is read back from the
+** builders into the row tree, or, for storage 'column', makes a smaller row group when it is at least
 ** 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows. The path starts at the first input
 ** chunk of at least BULK_MIN_ROWS rows (rows before it took the row tree, and move into a row
-** group of their own ahead of the first one written: rowgroup_write). It needs rowids that ascend above every rowid of the table --
+** group of their own ahead of the first one written: rowgroup_job_start). It needs rowids that ascend above every rowid of the table --
 ** always so for tables without an INTEGER PRIMARY KEY; the first rows that break it send the
 ** held rows to the row tree and the statement on without the path. Indexes, constraints and
 ** RETURNING see every row as on the row-tree path. */
@@ -1957,33 +1956,59 @@ static bool bulk_allowed(const plan_op *p) {
     return true;
 }
 
+/* bulk_charge charges the rows held in the open row group to the statement's memory. */
+static int bulk_charge(exec_ctx *x, dml_state *s) {
+    size_t now = rowgroup_job_bytes(s->bulk_open);
+    if (now <= s->bulk_open_charged) return STRATA_OK;
+    s->bulk_budget = x->budget;
+    int rc = vec_budget_charge(x->budget, now - s->bulk_open_charged, x->err);
+    if (rc == STRATA_OK) s->bulk_open_charged = now;
+    return rc;
+}
+
+/* bulk_drop frees the row groups of the path, stored or not, and gives back their charge. */
+static void bulk_drop(dml_state *s) {
+    rowgroup_job_free(s->bulk_job);
+    rowgroup_job_free(s->bulk_open);
+    s->bulk_job = s->bulk_open = NULL;
+    vec_budget_release(s->bulk_budget, s->bulk_job_charged + s->bulk_open_charged);
+    s->bulk_job_charged = s->bulk_open_charged = 0;
+}
+
 /* bulk_wait stores the row group being encoded, if any (after the ones before it). */
 static int bulk_wait(exec_ctx *x, table_def *td, dml_state *s) {
     rowgroup_job *j = s->bulk_job;
     s->bulk_job = NULL;
     int rc = j ? rowgroup_write_finish(x->txn, &td->desc, j) : STRATA_OK;
+    vec_budget_release(s->bulk_budget, s->bulk_job_charged);
+    s->bulk_job_charged = 0;
     return rc ? table_error(x, rc) : STRATA_OK;
 }
 
-/* bulk_flush_rows sends the held rows to the row tree. */
+/* bulk_flush_rows sends the rows of the open row group to the row tree after all. */
 static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
     int rc = bulk_wait(x, td, s);
-    if (rc) return rc;
-    for (uint32_t i = 0; i < s->bulk.nchunks; i++) {
-        rc = table_insert(x->txn, &td->desc, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count,
-                          s->bulk_ids + (size_t)i * VECTOR_SIZE);
-        if (rc) return table_error(x, rc);
-        td->inserted += s->bulk.chunks[i]->count; /* for the tuple mover, after the commit */
+    if (rc || !s->bulk_open) return rc;
+    uint32_t rows = rowgroup_job_rows(s->bulk_open);
+    if (rows && !s->bulk_out.cols && (rc = chunk_init(&s->bulk_out, td->types, td->ncols, x->err))) return rc;
+    int64_t ids[VECTOR_SIZE];
+    for (uint32_t at = 0; at < rows && rc == STRATA_OK; at += VECTOR_SIZE) {
+        uint32_t n = rows - at < VECTOR_SIZE ? rows - at : VECTOR_SIZE;
+        if ((rc = rowgroup_job_read(s->bulk_open, at, n, &s->bulk_out, ids, x->err))) break;
+        if ((rc = table_insert(x->txn, &td->desc, &s->bulk_out, NULL, n, ids))) {
+            rc = table_error(x, rc);
+            break;
+        }
+        td->inserted += n; /* for the tuple mover, after the commit */
     }
-    vec_rows_free(&s->bulk);
-    return STRATA_OK;
+    bulk_drop(s);
+    return rc;
 }
 
-/* bulk_write stores the first k chunks of the held rows as one row group (the table's column
-** tree made the first time): the rows are copied into the row group's builders and encoded on a
-** thread of its own while the statement goes on (two cores parse and encode side by side), and
-** stored at the next bulk_write or at bulk_wait (at most one is in flight). */
-static int bulk_write(exec_ctx *x, table_def *td, dml_state *s, uint32_t k) {
+/* bulk_write stores the open row group (the table's column tree made the first time): it is
+** encoded on a thread of its own while the statement goes on (two cores parse and encode side by
+** side), and stored at the next bulk_write or at bulk_wait (at most one is in flight). */
+static int bulk_write(exec_ctx *x, table_def *td, dml_state *s) {
     int rc;
     if (!td->desc.col_root) {
         pgno_t root;
@@ -1991,39 +2016,15 @@ static int bulk_write(exec_ctx *x, table_def *td, dml_state *s, uint32_t k) {
         if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
     }
     if ((rc = bulk_wait(x, td, s))) return rc;
-    if ((rc = rowgroup_write_start(x->txn, &td->desc, s->bulk.chunks, k, s->bulk_ids, &s->bulk_job)))
-        return table_error(x, rc);
-    return STRATA_OK;
-}
-
-/* bulk_store writes the held rows' leading full vectors as one row group once they make a full
-** row group, keeping the rest held. */
-static int bulk_store(exec_ctx *x, table_def *td, dml_state *s) {
-    uint32_t full = rowgroup_rows(&td->desc), k = 0;
-    uint64_t rows = 0;
-    while (k < s->bulk.nchunks && s->bulk.chunks[k]->count == VECTOR_SIZE && rows < full &&
-           rows + VECTOR_SIZE <= ROWGROUP_ROWS)
-        rows += s->bulk.chunks[k++]->count;
-    if (rows < full) return STRATA_OK;
-    /* the rest stays held, at the front: at most a vector and a part of one */
-    vec_rows rest;
-    int rc = rows_init(x, &rest, td->types, td->ncols);
-    if (rc) return rc;
-    for (uint32_t i = k; i < s->bulk.nchunks && rc == STRATA_OK; i++)
-        rc = vec_rows_append(&rest, s->bulk.chunks[i], NULL, s->bulk.chunks[i]->count, x->err);
-    if (rc == STRATA_OK) rc = bulk_write(x, td, s, k);
-    if (rc) {
-        vec_rows_free(&rest);
-        return rc;
-    }
-    memmove(s->bulk_ids, s->bulk_ids + rows, (s->bulk.rows - rows) * sizeof *s->bulk_ids);
-    vec_rows_free(&s->bulk);
-    s->bulk = rest;
+    if ((rc = rowgroup_job_start(x->txn, &td->desc, s->bulk_open))) return table_error(x, rc);
+    s->bulk_job = s->bulk_open, s->bulk_job_charged = s->bulk_open_charged;
+    s->bulk_open = NULL, s->bulk_open_charged = 0;
     return STRATA_OK;
 }
 
 /* bulk_add takes rows 0..n) of in under rowids, or sets *taken = false (and leaves the path)
-** when they do not ascend above the rows before them. */
+** when they do not ascend above the rows before them. The rows go into the open row group's
+** builders (split where a row group fills: that one goes to bulk_write). */
 static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const int64_t *rowids, bool *taken) {
     table_def *td = p->dml.table;
     uint32_t n = in->count;
@@ -2045,7 +2046,6 @@ static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const
             if ((rc = table_get(x->txn, &td->desc, &none, 0, &zero, 1, &s->old, &found))) return table_error(x, rc);
             if (!found) s->bulk_last = INT64_MIN;
         }
-        if ((rc = rows_init(x, &s->bulk, td->types, td->ncols))) return rc;
         s->bulk_mode = BULK_ON;
     }
     if (s->bulk_mode != BULK_ON) return STRATA_OK;
@@ -2055,19 +2055,19 @@ static int bulk_add(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *in, const
         s->bulk_mode = BULK_OFF;
         return bulk_flush_rows(x, td, s);
     }
-    if (s->bulk.rows + n > s->bulk_cap) {
-        size_t cap = s->bulk_cap ? 2 * s->bulk_cap : 4 * VECTOR_SIZE;
-        while (cap < s->bulk.rows + n) cap *= 2;
-        int64_t *ids = realloc(s->bulk_ids, cap * sizeof *ids);
-        if (!ids) return nomem(x);
-        s->bulk_ids = ids;
-        s->bulk_cap = cap;
+    uint32_t full = rowgroup_rows(&td->desc);
+    for (uint32_t done = 0; done < n;) {
+        if (!s->bulk_open && (rc = rowgroup_job_open(&td->desc, &s->bulk_open, x->err))) return rc;
+        uint32_t room = full - rowgroup_job_rows(s->bulk_open), take = n - done < room ? n - done : room;
+        if ((rc = rowgroup_job_add(s->bulk_open, in, done ? sel_identity() + done : NULL, take, rowids + done, x->err)) ||
+            (rc = bulk_charge(x, s)))
+            return rc;
+        done += take;
+        if (rowgroup_job_rows(s->bulk_open) == full && (rc = bulk_write(x, td, s))) return rc;
     }
-    if ((rc = vec_rows_append(&s->bulk, in, NULL, n, x->err))) return rc;
-    memcpy(s->bulk_ids + s->bulk.rows - n, rowids, n * sizeof *rowids);
     s->bulk_last = rowids[n - 1];
     *taken = true;
-    return bulk_store(x, td, s);
+    return STRATA_OK;
 }
 
 /* bulk_finish ends the path at the end of the input: the rows still held go to the row tree --
@@ -2078,11 +2078,10 @@ static int bulk_finish(exec_ctx *x, plan_op *p, dml_state *s) {
     if (s->bulk_mode != BULK_ON) return STRATA_OK;
     s->bulk_mode = BULK_OFF;
     table_def *td = p->dml.table;
-    uint32_t tail = rowgroup_rows(&td->desc) / BULK_TAIL_SHARE;
-    if (td->storage != TABLE_STORAGE_COLUMN || s->bulk.rows < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN))
+    uint32_t tail = rowgroup_rows(&td->desc) / BULK_TAIL_SHARE, held = s->bulk_open ? rowgroup_job_rows(s->bulk_open) : 0;
+    if (td->storage != TABLE_STORAGE_COLUMN || held < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN))
         return bulk_flush_rows(x, td, s);
-    int rc = bulk_write(x, td, s, s->bulk.nchunks);
-    vec_rows_free(&s->bulk);
+    int rc = bulk_write(x, td, s);
     return rc ? rc : bulk_wait(x, td, s);
 }
 
