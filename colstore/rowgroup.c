@@ -923,11 +923,12 @@ static int writer_init(group_writer *w, const table_desc *td, uint32_t cap, stra
     return vec_init(&w->idv, ROWID_TYPE, err);
 }
 
-/* writer_add adds the first take rows of ch (td's columns), whose rowids are at w->ids + w->rows. */
-static int writer_add(group_writer *w, const data_chunk *ch, uint32_t take, strata_err *err) {
+/* writer_add adds rows sel[0..take) (sel NULL: the first take) of ch (td's columns), whose rowids
+** are at w->ids + w->rows. */
+static int writer_add(group_writer *w, const data_chunk *ch, const sel_t *sel, uint32_t take, strata_err *err) {
     int rc;
     for (uint32_t i = 0; i < w->ncols; i++)
-        if ((rc = segment_builder_append(&w->b[i], &ch->cols[i], NULL, take, err))) return rc;
+        if ((rc = segment_builder_append(&w->b[i], &ch->cols[i], sel, take, err))) return rc;
     memcpy(VEC_DATA(&w->idv, int64_t), w->ids + w->rows, take * sizeof *w->ids);
     if ((rc = segment_builder_append(&w->b[w->ncols], &w->idv, NULL, take, err))) return rc;
     w->rows += take;
@@ -935,7 +936,7 @@ static int writer_add(group_writer *w, const data_chunk *ch, uint32_t take, stra
 }
 
 /* writer_take adds the first take rows of w->ch. */
-static int writer_take(group_writer *w, uint32_t take, strata_err *err) { return writer_add(w, &w->ch, take, err); }
+static int writer_take(group_writer *w, uint32_t take, strata_err *err) { return writer_add(w, &w->ch, NULL, take, err); }
 
 /* writer_encode encodes the builders of the rows taken into segs[0..ncols] (the rowids' last):
 ** no pager, so it may run on a thread of its own. */
@@ -1128,14 +1129,8 @@ int rowgroup_job_add(rowgroup_job *j, const data_chunk *ch, const sel_t *sel, ui
     group_writer *w = &j->w;
     if (n > w->cap - w->rows)
         return err_set(err, STRATA_MISUSE, "a row group of %u rows takes %u more", w->rows, n);
-    int rc;
-    for (uint32_t i = 0; i < w->ncols; i++)
-        if ((rc = segment_builder_append(&w->b[i], &ch->cols[i], sel, n, err))) return rc;
     memcpy(w->ids + w->rows, ids, n * sizeof *ids);
-    memcpy(VEC_DATA(&w->idv, int64_t), ids, n * sizeof *ids);
-    if ((rc = segment_builder_append(&w->b[w->ncols], &w->idv, NULL, n, err))) return rc;
-    w->rows += n;
-    return STRATA_OK;
+    return writer_add(w, ch, sel, n, err);
 }
 
 uint32_t rowgroup_job_rows(const rowgroup_job *j) { return j->w.rows; }

@@ -2038,10 +2038,12 @@ static int fsst_room(segment_reader *r, size_t n, strata_err *err) {
 }
 
 /* fsst_decode decodes the m compressed bytes at offset off of b's strings to r->fbuf + at (room
-** for FSST_DECODED_MAX(m) there) and sets *len to their length. */
+** for FSST_DECODED_MAX(m) there) and sets *len to their length; off and m are checked against the
+** block's bytes first (without overflowing: a crafted length may be anything up to 2^64 - 1). */
 static int fsst_decode(segment_reader *r, const vblock *b, const payload *pl, uint64_t off, uint64_t m,
                        size_t at, uint32_t i, uint32_t *len, strata_err *err) {
-    if (off + m > pl->bytes_len) return CORRUPT("vector %u: fsst string %u runs past its bytes", b->k, i);
+    if (m > pl->bytes_len || off > pl->bytes_len - m)
+        return CORRUPT("vector %u: fsst string %u runs past its bytes", b->k, i);
     int64_t n = fsst_decompress(r->fsst, pl->bytes + off, (size_t)m, r->fbuf + at);
     if (n < 0) return CORRUPT("vector %u: fsst string %u does not decode", b->k, i);
     *len = (uint32_t)n;
@@ -2076,9 +2078,10 @@ static int fsst_at(segment_reader *r, const vblock *b, const payload *pl, uint32
     uint64_t lens[BITPACK_GROUP];
     uint32_t g = i / BITPACK_GROUP;
     bitpack_unpack(pl->packed + (size_t)g * 8u * pl->w, BITPACK_GROUP, pl->w, lens);
-    uint64_t off = ld32(pl->offs + 4 * (size_t)g);
+    uint64_t off = ld32(pl->offs + 4 * (size_t)g), m = lens[i % BITPACK_GROUP];
+    for (uint32_t j = g * BITPACK_GROUP; j <= i; j++) /* at most 64 lengths, each within the bytes: no overflow */
+        if (lens[j % BITPACK_GROUP] > pl->bytes_len) return CORRUPT("vector %u: fsst string %u is too long", b->k, j);
     for (uint32_t j = g * BITPACK_GROUP; j < i; j++) off += lens[j % BITPACK_GROUP];
-    uint64_t m = lens[i % BITPACK_GROUP];
     int rc = fsst_room(r, FSST_DECODED_MAX(m), err);
     if (rc == STRATA_OK) rc = fsst_decode(r, b, pl, off, m, 0, i, len, err);
     *p = r->fbuf;
