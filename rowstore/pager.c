@@ -675,7 +675,8 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 }
 
 #define WAL_EXTEND_STEP (1u << 20)
-#define WAL_KEEP_BYTES (4u << 20) /* WAL kept allocated across a restart and a close */
+#define WAL_KEEP_BYTES (4u << 20)        /* WAL kept allocated across a checkpoint */
+#define WAL_KEEP_CLOSED WAL_EXTEND_STEP /* ... and across a close */
 
 /* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
 ** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
@@ -1826,15 +1827,17 @@ fail:
     return rc;
 }
 
-/* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_BYTES of it,
-** so that the next session's commits overwrite allocated blocks instead of growing the file
-** (see wal_extend). The database file already holds every commit. */
+/* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_CLOSED of it,
+** so that the next session's first commits overwrite allocated blocks instead of growing the file
+** (see wal_extend; past that, the WAL grows a step at a time as it would anyway). One step, not
+** WAL_KEEP_BYTES: a closed database should take little more room than its file. The database
+** file already holds every commit. */
 static int wal_keep_empty(pager *p) {
     uint8_t *z = calloc(1, p->page_size);
     if (!z) return STRATA_NOMEM;
     int rc = vfs_write(p->wal, z, p->page_size, 0, NULL);
     free(z);
-    if (!rc && p->wal_alloc > WAL_KEEP_BYTES) rc = vfs_truncate(p->wal, WAL_KEEP_BYTES, NULL);
+    if (!rc && p->wal_alloc > WAL_KEEP_CLOSED) rc = vfs_truncate(p->wal, WAL_KEEP_CLOSED, NULL);
     if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->wal, NULL);
     return rc;
 }

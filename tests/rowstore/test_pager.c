@@ -253,6 +253,41 @@ Test(pager, large_transaction_writes_new_pages_to_the_file) {
     pager_close(p);
 }
 
+/* wal_bytes is the size of the WAL file of t.db. */
+static uint64_t wal_bytes(void) {
+    vfs_file *f;
+    uint64_t n = 0;
+    cr_assert_eq(vfs_open(v, "t.db-wal", VFS_READONLY, &f, NULL), STRATA_OK);
+    cr_assert_eq(vfs_size(f, &n, NULL), STRATA_OK);
+    vfs_close(f);
+    return n;
+}
+
+/* A checkpoint keeps up to 4 MiB of WAL for the commits to come; a close keeps at most 1 MiB, so
+** that a closed database takes little more room than its file, and the next session reads it all. */
+Test(pager, close_keeps_at_most_a_megabyte_of_wal) {
+    pager_config cfg = small_cfg;
+    cfg.cache_bytes = 4096 * 4096;
+    cfg.autocheckpoint_bytes = 64 << 20;
+    cfg.direct_bytes = 64 << 20; /* every page through the WAL */
+    pager *p = open_db(&cfg);
+    for (uint32_t i = 0; i < 3; i++) write_pages(p, 1000, 10000 * i); /* ~12 MiB through the WAL */
+    cr_assert_gt(wal_bytes(), 4u << 20, "the WAL holds the three transactions");
+    pager_close(p);
+    cr_assert_leq(wal_bytes(), 1u << 20, "a close keeps at most 1 MiB of WAL, not %llu bytes",
+                  (unsigned long long)wal_bytes());
+    p = open_db(&cfg);
+    pager_txn *r = begin(p, 0);
+    cr_assert_eq(pager_page_count(r), 3001);
+    for (uint32_t i = 0; i < 3; i++) {
+        expect(r, 1 + 1000 * i, 10000 * i);
+        expect(r, 1000 * (i + 1), 10000 * i + 999);
+    }
+    pager_rollback(r);
+    write_pages(p, 10, 50000); /* the next session writes on */
+    pager_close(p);
+}
+
 Test(pager, large_transaction_spills_within_cache_bound) {
     pager *p = open_db(&small_cfg);
     pager_txn *t = begin(p, 1);
