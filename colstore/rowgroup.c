@@ -715,54 +715,112 @@ static int open_row(pager_txn *t, const table_desc *td, int64_t rowid, group *g,
     return rc;
 }
 
-/* A point reader keeps the row group of its last read open (descriptor, bitmap, rowid and
+/* A point reader keeps the row groups of its last reads open (descriptor, bitmap, rowid and
 ** projected segments), so that reads of nearby rowids -- an index's matches of one key, usually
-** one order's lines -- find and open it once. */
+** one order's lines -- find and open their row group once, and a prepared lookup run again on an
+** unchanged database (rowgroup_reader_rebind) finds the row groups of its earlier runs open. At
+** most READER_GROUPS are open; past that the one opened longest ago makes room. */
+#define READER_GROUPS 16
+
+typedef struct open_group {
+    group g;
+    vector ids;     /* decoded rowids of vector ids_k of g (a group with gaps in its rowids) */
+    uint32_t ids_k;
+} open_group;
+
 struct rowgroup_reader {
     pager_txn *t;
     const table_desc *td;
     const uint32_t *cols;
-    group g;
-    int have;       /* g holds a row group */
-    vector ids;     /* decoded rowids of vector ids_k of g (a group with gaps in its rowids) */
-    uint32_t ids_k;
+    uint32_t ncols;
+    open_group og[READER_GROUPS];
+    uint32_t nopen;   /* og[0..nopen) hold a row group */
+    uint32_t last;    /* the one read last */
+    uint32_t victim;  /* the next to make room, once all are open */
+    uint64_t version; /* pager_txn_version of the transaction they were read in */
 };
 
 int rowgroup_reader_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols,
                          rowgroup_reader **out) {
     rowgroup_reader *r = calloc(1, sizeof *r);
-    if (r && ncols && (r->g.cols = calloc(ncols, sizeof *r->g.cols)) == NULL) {
-        free(r);
-        r = NULL;
-    }
     *out = r;
     if (r == NULL) return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (row group read)");
-    r->t = t, r->td = td, r->cols = cols, r->g.ncols = ncols, r->ids_k = UINT32_MAX;
+    r->t = t, r->td = td, r->cols = cols, r->ncols = ncols;
+    r->version = pager_txn_version(t);
     return STRATA_OK;
+}
+
+static void reader_drop_all(rowgroup_reader *r) {
+    for (uint32_t i = 0; i < r->nopen; i++) group_close(&r->og[i].g);
+    r->nopen = r->last = r->victim = 0;
 }
 
 void rowgroup_reader_close(rowgroup_reader *r) {
     if (r == NULL) return;
-    group_free(&r->g);
-    vec_free(&r->ids);
+    for (uint32_t i = 0; i < READER_GROUPS; i++) {
+        group_free(&r->og[i].g);
+        vec_free(&r->og[i].ids);
+    }
     free(r);
+}
+
+void rowgroup_reader_rebind(rowgroup_reader *r, pager_txn *t) {
+    uint64_t v = pager_txn_version(t);
+    r->t = t;
+    if (v == 0 || v != r->version) reader_drop_all(r);
+    r->version = v;
+}
+
+/* reader_find gives the open row group whose rowid range holds rowid, or NULL. */
+static open_group *reader_find(const rowgroup_reader *r, int64_t rowid) {
+    for (uint32_t k = 0; k < r->nopen; k++) {
+        uint32_t i = (r->last + k) % r->nopen; /* the last one read first */
+        const group *g = &r->og[i].g;
+        if (rowid >= g->d.first && rowid <= g->d.last) return (open_group *)&r->og[i];
+    }
+    return NULL;
+}
+
+int rowgroup_reader_holds(const rowgroup_reader *r, int64_t rowid) { return reader_find(r, rowid) != NULL; }
+
+/* reader_load opens the row group holding rowid in a free slot, or in place of the one opened
+** longest ago: *out, or NULL when no row group holds rowid. */
+static int reader_load(rowgroup_reader *r, int64_t rowid, open_group **out) {
+    rowgroup_desc d;
+    int found;
+    *out = NULL;
+    int rc = find_group(r->t, r->td, rowid, &d, &found);
+    if (rc || !found) return rc;
+    open_group *o;
+    if (r->nopen < READER_GROUPS) {
+        o = &r->og[r->nopen];
+        if (o->g.cols == NULL && r->ncols && (o->g.cols = calloc(r->ncols, sizeof *o->g.cols)) == NULL)
+            return err_set(pager_txn_err(r->t), STRATA_NOMEM, "out of memory (row group read)");
+        o->g.ncols = r->ncols;
+        r->nopen++;
+    } else {
+        o = &r->og[r->victim];
+        r->victim = (r->victim + 1) % READER_GROUPS;
+    }
+    o->ids_k = UINT32_MAX;
+    if ((rc = group_load(r->t, r->td, &o->g, &d))) { /* an error: start over with none open */
+        reader_drop_all(r);
+        return rc;
+    }
+    *out = o;
+    return STRATA_OK;
 }
 
 int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int *found) {
     pager_txn *t = r->t;
-    group *g = &r->g;
     int rc;
     *found = 0;
-    if (!r->have || rowid < g->d.first || rowid > g->d.last) { /* another row group */
-        rowgroup_desc d;
-        r->have = 0;
-        if ((rc = find_group(t, r->td, rowid, &d, found)) || !*found) return rc;
-        if ((rc = group_load(t, r->td, g, &d))) return rc;
-        r->have = 1;
-        r->ids_k = UINT32_MAX;
-    }
+    open_group *o = reader_find(r, rowid);
+    if (o == NULL && ((rc = reader_load(r, rowid, &o)) || o == NULL)) return rc;
+    r->last = (uint32_t)(o - r->og);
+    group *g = &o->g;
     uint32_t pos = 0;
-    if ((rc = seek_rowid(t, g, rowid, &r->ids, &r->ids_k, &pos, found)) || !*found) return rc;
+    if ((rc = seek_rowid(t, g, rowid, &o->ids, &o->ids_k, &pos, found)) || !*found) return rc;
     if (group_is_deleted(g, pos)) {
         *found = 0;
         return STRATA_OK;

@@ -150,11 +150,18 @@ int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint3
                  data_chunk *out, int *found);
 
 /* A point reader for many rowids: rowgroup_reader_get is rowgroup_get, keeping the last row
-** group open between calls (rowids near each other read it once). cols must outlive the reader;
-** write transactions must not change the table between calls. */
+** group open between calls (rowids near each other read it once). td and cols must outlive the
+** reader; write transactions must not change the table between calls.
+** rowgroup_reader_rebind moves the reader to transaction t (the next calls read in t): the open
+** row group stays open when t is a read transaction of the same pager_txn_version as the one it
+** was read in, and is closed otherwise -- so a prepared lookup that runs again and again on an
+** unchanged database finds its row group open. rowgroup_reader_holds says whether rowid lies in
+** the open row group's rowid range (whether the group holds it live, rowgroup_reader_get says). */
 typedef struct rowgroup_reader rowgroup_reader;
 int rowgroup_reader_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols,
                          rowgroup_reader **out);
+void rowgroup_reader_rebind(rowgroup_reader *r, pager_txn *t);
+int rowgroup_reader_holds(const rowgroup_reader *r, int64_t rowid);
 int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int *found);
 void rowgroup_reader_close(rowgroup_reader *r);
 

@@ -377,26 +377,60 @@ void table_scan_close(table_scan *s) {
     free(s);
 }
 
-int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, const int64_t *rowids,
-              uint32_t count, data_chunk *out, uint8_t *found) {
+struct table_reader {
+    const table_desc *td;
+    const uint32_t *cols;
+    uint32_t ncols;
+    rowgroup_reader *rg; /* made at the first migrated row */
+};
+
+int table_reader_open(const table_desc *td, const uint32_t *cols, uint32_t ncols, table_reader **out) {
+    table_reader *r = calloc(1, sizeof *r);
+    *out = r;
+    if (r == NULL) return STRATA_NOMEM;
+    *r = (table_reader){td, cols, ncols, NULL};
+    return STRATA_OK;
+}
+
+void table_reader_close(table_reader *r) {
+    if (r == NULL) return;
+    rowgroup_reader_close(r->rg);
+    free(r);
+}
+
+/* A rowid that a row group open in the reader holds live is read there without a look into the
+** row tree: a live row is in one store only (an UPDATE of a migrated row marks it deleted in its
+** row group before its new version goes to the row tree). Any other rowid is looked up in the
+** row tree first, then in the row groups. */
+int table_reader_get(table_reader *r, pager_txn *t, const int64_t *rowids, uint32_t count, data_chunk *out,
+                     uint8_t *found) {
+    const table_desc *td = r->td;
     strata_err *err = pager_txn_err(t);
     if ((size_t)out->count + count > VECTOR_SIZE)
         return err_set(err, STRATA_MISUSE, "table_get of %u rows into a chunk holding %u", count, out->count);
     if (count == 0) return STRATA_OK;
+    if (r->rg) rowgroup_reader_rebind(r->rg, t);
     record_plan plan;
-    btree_cursor *c = NULL;
-    rowgroup_reader *rg = NULL; /* made at the first migrated row */
-    int rc = record_plan_init(&plan, td, cols, ncols, 0, err);
+    btree_cursor *c = NULL; /* opened at the first row not read from a row group */
+    int rc = record_plan_init(&plan, td, r->cols, r->ncols, 0, err);
     if (rc) return rc;
-    if ((rc = btree_cursor_open(t, td->root, &c))) goto done;
     for (uint32_t k = 0; k < count; k++) {
+        int exact = 0, tried = 0;
+        if (r->rg && rowgroup_reader_holds(r->rg, rowids[k])) {
+            if ((rc = rowgroup_reader_get(r->rg, rowids[k], out, &exact))) goto done;
+            tried = 1;
+            if (exact) {
+                if (found) found[k] = 1;
+                continue;
+            }
+        }
+        if (!c && (rc = btree_cursor_open(t, td->root, &c))) goto done;
         uint8_t key[ROWID_KEY_LEN];
         rowid_encode(rowids[k], key);
-        int exact = 0;
         if ((rc = btree_cursor_seek(c, key, sizeof key, &exact))) goto done;
-        if (!exact && td->col_root) { /* a migrated row? */
-            if ((!rg && (rc = rowgroup_reader_open(t, td, cols, ncols, &rg))) ||
-                (rc = rowgroup_reader_get(rg, rowids[k], out, &exact)))
+        if (!exact && td->col_root && !tried) { /* a migrated row? */
+            if ((!r->rg && (rc = rowgroup_reader_open(t, td, r->cols, r->ncols, &r->rg))) ||
+                (rc = rowgroup_reader_get(r->rg, rowids[k], out, &exact)))
                 goto done;
             if (found) found[k] = (uint8_t)exact;
             continue;
@@ -414,9 +448,16 @@ int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t
         out->count++;
     }
 done:
-    rowgroup_reader_close(rg);
     btree_cursor_close(c);
     record_plan_free(&plan);
+    return rc;
+}
+
+int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, const int64_t *rowids,
+              uint32_t count, data_chunk *out, uint8_t *found) {
+    table_reader r = {td, cols, ncols, NULL};
+    int rc = table_reader_get(&r, t, rowids, count, out, found);
+    rowgroup_reader_close(r.rg);
     return rc;
 }
 

@@ -116,6 +116,17 @@ void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t
 int table_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, const int64_t *rowids,
               uint32_t count, data_chunk *out, uint8_t *found);
 
+/* A table reader is table_get with state kept between calls: the row groups it read stay open
+** (rowgroup_reader), so that a prepared lookup that runs again on an unchanged database reads its
+** migrated rows without finding and opening their row groups again. td and cols must outlive the
+** reader; the transaction may differ from call to call. table_reader_open fails only for lack of
+** memory (STRATA_NOMEM, nothing recorded). */
+typedef struct table_reader table_reader;
+int table_reader_open(const table_desc *td, const uint32_t *cols, uint32_t ncols, table_reader **out);
+int table_reader_get(table_reader *r, pager_txn *t, const int64_t *rowids, uint32_t count, data_chunk *out,
+                     uint8_t *found);
+void table_reader_close(table_reader *r);
+
 /* ---- the key encoding --------------------------------------------------------------------- */
 
 /* key_encode appends the order-preserving encoding of v to buf (growing it; STRATA_NOMEM when it

@@ -270,6 +270,7 @@ typedef struct iscan_state {
     uint32_t key_off[VECTOR_SIZE + 1]; /* ... entry k's at key_off[k] */
     int64_t rowids[VECTOR_SIZE];
     uint8_t found[VECTOR_SIZE];
+    table_reader *reader; /* kept across runs: a prepared lookup finds its row groups open */
     btree_buf lo, hi;
     bool empty;
 } iscan_state;
@@ -300,6 +301,8 @@ static int iscan_open(exec_ctx *x, plan_op *p) {
         } else {
             rc = scan_projection(x, p->iscan.table, p->iscan.cols, p->iscan.ncols, p->iscan.need, &s->proj, &s->nproj,
                                  &s->raw);
+            if (rc == STRATA_OK && table_reader_open(&p->iscan.table->desc, s->proj, s->nproj, &s->reader))
+                rc = nomem(x);
         }
         if (rc) return rc;
     }
@@ -327,6 +330,7 @@ static void iscan_close(plan_op *p, bool keep) {
         return;
     }
     p->state = NULL;
+    table_reader_close(s->reader);
     chunk_free(&s->raw);
     free(s->proj);
     btree_buf_free(&s->keys);
@@ -380,8 +384,7 @@ static int iscan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
         if (rc) return table_error(x, rc);
         if (!n) return STRATA_OK;
         chunk_reset(&s->raw);
-        if ((rc = table_get(x->txn, &p->iscan.table->desc, s->proj, s->nproj, s->rowids, n, &s->raw, s->found)))
-            return table_error(x, rc);
+        if ((rc = table_reader_get(s->reader, x->txn, s->rowids, n, &s->raw, s->found))) return table_error(x, rc);
         if (!s->raw.count) continue;
         scan_output(&s->raw, p->iscan.need, p->iscan.ncols, out);
         if (p->iscan.with_rowid) {

@@ -578,6 +578,11 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
 strata_err *pager_txn_err(pager_txn *t) { return &t->err; }
 pager *pager_txn_pager(pager_txn *t) { return t->p; }
 int pager_txn_is_write(const pager_txn *t) { return t->write; }
+/* A read snapshot's (generation, durable frames) is one state: generations only grow while the
+** pager is open, and durable frames are never taken back. */
+uint64_t pager_txn_version(const pager_txn *t) {
+    return t->write ? 0 : (t->snap->gen << 32 | t->snap->mx) + 1;
+}
 pgno_t pager_page_count(pager_txn *t) { return t->npages; }
 uint32_t pager_page_size(const pager *p) { return p->page_size; }
 uint32_t pager_usable_size(const pager *p) { return p->page_size - PAGER_RESERVED; }

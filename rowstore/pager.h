@@ -76,6 +76,11 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
 strata_err *pager_txn_err(pager_txn *t);
 pager *pager_txn_pager(pager_txn *t); /* the pager t belongs to */
 int pager_txn_is_write(const pager_txn *t);
+/* pager_txn_version names the committed state a read transaction sees: two read transactions of
+** one pager with the same version see the same pages, so what was derived from the pages in one
+** (a row group's descriptor, say) holds in the other. Never 0; 0 for a write transaction, whose
+** pages change under it. */
+uint64_t pager_txn_version(const pager_txn *t);
 
 /* pager_get pins page pgno as this transaction sees it. STRATA_CORRUPT when pgno is beyond the
 ** end of the database or its checksum does not match. */
