@@ -1324,6 +1324,7 @@ typedef struct ijoin_state {
     data_chunk pairs;    /* joined rows, left columns then right */
     data_chunk right;    /* a view of pairs' right columns, for scan_output */
     index_scan *open;    /* the lookup of the current probe row, when it did not fit one chunk */
+    table_reader *reader; /* keeps the right table's row groups open from lookup to lookup */
     btree_buf key;
     uint32_t pos_row;
     int phase;           /* 0 lookups, 1 unmatched probe rows (LEFT), 2 done with this chunk */
@@ -1339,6 +1340,7 @@ static int ijoin_open(exec_ctx *x, plan_op *p) {
     s->phase = 2;
     plan_op *r = p->child[1];
     int rc = scan_projection(x, r->scan.table, r->scan.cols, r->scan.ncols, r->scan.need, &s->proj, &s->nproj, &s->fetched);
+    if (rc == STRATA_OK && table_reader_open(&r->scan.table->desc, s->proj, s->nproj, &s->reader)) rc = nomem(x);
     if (rc || (rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
     if ((rc = expr_prepare(p->join.lkeys[0], x->err))) return rc;
     if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
@@ -1351,6 +1353,7 @@ static void ijoin_close(plan_op *p) {
     ijoin_state *s = p->state;
     if (!s) return;
     if (s->open) index_scan_close(s->open);
+    table_reader_close(s->reader);
     chunk_free(&s->fetched);
     chunk_free(&s->pairs);
     free(s->proj);
@@ -1361,7 +1364,6 @@ static void ijoin_close(plan_op *p) {
 static int ijoin_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more) {
     ijoin_state *s = p->state;
     plan_op *r = p->child[1];
-    table_def *td = r->scan.table;
     uint32_t nl = p->child[0]->ncols;
     expr *key = p->join.lkeys[0];
     int rc;
@@ -1410,7 +1412,7 @@ static int ijoin_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, 
         if (s->pos_row >= in->count) s->phase = 1;
         if (n) {
             chunk_reset(&s->fetched);
-            if ((rc = table_get(x->txn, &td->desc, s->proj, s->nproj, s->rids, n, &s->fetched, s->found)))
+            if ((rc = table_reader_get(s->reader, x->txn, s->rids, n, &s->fetched, s->found)))
                 return table_error(x, rc);
             uint32_t m = 0;
             for (uint32_t k = 0; k < n; k++)
