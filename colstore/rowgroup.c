@@ -825,9 +825,16 @@ int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int 
         *found = 0;
         return STRATA_OK;
     }
+    for (uint32_t i = 0; i < g->ncols; i++)
+        if ((rc = group_col_ready(t, r->td, g, i, r->cols[i]))) return rc;
+    for (int step = 0; step < 3; step++) /* the columns' cache misses at once (segment_prefetch) */
+        for (uint32_t i = 0; i < g->ncols; i++) {
+            if (!g->cols[i].stored) continue;
+            if (step < 2) segment_prefetch(g->cols[i].rd, pos, step);
+            else if ((rc = segment_prepare(g->cols[i].rd, pos, pager_txn_err(t)))) return rc;
+        }
     for (uint32_t i = 0; i < g->ncols; i++) {
         vector *v = &out->cols[i];
-        if ((rc = group_col_ready(t, r->td, g, i, r->cols[i]))) return rc;
         if (g->cols[i].stored) rc = segment_get(g->cols[i].rd, pos, v, out->count, pager_txn_err(t));
         else rc = fill_default(r->td, r->cols[i], v, out->count, out->count + 1, pager_txn_err(t));
         if (rc) return rc;

@@ -2319,6 +2319,44 @@ int segment_decode_dict(segment_reader *r, uint32_t k, const sel_t *keep, uint32
     return STRATA_OK;
 }
 
+/* point_block makes r->point hold vector k's block, parsed. */
+static int point_block(segment_reader *r, uint32_t k, strata_err *err) {
+    if (r->point == NULL && (r->point = calloc(1, sizeof *r->point)) == NULL)
+        return err_set(err, STRATA_NOMEM, "out of memory (segment point read)");
+    struct segment_point *pt = r->point;
+    if (pt->ok && pt->b.k == k) return STRATA_OK;
+    pt->ok = 0;
+    int rc = open_block(r, k, &pt->b, err);
+    if (rc == STRATA_OK && (rc = parse_payload(r, &pt->b, &pt->pl, err)) == STRATA_OK) pt->ok = 1;
+    return rc;
+}
+
+int segment_prepare(segment_reader *r, uint64_t row, strata_err *err) {
+    if (row >= r->rows) return STRATA_OK; /* segment_get says so */
+    uint32_t k = (uint32_t)(row / VECTOR_SIZE), i = (uint32_t)(row % VECTOR_SIZE), g = i / BITPACK_GROUP;
+    int rc = point_block(r, k, err);
+    if (rc) return rc;
+    const vblock *b = &r->point->b;
+    const payload *pl = &r->point->pl;
+    if (b->mode == 2) __builtin_prefetch(b->bitmap + i / 8);
+    switch (r->encoding) {
+    case SEG_FOR:
+    case SEG_DICTIONARY:
+        if (pl->packed) __builtin_prefetch(pl->packed + (size_t)i * pl->w / 8);
+        break;
+    case SEG_PLAIN:
+        if (pl->fixed) __builtin_prefetch(pl->fixed + (size_t)i * fixed_bytes((vec_phys)r->phys));
+        else if (pl->offs) __builtin_prefetch(pl->offs + 4 * (size_t)i);
+        break;
+    case SEG_FSST:
+        if (pl->packed) __builtin_prefetch(pl->packed + (size_t)g * 8u * pl->w);
+        if (pl->offs) __builtin_prefetch(pl->offs + 4 * (size_t)g);
+        break;
+    default: break;
+    }
+    return STRATA_OK;
+}
+
 int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, strata_err *err) {
     if (row >= r->rows || out_row >= VECTOR_SIZE)
         return err_set(err, STRATA_MISUSE, "row %llu of a segment of %u rows, into row %u",
@@ -2326,14 +2364,8 @@ int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, 
     int rc = check_out(r, out, err);
     if (rc) return rc;
     uint32_t k = (uint32_t)(row / VECTOR_SIZE), i = (uint32_t)(row % VECTOR_SIZE);
-    if (r->point == NULL && (r->point = calloc(1, sizeof *r->point)) == NULL)
-        return err_set(err, STRATA_NOMEM, "out of memory (segment point read)");
+    if ((rc = point_block(r, k, err))) return rc;
     struct segment_point *pt = r->point;
-    if (!pt->ok || pt->b.k != k) {
-        pt->ok = 0;
-        if ((rc = open_block(r, k, &pt->b, err)) || (rc = parse_payload(r, &pt->b, &pt->pl, err))) return rc;
-        pt->ok = 1;
-    }
     const vblock b = pt->b;
     const payload pl = pt->pl;
     if (!row_valid(&b, i)) {
@@ -2371,6 +2403,23 @@ int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, 
     }
     vec_set_null(out, out_row, 0);
     return STRATA_OK;
+}
+
+void segment_prefetch(const segment_reader *r, uint64_t row, int step) {
+    if (row >= r->rows || r->nblocks == 0) return;
+    uint32_t k = (uint32_t)(row / VECTOR_SIZE);
+    if (k >= r->nblocks || (r->point && r->point->ok && r->point->b.k == k)) return;
+    const uint8_t *e = r->dir + 12 * (size_t)k;
+    if (step == 0) {
+        __builtin_prefetch(e);
+        return;
+    }
+    uint32_t off = ld32(e), stored = ld32(e + 4), raw = ld32(e + 8);
+    if (stored != raw) { /* zstd: its inflated copy, when kept */
+        if (r->kept && r->kept[k]) __builtin_prefetch(r->kept[k]);
+    } else if (off < r->len) {
+        __builtin_prefetch(r->buf + off);
+    }
 }
 
 /* ---- zone maps and description ------------------------------------------------------------ */

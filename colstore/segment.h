@@ -312,6 +312,17 @@ static inline int segment_is_string_dict(const segment_reader *r) {
 ** STRATA_NOMEM as for decoding. */
 int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, strata_err *err);
 
+/* segment_prefetch and segment_prepare start the CPU loading what segment_get(r, row) reads, so
+** that a point read of several columns has their cache misses overlap instead of following one
+** another: it calls segment_prefetch step 0 (the block directory's entry) for every column, then
+** step 1 (the block's start; reads the entry), then segment_prepare (parses the block, as
+** segment_get would, and starts loading the row's bytes), then segment_get. segment_prefetch
+** does nothing when the block is the one the reader holds parsed, and never fails;
+** segment_prepare fails as segment_get does (STRATA_CORRUPT, STRATA_NOMEM), except that a row
+** past the end is left to segment_get. */
+void segment_prefetch(const segment_reader *r, uint64_t row, int step);
+int segment_prepare(segment_reader *r, uint64_t row, strata_err *err);
+
 /* segment_zone copies the zone map of vector k (k = -1: of the whole segment) into *z.
 ** STRATA_MISUSE when k is out of range. */
 int segment_zone(const segment_reader *r, int k, seg_zone *z);

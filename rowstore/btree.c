@@ -418,6 +418,12 @@ bad:
     return corruptf(b->err, nd->pgno, "cell %u (offset %u) is malformed", i, off);
 }
 
+/* node_prefetch starts loading cell i of nd (i < n) into the CPU cache. */
+static inline void node_prefetch(const bt *b, const node *nd, uint32_t i) {
+    uint32_t off = get16(nd->d + BT_HDR_SIZE + 2 * i);
+    if (off < b->usable) __builtin_prefetch(nd->d + off);
+}
+
 /* node_probe compares key i of nd with k for node_search: 1 when the search goes right of i
 ** (key < k, or key == k in an interior page), 0 when not, 2 when a leaf key equals k. */
 static inline __attribute__((always_inline)) int node_probe(bt *b, const node *nd, uint32_t i, const uint8_t *k,
@@ -448,6 +454,7 @@ static inline __attribute__((always_inline)) int node_search(bt *b, const node *
     }
     const uint8_t *lk = NULL;
     uint32_t lkl = 0;
+    if (hi >= 16) node_prefetch(b, nd, 0); /* its load overlaps the last key's */
     if ((rc = node_key(b, nd, hi - 1, &lk, &lkl))) return rc;
     if (key_cmp(lk, lkl, k, kl) < 0) {
         *idx = hi;
@@ -461,6 +468,8 @@ static inline __attribute__((always_inline)) int node_search(bt *b, const node *
         if (f < l && f <= x && x <= l) {
             uint32_t g = (uint32_t)((double)(x - f) / (double)(l - f) * (double)(hi - 1));
             if (g > hi - 1) g = hi - 1;
+            if (g > 0) node_prefetch(b, nd, g - 1); /* the neighbours probed next */
+            if (g + 1 < hi) node_prefetch(b, nd, g + 1);
             r = node_probe(b, nd, g, k, kl, eq, &rc);
             if (rc) return rc;
             if (r == 2) goto found_at_g;
