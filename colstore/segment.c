@@ -1477,6 +1477,8 @@ struct segment_point {
     int ok;
     vblock b;
     payload pl;
+    uint32_t fsst_g;                          /* fsst: the group of 64 strings fsst_start is of */
+    uint64_t fsst_start[BITPACK_GROUP + 1];   /* ... their starts in pl.bytes, and the end */
 };
 
 #define TMP_N (VECTOR_SIZE + BITPACK_GROUP) /* room for a whole vector unpacked, plus one */
@@ -2073,15 +2075,26 @@ static int fsst_resolve(segment_reader *r, const vblock *b, const payload *pl, s
 }
 
 /* fsst_at decodes row i of vector b alone: its group's start plus the lengths before it. */
+/* fsst_at decodes row i of a point read's block (r->point): the starts of its group of 64 strings
+** are kept, so the next rows of the group (an index's matches, one after another) skip them. */
 static int fsst_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, const uint8_t **p,
                    uint32_t *len, strata_err *err) {
-    uint64_t lens[BITPACK_GROUP];
-    uint32_t g = i / BITPACK_GROUP;
-    bitpack_unpack(pl->packed + (size_t)g * 8u * pl->w, BITPACK_GROUP, pl->w, lens);
-    uint64_t off = ld32(pl->offs + 4 * (size_t)g), m = lens[i % BITPACK_GROUP];
-    for (uint32_t j = g * BITPACK_GROUP; j <= i; j++) /* at most 64 lengths, each within the bytes: no overflow */
-        if (lens[j % BITPACK_GROUP] > pl->bytes_len) return CORRUPT("vector %u: fsst string %u is too long", b->k, j);
-    for (uint32_t j = g * BITPACK_GROUP; j < i; j++) off += lens[j % BITPACK_GROUP];
+    struct segment_point *pt = r->point;
+    uint32_t g = i / BITPACK_GROUP, j = i % BITPACK_GROUP;
+    if (pt->fsst_g != g) {
+        uint64_t lens[BITPACK_GROUP];
+        uint32_t m = b->n - g * BITPACK_GROUP < BITPACK_GROUP ? b->n - g * BITPACK_GROUP : BITPACK_GROUP;
+        bitpack_unpack(pl->packed + (size_t)g * 8u * pl->w, BITPACK_GROUP, pl->w, lens);
+        pt->fsst_g = UINT32_MAX; /* until filled */
+        pt->fsst_start[0] = ld32(pl->offs + 4 * (size_t)g);
+        for (uint32_t q = 0; q < m; q++) { /* each within the bytes: no overflow */
+            if (lens[q] > pl->bytes_len)
+                return CORRUPT("vector %u: fsst string %u is too long", b->k, g * BITPACK_GROUP + q);
+            pt->fsst_start[q + 1] = pt->fsst_start[q] + lens[q];
+        }
+        pt->fsst_g = g;
+    }
+    uint64_t off = pt->fsst_start[j], m = pt->fsst_start[j + 1] - off;
     int rc = fsst_room(r, FSST_DECODED_MAX(m), err);
     if (rc == STRATA_OK) rc = fsst_decode(r, b, pl, off, m, 0, i, len, err);
     *p = r->fbuf;
@@ -2326,6 +2339,7 @@ static int point_block(segment_reader *r, uint32_t k, strata_err *err) {
     struct segment_point *pt = r->point;
     if (pt->ok && pt->b.k == k) return STRATA_OK;
     pt->ok = 0;
+    pt->fsst_g = UINT32_MAX;
     int rc = open_block(r, k, &pt->b, err);
     if (rc == STRATA_OK && (rc = parse_payload(r, &pt->b, &pt->pl, err)) == STRATA_OK) pt->ok = 1;
     return rc;

@@ -516,6 +516,12 @@ static int verify(const col *c, const uint8_t *buf, size_t len, const char *what
         cr_assert_eq(segment_get(&r, row, &one, at, &err), STRATA_OK, "%s: get %u: %s", what, row, err.msg);
         check_row(c, &one, at, row, what);
     }
+    for (uint32_t q = 0; c->rows && q < 300; q++) { /* back and forth, within a vector and across */
+        uint32_t row = (uint32_t)(((uint64_t)q * 1237 + (q % 3) * 40) % c->rows);
+        cr_assert_eq(segment_get(&r, row, &one, q % VECTOR_SIZE, &err), STRATA_OK, "%s: get %u: %s", what, row,
+                     err.msg);
+        check_row(c, &one, q % VECTOR_SIZE, row, what);
+    }
     if (c->rows) {
         cr_assert_eq(segment_get(&r, c->rows - 1, &one, 5, &err), STRATA_OK, "%s: %s", what, err.msg);
         check_row(c, &one, 5, c->rows - 1, what);
