@@ -100,6 +100,8 @@ typedef struct scan_state {
     uint32_t *proj;
     uint32_t nproj;
     int64_t *rowids;
+    table_reader *point; /* a rowid lookup's reader, kept across runs (row groups stay open) */
+    bool point_due;      /* a rowid lookup's row is still to be read (its rowid in rowids[0]) */
 } scan_state;
 
 /* scan_projection lists the table columns a scan decodes: those of its outputs some operator
@@ -449,6 +451,12 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     if ((rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, &lo)) ||
         (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
         return rc == STRATA_DONE ? STRATA_OK : rc; /* DONE: no row can match; s->scan stays NULL */
+    if (lo == hi) { /* one rowid: read as an index's match is (table_reader), not scanned */
+        if (!s->point && table_reader_open(&p->scan.table->desc, s->proj, s->nproj, &s->point)) return nomem(x);
+        s->rowids[0] = lo;
+        s->point_due = true;
+        return STRATA_OK;
+    }
     rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
     if (rc) return table_error(x, rc);
     return p->scan.nzone ? scan_prune(x, p, s) : STRATA_OK;
@@ -460,11 +468,13 @@ static void scan_close(plan_op *p, bool keep) {
     if (!s) return;
     if (s->scan) table_scan_close(s->scan);
     s->scan = NULL;
+    s->point_due = false;
     if (keep) {
         chunk_reset(&s->raw);
         return;
     }
     p->state = NULL;
+    table_reader_close(s->point);
     chunk_free(&s->raw);
     free(s->proj);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
@@ -474,10 +484,16 @@ static void scan_close(plan_op *p, bool keep) {
 static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     scan_state *s = p->state;
     out->count = 0;
-    if (!s->scan) return STRATA_OK; /* an empty rowid range */
-    chunk_reset(&s->raw);
-    int rc = table_scan_next(s->scan, &s->raw, p->scan.with_rowid ? s->rowids : NULL);
-    if (rc) return table_error(x, rc);
+    int rc;
+    if (s->point_due) {
+        s->point_due = false;
+        chunk_reset(&s->raw);
+        if ((rc = table_reader_get(s->point, x->txn, s->rowids, 1, &s->raw, NULL))) return table_error(x, rc);
+    } else {
+        if (!s->scan) return STRATA_OK; /* an empty rowid range, or a rowid lookup done */
+        chunk_reset(&s->raw);
+        if ((rc = table_scan_next(s->scan, &s->raw, p->scan.with_rowid ? s->rowids : NULL))) return table_error(x, rc);
+    }
     uint32_t n = s->raw.count;
     scan_output(&s->raw, p->scan.need, p->scan.ncols, out);
     if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));

@@ -1,9 +1,10 @@
 /*
 ** test_lookup.c -- a prepared index lookup of migrated rows, run again and again, sees every
 ** change made between its runs and inside a transaction around them: updates, deletes and new
-** rows of the keys it reads, a migration, a rollback. (A prepared lookup keeps the row groups
-** it read open between runs while the database is unchanged; this is what must not go stale.)
-** Each answer is compared with the same lookup in a row-store copy of the table.
+** rows of the keys it reads, a migration, a rollback; so does a prepared lookup by rowid (an
+** INTEGER PRIMARY KEY). (A prepared lookup keeps the row groups it read open between runs while
+** the database is unchanged; this is what must not go stale.) Each answer is compared with the
+** same lookup in a row-store copy of the table.
 */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -48,12 +49,18 @@ static const char *answer(strata_stmt *s, int64_t k, char *buf, size_t cap) {
 }
 
 typedef struct pair {
-    strata_stmt *col, *row; /* the lookup in the column-store table and in its row-store copy */
+    strata_stmt *col, *row;       /* the lookup by k in the column-store table and in its row-store copy */
+    strata_stmt *col_id, *row_id; /* ... and by id, the rowid */
 } pair;
 
-/* same checks that key k reads alike in both tables and gives how many rows it read. */
+/* same checks that key k reads alike in both tables and gives how many rows it read; and that
+** the row whose id is 4k + 2 does (one of k's rows while they were not deleted). */
 static int same(pair *p, int64_t k) {
     char a[4096], b[4096];
+    answer(p->col_id, 4 * k + 2, a, sizeof a);
+    answer(p->row_id, 4 * k + 2, b, sizeof b);
+    cr_assert_str_eq(a, b, "id %lld: the migrated row reads \"%s\", the row store's \"%s\"", (long long)(4 * k + 2),
+                     a, b);
     answer(p->col, k, a, sizeof a);
     answer(p->row, k, b, sizeof b);
     cr_assert_str_eq(a, b, "key %lld: migrated rows read \"%s\", the row store \"%s\"", (long long)k, a, b);
@@ -79,9 +86,10 @@ Test(lookup, prepared_lookup_of_migrated_rows_sees_every_change) {
     strata_db *db = open_file(dbpath);
     char sql[512];
     snprintf(sql, sizeof sql,
-             "CREATE TABLE c(k BIGINT, n INTEGER, v VARCHAR) WITH (storage = 'column', row_group_size = %d);"
-             "CREATE TABLE r(k BIGINT, n INTEGER, v VARCHAR) WITH (storage = 'row');"
-             "INSERT INTO r SELECT i / 4, i %% 4, 'value ' || i || ' of key ' || (i / 4) "
+             "CREATE TABLE c(id INTEGER PRIMARY KEY, k BIGINT, n INTEGER, v VARCHAR) "
+             "WITH (storage = 'column', row_group_size = %d);"
+             "CREATE TABLE r(id INTEGER PRIMARY KEY, k BIGINT, n INTEGER, v VARCHAR) WITH (storage = 'row');"
+             "INSERT INTO r SELECT i, i / 4, i %% 4, 'value ' || i || ' of key ' || (i / 4) "
              "FROM generate_series(0, %d) AS t(i);"
              "INSERT INTO c SELECT * FROM r; CHECKPOINT c;"
              "CREATE INDEX c_k ON c(k); CREATE INDEX r_k ON r(k)",
@@ -90,7 +98,8 @@ Test(lookup, prepared_lookup_of_migrated_rows_sees_every_change) {
     cr_assert_eq(query_int64(db, "SELECT count(DISTINCT row_group) FROM pragma_storage_info('c')"), GROUPS,
                  "every row migrated");
     pair p = {prepare(db, "SELECT n, v FROM c WHERE k = ? ORDER BY n"),
-              prepare(db, "SELECT n, v FROM r WHERE k = ? ORDER BY n")};
+              prepare(db, "SELECT n, v FROM r WHERE k = ? ORDER BY n"), prepare(db, "SELECT n, v FROM c WHERE id = ?"),
+              prepare(db, "SELECT n, v FROM r WHERE id = ?")};
     sweep(&p);
     cr_assert_eq(same(&p, 5), 4);
 
@@ -99,7 +108,7 @@ Test(lookup, prepared_lookup_of_migrated_rows_sees_every_change) {
     cr_assert_eq(same(&p, 5), 4);
     both(db, "DELETE FROM %s WHERE k = %lld", 700);
     cr_assert_eq(same(&p, 700), 0);
-    both(db, "INSERT INTO %s VALUES (%lld, 9, 'new')", 700);
+    both(db, "INSERT INTO %s VALUES (100000 + %lld, 700, 9, 'new')", 700);
     cr_assert_eq(same(&p, 700), 1);
     both(db, "DELETE FROM %s WHERE k = %lld AND n = 1", 4000);
     sweep(&p);
@@ -125,5 +134,7 @@ Test(lookup, prepared_lookup_of_migrated_rows_sees_every_change) {
     sweep(&p);
     strata_finalize(p.col);
     strata_finalize(p.row);
+    strata_finalize(p.col_id);
+    strata_finalize(p.row_id);
     strata_close(db);
 }
