@@ -764,10 +764,23 @@ void rowgroup_reader_close(rowgroup_reader *r) {
     free(r);
 }
 
+/* group_uncached says whether g holds a segment outside the segment cache (its own copy, read
+** when the cache had no room): memory that the cache's budget does not count. */
+static int group_uncached(const group *g) {
+    if (g->rowid.open && !g->rowid.held) return 1;
+    for (uint32_t i = 0; i < g->ncols; i++)
+        if (g->cols[i].open && !g->cols[i].held) return 1;
+    return 0;
+}
+
+/* Between transactions the reader keeps only row groups whose segments the segment cache holds:
+** their memory counts in its budget (memory_limit), where copies of its own would not. */
 void rowgroup_reader_rebind(rowgroup_reader *r, pager_txn *t) {
     uint64_t v = pager_txn_version(t);
     r->t = t;
-    if (v == 0 || v != r->version) reader_drop_all(r);
+    int keep = v != 0 && v == r->version;
+    for (uint32_t i = 0; keep && i < r->nopen; i++) keep = !group_uncached(&r->og[i].g);
+    if (!keep) reader_drop_all(r);
     r->version = v;
 }
 

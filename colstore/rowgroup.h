@@ -149,14 +149,15 @@ void rowgroup_scan_close(rowgroup_scan *s);
 int rowgroup_get(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols, int64_t rowid,
                  data_chunk *out, int *found);
 
-/* A point reader for many rowids: rowgroup_reader_get is rowgroup_get, keeping the last row
-** group open between calls (rowids near each other read it once). td and cols must outlive the
-** reader; write transactions must not change the table between calls.
+/* A point reader for many rowids: rowgroup_reader_get is rowgroup_get, keeping the row groups it
+** read last open between calls (up to 16; rowids near each other read theirs once). td and cols
+** must outlive the reader; write transactions must not change the table between calls.
 ** rowgroup_reader_rebind moves the reader to transaction t (the next calls read in t): the open
-** row group stays open when t is a read transaction of the same pager_txn_version as the one it
-** was read in, and is closed otherwise -- so a prepared lookup that runs again and again on an
-** unchanged database finds its row group open. rowgroup_reader_holds says whether rowid lies in
-** the open row group's rowid range (whether the group holds it live, rowgroup_reader_get says). */
+** row groups stay open when t is a read transaction of the same pager_txn_version as the one they
+** were read in and the segment cache holds all their segments (so their memory counts in its
+** budget), and are closed otherwise -- so a prepared lookup that runs again and again on an
+** unchanged database finds its row groups open. rowgroup_reader_holds says whether rowid lies in
+** an open row group's rowid range (whether the group holds it live, rowgroup_reader_get says). */
 typedef struct rowgroup_reader rowgroup_reader;
 int rowgroup_reader_open(pager_txn *t, const table_desc *td, const uint32_t *cols, uint32_t ncols,
                          rowgroup_reader **out);
