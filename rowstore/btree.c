@@ -758,35 +758,46 @@ fail:
 
 /* read_chain copies the overflowed value of a cell of page owner into dst (vlen bytes). The
 ** pages are copied past the page cache (pager_read): a long value is read whole and once, and
-** would only push out the pages around it. */
+** would only push out the pages around it. Chains are mostly runs of consecutive pages (written
+** so by one commit), so it reads ahead up to RUN_BYTES at a time (pager_read_run): one system
+** call instead of one per page. */
+#define RUN_BYTES (120u << 10) /* below malloc's usual mmap threshold: reused, not faulted in */
 static int read_chain(bt *b, pgno_t owner, pgno_t first, uint64_t vlen, uint8_t *dst) {
-    uint32_t cap = ovfl_cap(b);
-    uint8_t *buf = malloc(pager_page_size(pager_txn_pager(b->t)));
+    uint32_t cap = ovfl_cap(b), ps = pager_page_size(pager_txn_pager(b->t));
+    uint32_t run = RUN_BYTES / ps ? RUN_BYTES / ps : 1;
+    uint8_t *buf = malloc((size_t)run * ps);
     if (buf == NULL) return err_set(b->err, STRATA_NOMEM, "out of memory reading a value of %llu bytes",
                                     (unsigned long long)vlen);
     pgno_t pg = first;
     uint64_t done = 0;
     pgno_t prev = owner;
+    uint32_t have = 0, at = 0; /* buf holds pages pg - at .. pg - at + have - 1 */
     int rc = STRATA_OK;
     while (done < vlen) {
         if (!pgno_ok(b, pg)) {
             rc = corruptf(b->err, prev, "overflow chain of page %u reaches page %u, out of range", owner, pg);
             break;
         }
-        if ((rc = pager_read(b->t, pg, buf))) break;
-        if (buf[0] != BT_PAGE_OVERFLOW) {
-            rc = corruptf(b->err, pg, "overflow page of page %u has type 0x%02x", owner, buf[0]);
+        if (at >= have) { /* pg is not in buf: read it and what follows, as far as the value goes */
+            uint64_t left = (vlen - done + cap - 1) / cap;
+            if ((rc = pager_read_run(b->t, pg, left < run ? (uint32_t)left : run, buf, &have))) break;
+            at = 0;
+        }
+        const uint8_t *page = buf + (size_t)at * ps;
+        if (page[0] != BT_PAGE_OVERFLOW) {
+            rc = corruptf(b->err, pg, "overflow page of page %u has type 0x%02x", owner, page[0]);
             break;
         }
         uint64_t n = vlen - done < cap ? vlen - done : cap;
-        memcpy(dst + done, buf + BT_OVFL_HDR, n);
+        memcpy(dst + done, page + BT_OVFL_HDR, n);
         done += n;
-        pgno_t next = get32(buf + BT_OVFL_OFF_NEXT);
+        pgno_t next = get32(page + BT_OVFL_OFF_NEXT);
         if (done < vlen ? next == 0 : next != 0) {
             rc = corruptf(b->err, pg, "overflow chain of page %u does not match its value length %llu", owner,
                           (unsigned long long)vlen);
             break;
         }
+        at = next == pg + 1 ? at + 1 : have; /* the chain goes on in buf, or elsewhere */
         prev = pg;
         pg = next;
     }

@@ -915,6 +915,49 @@ int pager_read(pager_txn *t, pgno_t pgno, uint8_t *buf) {
     }
 }
 
+int pager_read_run(pager_txn *t, pgno_t first, uint32_t n, uint8_t *buf, uint32_t *got) {
+    pager *p = t->p;
+    size_t ps = p->page_size;
+    *got = 0;
+    int rc = check_pgno(t, first);
+    if (rc) return rc;
+    if (n > t->npages - first) n = t->npages - first;
+    uint64_t epoch = 0;
+    uint32_t m = t->write ? 1 : n; /* pages the database file gives as t sees them, none cached */
+    if (m > 1) {
+        pthread_mutex_lock(&p->mu);
+        for (uint32_t i = 0; i < m; i++) {
+            pentry *pres;
+            if (snapshot_version(p, t->snap, first + i, &pres) != 0 || pres || cache_find(p, first + i, 0)) m = i;
+        }
+        epoch = p->epoch;
+        pthread_mutex_unlock(&p->mu);
+    }
+    if (m > 1) {
+        size_t bytes;
+        if ((rc = vfs_read(p->db, buf, m * ps, (uint64_t)first * ps, &bytes, &t->err))) return rc;
+        pthread_mutex_lock(&p->mu);
+        int moved = p->epoch != epoch; /* a checkpoint moved things underneath: page by page */
+        pthread_mutex_unlock(&p->mu);
+        uint32_t k = 0;
+        for (; !moved && k < m; k++) {
+            size_t have = bytes > k * ps ? bytes - k * ps : 0;
+            if ((rc = check_version(p, first + k, 0, buf + k * ps, have < ps ? have : ps, &t->err))) {
+                if (k == 0) return rc;
+                err_clear(&t->err); /* not asked for yet: the caller's next run starts there */
+                break;
+            }
+        }
+        if (k > 0) {
+            *got = k;
+            return STRATA_OK;
+        }
+    }
+    if ((rc = pager_read(t, first, buf))) return rc;
+    *got = 1;
+    return STRATA_OK;
+}
+
 int pager_get_mut(pager_txn *t, pgno_t pgno, page **out) {
     if (!t->write) return err_set(&t->err, STRATA_READONLY, "page %u changed in a read transaction", pgno);
     int rc = check_pgno(t, pgno);

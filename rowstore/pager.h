@@ -89,6 +89,12 @@ int pager_get(pager_txn *t, pgno_t pgno, page **out);
 ** cache when the cache holds it, else read and checked without entering the cache. For pages read
 ** once in a long run (overflow chains of large values), which would only push others out. */
 int pager_read(pager_txn *t, pgno_t pgno, uint8_t *buf);
+/* pager_read_run is pager_read of page first and, when one read of the database file gives them
+** as t sees them (none cached, none in the WAL, t not a writer), of the pages after it, up to n in
+** all, into buf (room for n pages): *got is how many came, 1 or more. A page after the first that
+** lies past the end or fails its check ends the run there without an error (the caller reads on
+** from it, and gets the error if it needs that page): for reading ahead. */
+int pager_read_run(pager_txn *t, pgno_t first, uint32_t n, uint8_t *buf, uint32_t *got);
 /* pager_get_mut is pager_get for writing (write transactions only): data may be changed until
 ** release and the change is part of the transaction. */
 int pager_get_mut(pager_txn *t, pgno_t pgno, page **out);

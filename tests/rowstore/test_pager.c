@@ -288,6 +288,43 @@ Test(pager, close_keeps_at_most_a_megabyte_of_wal) {
     pager_close(p);
 }
 
+/* pager_read_run reads ahead from the database file while it holds the pages as the reader sees
+** them: it stops before a page whose newer version is in the WAL and before a damaged page (no
+** error until that page is asked for first), and reads page by page for a writer. */
+Test(pager, read_run_reads_ahead_only_what_the_file_holds) {
+    vfs_destroy(v);
+    v = vfs_fault_create();
+    pager *p = open_db(&small_cfg);
+    write_pages(p, 20, 500); /* pages 1..20, in the file after the close; none cached after the open */
+    pager_close(p);
+    p = open_db(&small_cfg);
+    commit_page(p, 6, 9006); /* page 6's newer version in the WAL */
+    uint32_t ps = pager_page_size(p);
+    uint8_t *buf = malloc(16 * (size_t)ps), bad[16] = {0xde, 0xad};
+    cr_assert_eq(vfs_fault_poke(v, "t.db", 12 * (uint64_t)ps + 200, bad, sizeof bad), STRATA_OK);
+    pager_txn *r = begin(p, 0);
+    uint32_t got = 0, tag;
+    cr_assert_eq(pager_read_run(r, 1, 16, buf, &got), STRATA_OK);
+    cr_assert_eq(got, 5, "pages 1..5 from the file, then page 6 is in the WAL");
+    for (uint32_t i = 0; i < got; i++) {
+        memcpy(&tag, buf + (size_t)i * ps + 100, 4);
+        cr_assert_eq(tag, 500 + i, "page %u", 1 + i);
+    }
+    cr_assert_eq(pager_read_run(r, 6, 16, buf, &got), STRATA_OK);
+    memcpy(&tag, buf + 100, 4);
+    cr_assert(got == 1 && tag == 9006, "page 6 as the WAL has it (%u pages, tag %u)", got, tag);
+    cr_assert_eq(pager_read_run(r, 7, 16, buf, &got), STRATA_OK, "%s", pager_txn_err(r)->msg);
+    cr_assert_eq(got, 5, "pages 7..11, then the damaged page 12 ends the run without an error");
+    cr_assert_eq(pager_read_run(r, 12, 16, buf, &got), STRATA_CORRUPT, "the damaged page asked for first");
+    pager_rollback(r);
+    pager_txn *w = begin(p, 1);
+    cr_assert_eq(pager_read_run(w, 1, 16, buf, &got), STRATA_OK);
+    cr_assert_eq(got, 1, "a writer reads page by page");
+    pager_rollback(w);
+    free(buf);
+    pager_close(p);
+}
+
 Test(pager, large_transaction_spills_within_cache_bound) {
     pager *p = open_db(&small_cfg);
     pager_txn *t = begin(p, 1);
