@@ -726,6 +726,7 @@ typedef struct open_group {
     group g;
     vector ids;     /* decoded rowids of vector ids_k of g (a group with gaps in its rowids) */
     uint32_t ids_k;
+    int uncached;   /* g holds a segment outside the segment cache (group_uncached) */
 } open_group;
 
 struct rowgroup_reader {
@@ -779,7 +780,7 @@ void rowgroup_reader_rebind(rowgroup_reader *r, pager_txn *t) {
     uint64_t v = pager_txn_version(t);
     r->t = t;
     int keep = v != 0 && v == r->version;
-    for (uint32_t i = 0; keep && i < r->nopen; i++) keep = !group_uncached(&r->og[i].g);
+    for (uint32_t i = 0; keep && i < r->nopen; i++) keep = !r->og[i].uncached;
     if (!keep) reader_drop_all(r);
     r->version = v;
 }
@@ -820,6 +821,7 @@ static int reader_load(rowgroup_reader *r, int64_t rowid, open_group **out) {
         reader_drop_all(r);
         return rc;
     }
+    o->uncached = group_uncached(&o->g);
     *out = o;
     return STRATA_OK;
 }
@@ -840,6 +842,7 @@ int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int 
     }
     for (uint32_t i = 0; i < g->ncols; i++)
         if ((rc = group_col_ready(t, r->td, g, i, r->cols[i]))) return rc;
+    if (!o->uncached) o->uncached = group_uncached(g);
     for (int step = 0; step < 3; step++) /* the columns' cache misses at once (segment_prefetch) */
         for (uint32_t i = 0; i < g->ncols; i++) {
             if (!g->cols[i].stored) continue;
