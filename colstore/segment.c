@@ -2074,9 +2074,9 @@ static int fsst_resolve(segment_reader *r, const vblock *b, const payload *pl, s
     return STRATA_OK;
 }
 
-/* fsst_at decodes row i of vector b alone: its group's start plus the lengths before it. */
-/* fsst_at decodes row i of a point read's block (r->point): the starts of its group of 64 strings
-** are kept, so the next rows of the group (an index's matches, one after another) skip them. */
+/* fsst_at decodes row i of a point read's block (r->point) alone: its group's start plus the
+** lengths before it. The starts of the group's 64 strings are kept, so the next rows of the group
+** (an index's matches, one after another) skip unpacking and summing them. */
 static int fsst_at(segment_reader *r, const vblock *b, const payload *pl, uint32_t i, const uint8_t **p,
                    uint32_t *len, strata_err *err) {
     struct segment_point *pt = r->point;
