@@ -726,7 +726,7 @@ typedef struct open_group {
     group g;
     vector ids;     /* decoded rowids of vector ids_k of g (a group with gaps in its rowids) */
     uint32_t ids_k;
-    int uncached;   /* g holds a segment outside the segment cache (group_uncached) */
+    int uncached;   /* g holds a segment outside the segment cache (group_uncached), from its load on */
 } open_group;
 
 struct rowgroup_reader {
@@ -817,7 +817,10 @@ static int reader_load(rowgroup_reader *r, int64_t rowid, open_group **out) {
         r->victim = (r->victim + 1) % READER_GROUPS;
     }
     o->ids_k = UINT32_MAX;
-    if ((rc = group_load(r->t, r->td, &o->g, &d))) { /* an error: start over with none open */
+    rc = group_load(r->t, r->td, &o->g, &d);
+    for (uint32_t i = 0; rc == STRATA_OK && i < r->ncols; i++) /* a lookup reads every projected column */
+        rc = group_col_ready(r->t, r->td, &o->g, i, r->cols[i]);
+    if (rc) { /* an error: start over with none open */
         reader_drop_all(r);
         return rc;
     }
@@ -840,9 +843,6 @@ int rowgroup_reader_get(rowgroup_reader *r, int64_t rowid, data_chunk *out, int 
         *found = 0;
         return STRATA_OK;
     }
-    for (uint32_t i = 0; i < g->ncols; i++)
-        if ((rc = group_col_ready(t, r->td, g, i, r->cols[i]))) return rc;
-    if (!o->uncached) o->uncached = group_uncached(g);
     for (int step = 0; step < 3; step++) /* the columns' cache misses at once (segment_prefetch) */
         for (uint32_t i = 0; i < g->ncols; i++) {
             if (!g->cols[i].stored) continue;
