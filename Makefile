@@ -3,7 +3,9 @@
 #   make            build libstrata.a, libstrata.so and the programs (build/release/): the shell
 #                   strata and examples/quickstart
 #   make deps       install the Debian packages strata needs (when missing)
-#   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64)
+#   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64,
+#                   AVX2=1: -march=haswell, AVX2 without AVX-512)
+#   make test-vector  only the vector layer's tests (its SIMD kernels), in the chosen variant
 #   make bench-rowstore   the row-store benchmark against SQLite
 #   make bench      the benchmark harness: every workload, strata against SQLite's modes and DuckDB
 #                   (QUICK=1 a small version; BENCH_ARGS="--engines ... --workloads ... --reps N")
@@ -25,9 +27,13 @@ DEB_PACKAGES := libsimde-dev libzstd-dev zlib1g-dev libroaring-dev libcriterion-
 # clang and its libFuzzer runtime build the fuzz target (make fuzz)
 DEB_PACKAGES += clang libclang-rt-dev
 
+AVX2 ?= 0
 ifeq ($(PORTABLE),1)
   ARCH := -march=x86-64
   VARIANT := portable
+else ifeq ($(AVX2),1)
+  ARCH := -march=haswell
+  VARIANT := avx2
 else
   ARCH := -march=native
   VARIANT := release
@@ -64,7 +70,7 @@ TEST_LIBS := -lcriterion
 # The differential tests run the same queries in SQLite.
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
-.PHONY: all deps test bench-rowstore clean check-deps
+.PHONY: all deps test test-vector bench-rowstore clean check-deps
 all: $(B)/libstrata.a $(B)/libstrata.so $(B)/strata $(B)/examples/quickstart
 
 # Install what is missing; a fresh machine needs `apt-get update` before the first install.
@@ -125,6 +131,14 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	echo "== the benchmark harness: engine contract, tiny run (checksums only)"; \
 	$(MAKE) -s --no-print-directory bench-check || fail=1; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
+
+# The kernels' three builds: AVX-512 (native here), AVX2 and SSE2 (portable). test-vector runs the
+# vector layer's tests alone; a machine without the variant's instructions skips it with a note.
+VECTOR_TESTS := $(filter $(B)/tests/vector/%,$(TEST_BIN))
+test-vector: deps-check $(VECTOR_TESTS)
+	@if [ "$(AVX2)" = 1 ] && ! grep -qw avx2 /proc/cpuinfo; then echo "no AVX2 on this machine: $(VARIANT) tests skipped"; exit 0; fi; \
+	fail=0; for t in $(VECTOR_TESTS); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "vector tests passed ($(VARIANT))"; else echo "VECTOR TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 deps-check:
 	@for p in libcriterion-dev libcjson-dev; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done

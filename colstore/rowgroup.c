@@ -24,6 +24,7 @@
 #include "record.h"
 #include "segcache.h"
 #include "segment.h"
+#include "../vector/kernel.h"
 
 #define DESC_VERSION 1
 #define DESC_SIZE (1 + 4 + 4 + 8 + 8 + 8 + 4)
@@ -550,12 +551,16 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
     return STRATA_OK;
 }
 
-/* filter_encoded narrows keep[0..*n) (positions in vector k, ascending) to the rows that meet
-** the scan's conditions on columns whose encoding compares without decoding (dictionary codes,
-** frame-of-reference offsets, a constant), before any column of the vector is decoded. */
+/* filter_encoded narrows keep[0..*n) (positions in vector k, ascending; the identity when *n is
+** the vector's row count, whose entries it then does not read) to the rows that meet the scan's
+** conditions on columns whose encoding compares without decoding (dictionary codes,
+** frame-of-reference offsets, a constant), before any column of the vector is decoded. Each
+** condition gives a row mask; the masks AND together and become keep at the end. */
 static int filter_encoded(rowgroup_scan *s, uint32_t k, sel_t *keep, uint32_t *n) {
-    sel_t pass[VECTOR_SIZE];
-    for (uint32_t j = 0; j < s->npreds && *n; j++) {
+    uint64_t rows[VALIDITY_WORDS], pass[VALIDITY_WORDS];
+    uint32_t vrows = 0;
+    bool any = false;
+    for (uint32_t j = 0; j < s->npreds; j++) {
         const rowgroup_pred *p = &s->preds[j];
         group_col *c = &s->g.cols[p->i];
         int rc = group_col_ready(s->t, s->td, &s->g, p->i, s->cols[p->i]);
@@ -563,20 +568,20 @@ static int filter_encoded(rowgroup_scan *s, uint32_t k, sel_t *keep, uint32_t *n
         if (!c->stored || c->rd->phys == PHYS_STR) continue;
         uint8_t e = c->rd->encoding;
         if (e != SEG_DICTIONARY && e != SEG_FOR && e != SEG_CONSTANT) continue;
-        uint32_t np = 0, m = 0;
-        if ((rc = segment_filter(c->rd, k, p->op, &p->c, pass, &np, pager_txn_err(s->t)))) return rc;
-        if (*n == segment_vector_rows(c->rd, k)) { /* every row was kept: what passes stays */
-            memcpy(keep, pass, np * sizeof *pass);
-            *n = np;
-            continue;
+        if ((rc = segment_filter_mask(c->rd, k, p->op, &p->c, any ? pass : rows, pager_txn_err(s->t)))) return rc;
+        if (!any) {
+            vrows = segment_vector_rows(c->rd, k);
+            any = true;
+            if (*n < vrows) { /* only the rows in keep may pass */
+                memset(pass, 0, sizeof pass);
+                for (uint32_t i = 0; i < *n; i++) pass[keep[i] >> 6] |= (uint64_t)1 << (keep[i] & 63);
+            } else {
+                continue;
+            }
         }
-        for (uint32_t a = 0, b = 0; a < *n && b < np;) { /* both ascending: keep what both hold */
-            if (keep[a] == pass[b]) keep[m++] = keep[a++], b++;
-            else if (keep[a] < pass[b]) a++;
-            else b++;
-        }
-        *n = m;
+        for (uint32_t w = 0; w < KERN_WORDS(vrows); w++) rows[w] &= pass[w];
     }
+    if (any) *n = kern_mask_to_sel(rows, vrows, keep);
     return STRATA_OK;
 }
 
@@ -624,7 +629,13 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
     uint32_t n = 0, p = s->pos;
     int64_t bound = max < s->hi ? max : s->hi;
     if (!g->del && id_at(g, ids, base, p) >= s->lo && id_at(g, ids, base, end - 1) <= bound) {
-        for (; p < end; p++) keep[n++] = (sel_t)(p - base); /* the common case: every row to the end */
+        /* the common case: every row to the end; from the vector's start keep is the identity,
+        ** which nothing below reads while every row of the vector stays (whole) */
+        if (p == base) {
+            n = end - base;
+            p = end;
+        }
+        for (; p < end; p++) keep[n++] = (sel_t)(p - base);
     }
     for (; p < end; p++) {
         int64_t id = id_at(g, ids, base, p);
@@ -654,7 +665,7 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         if (rc) return rc;
     }
     if (rowids)
-        for (uint32_t i = 0; i < n; i++) rowids[i] = id_at(g, ids, base, base + keep[i]);
+        for (uint32_t i = 0; i < n; i++) rowids[i] = id_at(g, ids, base, base + (whole ? i : keep[i]));
     out->count = n;
     return STRATA_OK;
 }

@@ -31,6 +31,7 @@
 #include <zstd_errors.h>
 
 #include "../core/crc32c.h"
+#include "../vector/kernel.h"
 #include "bitpack.h"
 #include "fsst.h"
 #include "record.h" /* record_buf_reserve */
@@ -2496,51 +2497,28 @@ static inline int cmp_result(seg_cmp op, int c) {
     }
 }
 
-/* Comparison kernels over staged values: sel gets i for every i < n that passes, without a
-** branch per value. One per (operation, representation). */
-#define FILTER_KERNEL(NAME, T, CONV)                                                                         \
-    static uint32_t NAME(const uint64_t *vals, uint32_t n, seg_cmp op, T c, sel_t *sel) {                    \
-        uint32_t m = 0;                                                                                      \
-        switch (op) {                                                                                        \
-        case SEG_EQ:                                                                                         \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) == c;                            \
-            break;                                                                                           \
-        case SEG_NE:                                                                                         \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) != c;                            \
-            break;                                                                                           \
-        case SEG_LT:                                                                                         \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) < c;                             \
-            break;                                                                                           \
-        case SEG_LE:                                                                                         \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) <= c;                            \
-            break;                                                                                           \
-        case SEG_GT:                                                                                         \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) > c;                             \
-            break;                                                                                           \
-        default:                                                                                             \
-            for (uint32_t i = 0; i < n; i++) sel[m] = i, m += CONV(vals[i]) >= c;                            \
-            break;                                                                                           \
-        }                                                                                                    \
-        return m;                                                                                            \
-    }
-#define AS_U64(x) (x)
-#define AS_I64(x) ((int64_t)(x))
-FILTER_KERNEL(filter_u64, uint64_t, AS_U64)
-FILTER_KERNEL(filter_i64, int64_t, AS_I64)
-
-/* filter_by_bitmap keeps the i whose key (a code) has its bit set in pass. */
-static uint32_t filter_by_bitmap(const uint64_t *keys, uint32_t n, const uint64_t *pass, sel_t *sel) {
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++) sel[m] = i, m += (uint32_t)(pass[keys[i] >> 6] >> (keys[i] & 63) & 1);
-    return m;
+/* mask_cmp sets bit i of mask (rows 0..n-1, bits past n zero) when staged value vals[i], read as
+** int64, compares with c by op: vector/kernel.h's comparison. */
+static void mask_cmp(const uint64_t *vals, uint32_t n, seg_cmp op, int64_t c, uint64_t *mask) {
+    static const kern_cmp ops[] = {[SEG_EQ] = KERN_EQ, [SEG_NE] = KERN_NE, [SEG_LT] = KERN_LT,
+                                   [SEG_LE] = KERN_LE, [SEG_GT] = KERN_GT, [SEG_GE] = KERN_GE};
+    kern_cmp_i64(ops[op], (const int64_t *)vals, NULL, n, c, mask);
 }
 
-/* drop_nulls removes the NULL rows of b from sel[0..m). */
-static uint32_t drop_nulls(const vblock *b, sel_t *sel, uint32_t m) {
-    if (b->mode == 0) return m;
-    uint32_t out = 0;
-    for (uint32_t j = 0; j < m; j++) sel[out] = sel[j], out += (uint32_t)row_valid(b, sel[j]);
-    return out;
+/* MASK_ROWS sets mask (rows 0..n-1) to BIT, an expression of row i that is 0 or 1, a word at a
+** time in a register (an OR into memory per row would wait on the previous row's store). */
+#define MASK_ROWS(mask, n, BIT)                                                                    \
+    for (uint32_t w_ = 0; w_ < KERN_WORDS(n); w_++) {                                              \
+        uint64_t m_ = 0;                                                                           \
+        uint32_t end_ = (w_ + 1) * 64 < (n) ? (w_ + 1) * 64 : (n);                                 \
+        for (uint32_t i = w_ * 64; i < end_; i++) m_ |= (uint64_t)(BIT) << (i & 63);               \
+        (mask)[w_] = m_;                                                                           \
+    }
+
+/* mask_all sets the bits of rows 0..n-1 (and clears the rest of the last word). */
+static void mask_all(uint64_t *mask, uint32_t n) {
+    memset(mask, 0xff, n / 64 * sizeof *mask);
+    if (n % 64) mask[n / 64] = ((uint64_t)1 << (n % 64)) - 1;
 }
 
 /* compare_entry compares dictionary entry (or constant) j with c: -1, 0, 1. */
@@ -2560,9 +2538,8 @@ static int compare_entry(const segment_reader *r, uint32_t j, const seg_const *c
     }
 }
 
-int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, sel_t *sel, uint32_t *count,
-                   strata_err *err) {
-    *count = 0;
+int segment_filter_mask(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, uint64_t *mask,
+                        strata_err *err) {
     if (k >= r->nvectors || (unsigned)op > SEG_GE || r->phys == PHYS_INTERVAL || (c->s == NULL && c->len > 0))
         return err_set(err, STRATA_MISUSE, "segment_filter: vector %u of %u, op %d, physical type %u", k,
                        r->nvectors, (int)op, r->phys);
@@ -2571,13 +2548,13 @@ int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c
     vblock b;
     payload pl;
     if ((rc = open_block(r, k, &b, err)) || (rc = parse_payload(r, &b, &pl, err))) return rc;
-    if (b.mode == 1) return STRATA_OK;
-    uint32_t n = b.n, m = 0;
+    uint32_t n = b.n;
+    memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
+    if (b.mode == 1) return STRATA_OK; /* every row NULL */
     int fam = family((vec_phys)r->phys);
     uint64_t *vals = r->tmp;
     if (r->encoding == SEG_CONSTANT) {
-        if (cmp_result(op, compare_entry(r, 0, c)))
-            for (uint32_t i = 0; i < n; i++) sel[m++] = i;
+        if (cmp_result(op, compare_entry(r, 0, c))) mask_all(mask, n);
     } else if (r->encoding == SEG_DICTIONARY) {
         /* each entry once, then the codes */
         uint64_t *pass = r->tmp + TMP_N; /* SEGMENT_DICT_MAX bits fit in TMP_N words */
@@ -2587,33 +2564,49 @@ int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c
         bitpack_unpack(pl.packed, n, pl.w, vals);
         if (!check_codes(vals, n, r->dict_count))
             return CORRUPT("vector %u: dictionary code out of range", k);
-        m = filter_by_bitmap(vals, n, pass, sel);
+        MASK_ROWS(mask, n, pass[vals[i] >> 6] >> (vals[i] & 63) & 1);
     } else if (r->encoding == SEG_FOR) {
-        /* compare the packed offsets with c - base: values below the base compare alike */
+        /* compare the packed offsets with c - base: values below the base compare alike; offsets
+        ** below 2^63 compare as int64 */
         bitpack_unpack(pl.packed, n, pl.w, vals);
         if (c->i < (int64_t)pl.base) {
-            if (op == SEG_NE || op == SEG_GT || op == SEG_GE)
-                for (uint32_t i = 0; i < n; i++) sel[m++] = i;
+            if (op == SEG_NE || op == SEG_GT || op == SEG_GE) mask_all(mask, n);
+        } else if (pl.w < 64 && (uint64_t)c->i - pl.base <= INT64_MAX) {
+            mask_cmp(vals, n, op, (int64_t)((uint64_t)c->i - pl.base), mask);
         } else {
-            m = filter_u64(vals, n, op, (uint64_t)c->i - pl.base, sel);
+            uint64_t cu = (uint64_t)c->i - pl.base;
+            MASK_ROWS(mask, n, cmp_result(op, (vals[i] > cu) - (vals[i] < cu)));
         }
     } else if (fam == FAM_INT) {
         uint64_t base;
         int check;
         if ((rc = decode_ints(r, &b, &pl, vals, &base, &check, err))) return rc;
         for (uint32_t i = 0; i < n; i++) vals[i] += base;
-        m = filter_i64(vals, n, op, c->i, sel);
+        mask_cmp(vals, n, op, c->i, mask);
     } else if (fam == FAM_F64) { /* three-way comparisons + 1, then the kernel against 1 */
         if ((rc = decode_f64(r, &b, &pl, vals, err))) return rc;
         for (uint32_t i = 0; i < n; i++) vals[i] = (uint64_t)(cmp_f64(bits_f64(vals[i]), c->d) + 1);
-        m = filter_u64(vals, n, op, 1, sel);
+        mask_cmp(vals, n, op, 1, mask);
     } else {
         if ((rc = resolve_strings(r, &b, &pl, err))) return rc;
         const void *cs = c->s ? c->s : "";
         for (uint32_t i = 0; i < n; i++)
             vals[i] = (uint64_t)(cmp_bytes(r->sptr[i], r->slen[i], cs, c->len) + 1);
-        m = filter_u64(vals, n, op, 1, sel);
+        mask_cmp(vals, n, op, 1, mask);
     }
-    *count = drop_nulls(&b, sel, m);
+    if (b.mode != 0) { /* NULLs never pass */
+        uint64_t valid[VALIDITY_WORDS];
+        MASK_ROWS(valid, n, row_valid(&b, i));
+        for (uint32_t w = 0; w < KERN_WORDS(n); w++) mask[w] &= valid[w];
+    }
     return STRATA_OK;
+}
+
+int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, sel_t *sel, uint32_t *count,
+                   strata_err *err) {
+    uint64_t mask[VALIDITY_WORDS];
+    *count = 0;
+    int rc = segment_filter_mask(r, k, op, c, mask, err);
+    if (rc == STRATA_OK) *count = kern_mask_to_sel(mask, segment_vector_rows(r, k), sel);
+    return rc;
 }

@@ -353,5 +353,10 @@ typedef struct seg_const {
 ** STRATA_CORRUPT, STRATA_NOMEM as for decoding. */
 int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, sel_t *sel, uint32_t *count,
                    strata_err *err);
+/* segment_filter_mask is segment_filter writing a row mask (vector/kernel.h's: bit i % 64 of word
+** i / 64 set for row i that passes, KERN_WORDS(n_k) words, the bits past n_k zero), which scans
+** combine across conditions with AND. */
+int segment_filter_mask(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, uint64_t *mask,
+                        strata_err *err);
 
 #endif

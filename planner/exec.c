@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "../colstore/rowgroup.h"
+#include "../vector/kernel.h"
 #include "bind.h"
 #include "copy.h"
 #include "parser.h"
@@ -80,9 +81,19 @@ typedef struct dict_map {
     bool ready;              /* tmp initialized */
 } dict_map;
 
+/* A single integer key whose values span at most DICT_MAP_MAX numbers maps to groups through a
+** direct array too: gid[value - base] (+ 1; 0 not looked up yet). */
+typedef struct range_map {
+    int64_t base;
+    uint32_t size; /* values base .. base + size - 1 are mapped */
+    uint32_t *gid;
+    bool given_up; /* a chunk's key was not such: hashed from then on */
+} range_map;
+
 typedef struct agg_state {
     vec_groups groups;
     dict_map dict;
+    range_map range;
     agg_slot *slots; /* ngroups * naggs */
     uint32_t cap_slots;
     vec_groups *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
@@ -599,6 +610,7 @@ static void agg_close(plan_op *p) {
     arena_free(&s->strings);
     free(s->dict.gid);
     free(s->dict.combined);
+    free(s->range.gid);
     if (s->dict.ready)
         for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&s->dict.tmp[k]);
     free(s->slots);
@@ -636,6 +648,22 @@ static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
         }                                                                                                \
     } while (0)
 
+/* agg_sum_one adds the non-NULL values of v to the one group's slot of an aggregate without
+** GROUP BY, through the sum kernels; false for a type they do not sum. */
+static bool agg_sum_one(agg_slot *sl, const vector *v, uint32_t count) {
+    int64_t n;
+    const sel_t *sel = kern_sel(v);
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16: sl->isum += kern_sum_i16(v->data, sel, v->validity, count, &n); break;
+    case PHYS_I32: sl->isum += kern_sum_i32(v->data, sel, v->validity, count, &n); break;
+    case PHYS_I64: sl->isum += kern_sum_i64(v->data, sel, v->validity, count, &n); break;
+    case PHYS_F64: sl->dsum += kern_sum_f64(v->data, sel, v->validity, count, &n); break;
+    default: return false;
+    }
+    sl->count += n;
+    return true;
+}
+
 /* agg_update_typed is agg_update for count(*), count, sum and avg over numbers (not DISTINCT), a
 ** loop per type with the dispatch outside it; false for the other aggregates. */
 static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector *v, const uint32_t *gids,
@@ -643,6 +671,7 @@ static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector 
     agg_fn fn = p->agg.aggs[a].fn;
     uint32_t na = p->agg.naggs;
     agg_slot *slots = s->slots + a;
+    if (!p->agg.nkeys && (fn == AGG_SUM || fn == AGG_AVG)) return agg_sum_one(slots, v, count);
     if (fn == AGG_COUNT_STAR || (fn == AGG_COUNT && !v->validity)) {
         for (uint32_t r = 0; r < count; r++) slots[(size_t)gids[r] * na].count++;
         return true;
@@ -731,49 +760,25 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
     return STRATA_OK;
 }
 
-/* dict_groups sets s->gids of rows whose keys are all dictionaries through the dict_map, looking
-** up in the group table only the first row of each combination not mapped yet. *done false: the
-** keys are not such (or their combinations too many), and the caller hashes them. */
-static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uint32_t count, bool *done) {
-    uint32_t nk = p->agg.nkeys;
-    *done = false;
-    if (nk > DICT_KEYS_MAX) return STRATA_OK;
-    uint64_t size = 1;
+/* map_scratch makes the dict_map's scratch (each row's combined index, the key slices) once. */
+static int map_scratch(exec_ctx *x, dict_map *m, vector **keys, uint32_t nk) {
+    if (m->ready) return STRATA_OK;
+    if (!m->combined && !(m->combined = malloc(VECTOR_SIZE * sizeof *m->combined))) return nomem(x);
     for (uint32_t k = 0; k < nk; k++) {
-        if (!keys[k]->dict_id || keys[k]->kind != VEC_DICTIONARY) return STRATA_OK;
-        if ((size *= keys[k]->dict_size) > DICT_MAP_MAX) return STRATA_OK;
-    }
-    dict_map *m = &s->dict;
-    bool same = m->size == size;
-    for (uint32_t k = 0; k < nk && same; k++) same = m->ids[k] == keys[k]->dict_id;
-    if (!same) {
-        if (size > m->cap) {
-            uint32_t *g = realloc(m->gid, size * sizeof *g);
-            if (!g) return nomem(x);
-            m->gid = g, m->cap = (uint32_t)size;
+        int rc = vec_init(&m->tmp[k], keys[k]->type, x->err);
+        if (rc) {
+            for (uint32_t j = 0; j < k; j++) vec_free(&m->tmp[j]);
+            return rc;
         }
-        if (!m->ready) {
-            if (!(m->combined = malloc(VECTOR_SIZE * sizeof *m->combined))) return nomem(x);
-            for (uint32_t k = 0; k < nk; k++) {
-                int rc = vec_init(&m->tmp[k], keys[k]->type, x->err);
-                if (rc) {
-                    for (uint32_t j = 0; j < k; j++) vec_free(&m->tmp[j]);
-                    return rc;
-                }
-            }
-            m->ready = true;
-        }
-        memset(m->gid, 0, size * sizeof *m->gid);
-        for (uint32_t k = 0; k < nk; k++) m->ids[k] = keys[k]->dict_id;
-        m->size = (uint32_t)size;
     }
-    uint32_t *c = m->combined, *gid = m->gid;
-    memcpy(c, keys[0]->sel, count * sizeof *c);
-    for (uint32_t k = 1; k < nk; k++) {
-        const sel_t *sel = keys[k]->sel;
-        uint32_t w = keys[k]->dict_size;
-        for (uint32_t i = 0; i < count; i++) c[i] = c[i] * w + sel[i];
-    }
+    m->ready = true;
+    return STRATA_OK;
+}
+
+/* map_lookup sets s->gids from each row's combined index c[i] through gid[] (group + 1, 0 not
+** looked up yet), looking up in the group table only the first row of each index not mapped. */
+static int map_lookup(exec_ctx *x, agg_state *s, vector **keys, uint32_t nk, const uint32_t *c, uint32_t *gid,
+                      uint32_t count) {
     sel_t miss[VECTOR_SIZE];
     uint32_t nmiss = 0;
     for (uint32_t i = 0; i < count; i++)
@@ -784,8 +789,8 @@ static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uin
     if (nmiss) {
         vector *cols[DICT_KEYS_MAX];
         for (uint32_t k = 0; k < nk; k++) {
-            vec_slice(&m->tmp[k], keys[k], miss, nmiss);
-            cols[k] = &m->tmp[k];
+            vec_slice(&s->dict.tmp[k], keys[k], miss, nmiss);
+            cols[k] = &s->dict.tmp[k];
         }
         int rc = vec_groups_find_or_add(&s->groups, cols, nmiss, s->gids, NULL, s->hashes, x->err);
         if (rc) {
@@ -795,6 +800,104 @@ static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uin
         for (uint32_t j = 0; j < nmiss; j++) gid[c[miss[j]]] = s->gids[j] + 1;
     }
     for (uint32_t i = 0; i < count; i++) s->gids[i] = gid[c[i]] - 1;
+    return STRATA_OK;
+}
+
+/* dict_groups sets s->gids of rows whose keys are all dictionaries through the dict_map. *done
+** false: the keys are not such (or their combinations too many), and the caller hashes them. */
+static int dict_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uint32_t count, bool *done) {
+    uint32_t nk = p->agg.nkeys;
+    *done = false;
+    if (nk > DICT_KEYS_MAX) return STRATA_OK;
+    uint64_t size = 1;
+    for (uint32_t k = 0; k < nk; k++) {
+        if (!keys[k]->dict_id || keys[k]->kind != VEC_DICTIONARY) return STRATA_OK;
+        if ((size *= keys[k]->dict_size) > DICT_MAP_MAX) return STRATA_OK;
+    }
+    dict_map *m = &s->dict;
+    int rc = map_scratch(x, m, keys, nk);
+    if (rc) return rc;
+    bool same = m->size == size;
+    for (uint32_t k = 0; k < nk && same; k++) same = m->ids[k] == keys[k]->dict_id;
+    if (!same) {
+        if (size > m->cap) {
+            uint32_t *g = realloc(m->gid, size * sizeof *g);
+            if (!g) return nomem(x);
+            m->gid = g, m->cap = (uint32_t)size;
+        }
+        memset(m->gid, 0, size * sizeof *m->gid);
+        for (uint32_t k = 0; k < nk; k++) m->ids[k] = keys[k]->dict_id;
+        m->size = (uint32_t)size;
+    }
+    uint32_t *c = m->combined;
+    memcpy(c, keys[0]->sel, count * sizeof *c);
+    for (uint32_t k = 1; k < nk; k++) {
+        const sel_t *sel = keys[k]->sel;
+        uint32_t w = keys[k]->dict_size;
+        for (uint32_t i = 0; i < count; i++) c[i] = c[i] * w + sel[i];
+    }
+    if ((rc = map_lookup(x, s, keys, nk, c, m->gid, count))) return rc;
+    *done = true;
+    return STRATA_OK;
+}
+
+/* key_range sets [*lo, *hi] to the range of integer key v's values; false when v is not such a
+** key (another type, or a NULL among them: NULL keys are hashed). */
+static bool key_range(const vector *v, uint32_t count, int64_t *lo, int64_t *hi) {
+    if (v->validity || !count) return false;
+    const sel_t *sel = kern_sel(v);
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16: return kern_minmax_i16(v->data, sel, NULL, count, lo, hi) != 0;
+    case PHYS_I32: return kern_minmax_i32(v->data, sel, NULL, count, lo, hi) != 0;
+    case PHYS_I64: return kern_minmax_i64(v->data, sel, NULL, count, lo, hi) != 0;
+    default: return false;
+    }
+}
+
+/* range_groups sets s->gids of rows with one integer key through the range_map while the key's
+** values seen so far span at most DICT_MAP_MAX numbers (the range grows to cover each chunk's,
+** keeping the groups mapped so far). *done false: the key is not such, and the caller hashes it
+** (from the first chunk that is not, for every later chunk too). */
+static int range_groups(exec_ctx *x, plan_op *p, agg_state *s, vector **keys, uint32_t count, bool *done) {
+    range_map *m = &s->range;
+    *done = false;
+    int64_t lo, hi;
+    if (p->agg.nkeys != 1 || m->given_up || !key_range(keys[0], count, &lo, &hi)) {
+        m->given_up = true;
+        return STRATA_OK;
+    }
+    int rc = map_scratch(x, &s->dict, keys, 1);
+    if (rc) return rc;
+    if (!m->gid || lo < m->base || hi > m->base + (int64_t)m->size - 1) { /* grow to cover [lo, hi] */
+        int64_t nlo = m->gid && m->base < lo ? m->base : lo;
+        int64_t nhi = m->gid && m->base + (int64_t)m->size - 1 > hi ? m->base + (int64_t)m->size - 1 : hi;
+        if ((uint64_t)nhi - (uint64_t)nlo >= DICT_MAP_MAX) {
+            m->given_up = true;
+            return STRATA_OK;
+        }
+        uint32_t size = (uint32_t)((uint64_t)nhi - (uint64_t)nlo + 1);
+        uint32_t *g = calloc(size, sizeof *g);
+        if (!g) return nomem(x);
+        if (m->gid) memcpy(g + (m->base - nlo), m->gid, m->size * sizeof *g);
+        free(m->gid);
+        m->gid = g, m->base = nlo, m->size = size;
+    }
+    uint32_t *c = s->dict.combined;
+    const vector *v = keys[0];
+    const sel_t *sel = v->sel;
+    uint64_t base = (uint64_t)m->base;
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16:
+        for (uint32_t i = 0; i < count; i++) c[i] = (uint32_t)((uint64_t)VEC_DATA(v, int16_t)[sel[i]] - base);
+        break;
+    case PHYS_I32:
+        for (uint32_t i = 0; i < count; i++) c[i] = (uint32_t)((uint64_t)VEC_DATA(v, int32_t)[sel[i]] - base);
+        break;
+    default:
+        for (uint32_t i = 0; i < count; i++) c[i] = (uint32_t)((uint64_t)VEC_DATA(v, int64_t)[sel[i]] - base);
+        break;
+    }
+    if ((rc = map_lookup(x, s, keys, 1, c, m->gid, count))) return rc;
     *done = true;
     return STRATA_OK;
 }
@@ -811,6 +914,7 @@ static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     }
     bool mapped = false;
     if (p->agg.nkeys && (rc = dict_groups(x, p, s, keys, count, &mapped))) return rc;
+    if (p->agg.nkeys && !mapped && (rc = range_groups(x, p, s, keys, count, &mapped))) return rc;
     if (p->agg.nkeys && !mapped) {
         if ((rc = vec_groups_find_or_add(&s->groups, keys, count, s->gids, NULL, s->hashes, x->err))) return rc;
     } else if (!p->agg.nkeys) {

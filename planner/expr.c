@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../vector/kernel.h"
 #include "exec.h"
 #include "parser.h"
 
@@ -339,6 +340,12 @@ static int eval_dbl_arith(exec_ctx *x, expr *e, uint32_t count) {
     const sel_t *as = a->sel, *bs = b->sel;
     double *o = out->data;
     int rc = STRATA_OK;
+    /* the kernel computes the vector and says whether a row may be an error; only then is the
+    ** vector redone row by row */
+    if (!kern_arith_f64((kern_arith)e->aop, da, kern_sel(a), db, kern_sel(b), count, o)) {
+        set_nulls_of(out, a, b, count);
+        return STRATA_OK;
+    }
     switch (e->aop) {
     case VALUE_ADD: DBL_LOOP(u + v, isinf(res)); break;
     case VALUE_SUB: DBL_LOOP(u - v, isinf(res)); break;
@@ -361,6 +368,14 @@ static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
     if (ints) {
         int64_t lo = id == TYPE_SMALLINT ? INT16_MIN : id == TYPE_INTEGER ? INT32_MIN : INT64_MIN;
         int64_t hi = id == TYPE_SMALLINT ? INT16_MAX : id == TYPE_INTEGER ? INT32_MAX : INT64_MAX;
+        /* 64-bit operands and a result that fits: the kernel; an overflow anywhere (NULL rows
+        ** included) leaves it to the loop below, which skips NULL rows and reports the error */
+        if (a->phys == PHYS_I64 && b->phys == PHYS_I64 && out->phys == PHYS_I64 && e->aop <= VALUE_MUL &&
+            !kern_arith_i64((kern_arith)e->aop, a->data, kern_sel(a), b->data, kern_sel(b), count, lo, hi,
+                            out->data)) {
+            set_nulls_of(out, a, b, count);
+            return STRATA_OK;
+        }
         for (uint32_t r = 0; r < count; r++) {
             uint32_t ia = a->sel[r], ib = b->sel[r];
             if (row_null(a, r) || row_null(b, r)) {
@@ -653,12 +668,8 @@ static void ints_to_double(const vector *a, double *o, uint32_t count) {
     case PHYS_I16:
         for (uint32_t r = 0; r < count; r++) o[r] = ((const int16_t *)a->data)[sel[r]];
         break;
-    case PHYS_I32:
-        for (uint32_t r = 0; r < count; r++) o[r] = ((const int32_t *)a->data)[sel[r]];
-        break;
-    default:
-        for (uint32_t r = 0; r < count; r++) o[r] = (double)((const int64_t *)a->data)[sel[r]];
-        break;
+    case PHYS_I32: kern_to_f64_i32(a->data, kern_sel(a), count, o); break;
+    default: kern_to_f64_i64(a->data, kern_sel(a), count, o); break;
     }
 }
 
@@ -912,36 +923,89 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     return rc;
 }
 
-int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n) {
-    int rc = expr_eval(x, e, in, count);
-    if (rc) return rc;
+/* ---- selection ---------------------------------------------------------------------------- */
+
+/* cmp_const_mask sets mask to the rows where comparison e of a column (any expression) with a
+** constant holds, through the comparison kernels; *done false when e is not such a comparison of
+** numbers of one physical type (the caller evaluates it). */
+static int cmp_const_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
+    static const kern_cmp mirrored[] = {KERN_EQ, KERN_NE, KERN_GT, KERN_GE, KERN_LT, KERN_LE};
+    *done = false;
+    expr *col = e->args[0], *k = e->args[1];
+    kern_cmp op = (kern_cmp)e->cmp;
+    if (col->kind == EXPR_CONST || col->kind == EXPR_PARAM) { /* 5 < x is x > 5 */
+        col = e->args[1], k = e->args[0];
+        op = mirrored[op];
+    }
+    if (k->kind != EXPR_CONST && k->kind != EXPR_PARAM) return STRATA_OK;
+    /* one physical type on both sides, as eval_cmp's typed loops need (DECIMALs of one scale) */
+    vec_phys phys = vec_phys_of(col->type.id);
+    if (phys != vec_phys_of(k->type.id) || (phys != PHYS_I16 && phys != PHYS_I32 && phys != PHYS_I64 && phys != PHYS_F64))
+        return STRATA_OK;
+    if ((col->type.id == TYPE_DECIMAL || k->type.id == TYPE_DECIMAL) &&
+        (col->type.id != k->type.id || col->type.scale != k->type.scale))
+        return STRATA_OK;
+    int rc;
+    if ((rc = expr_eval(x, k, in, count)) || (rc = expr_eval(x, col, in, count))) return rc;
+    vector *v = col->result, *c = k->result;
+    if (v->kind == VEC_CONSTANT) return STRATA_OK; /* both constant: rare, left to eval_cmp */
+    *done = true;
+    if (row_null(c, 0)) { /* x op NULL holds nowhere */
+        memset(mask, 0, KERN_WORDS(count) * sizeof *mask);
+        return STRATA_OK;
+    }
+    const sel_t *sel = kern_sel(v);
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16: kern_cmp_i16(op, v->data, sel, count, VEC_DATA(c, int16_t)[0], mask); break;
+    case PHYS_I32: kern_cmp_i32(op, v->data, sel, count, VEC_DATA(c, int32_t)[0], mask); break;
+    case PHYS_I64: kern_cmp_i64(op, v->data, sel, count, VEC_DATA(c, int64_t)[0], mask); break;
+    default: kern_cmp_f64(op, v->data, sel, count, VEC_DATA(c, double)[0], mask); break;
+    }
+    kern_mask_valid(mask, v->validity, sel, count);
+    return STRATA_OK;
+}
+
+/* select_mask sets mask to the rows of in where e is true (neither false nor NULL). AND and OR
+** combine their arguments' masks (a row is true under AND when every argument is true, under OR
+** when one is: NULL and false both drop it), comparisons with a constant go through the kernels,
+** anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on every row,
+** as expr_eval does. */
+static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask) {
+    int rc;
+    uint32_t words = KERN_WORDS(count);
+    if (in && in->sel) chunk_apply_sel(in);
+    if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && e->nargs > 0) {
+        if ((rc = select_mask(x, e->args[0], in, count, mask))) return rc;
+        uint64_t m[VALIDITY_WORDS];
+        for (int i = 1; i < e->nargs; i++) {
+            if ((rc = select_mask(x, e->args[i], in, count, m))) return rc;
+            for (uint32_t w = 0; w < words; w++) mask[w] = e->kind == EXPR_AND ? mask[w] & m[w] : mask[w] | m[w];
+        }
+        return STRATA_OK;
+    }
+    if (e->kind == EXPR_CMP) {
+        bool done;
+        if ((rc = cmp_const_mask(x, e, in, count, mask, &done)) || done) return rc;
+    }
+    if ((rc = expr_eval(x, e, in, count))) return rc;
     vector *v = e->result;
     const uint8_t *d = v->data;
-    uint32_t k = 0;
-    /* Every row is written and only the true ones counted: no branch per row to mispredict when
-    ** about half the rows pass. */
-    const uint64_t *valid = v->validity;
     if (v->kind == VEC_CONSTANT) {
-        if (!row_null(v, 0) && d[0])
-            for (uint32_t r = 0; r < count; r++) sel[k++] = r;
-    } else if (!valid && v->kind == VEC_FLAT) {
-        for (uint32_t r = 0; r < count; r++) {
-            sel[k] = r;
-            k += d[r] != 0;
-        }
-    } else if (!valid) {
-        for (uint32_t r = 0; r < count; r++) {
-            sel[k] = r;
-            k += d[v->sel[r]] != 0;
-        }
-    } else {
-        for (uint32_t r = 0; r < count; r++) {
-            uint32_t i = v->sel[r];
-            sel[k] = r;
-            k += (uint32_t)(d[i] != 0) & (uint32_t)(valid[i >> 6] >> (i & 63));
-        }
+        memset(mask, !row_null(v, 0) && d[0] ? 0xff : 0, words * sizeof *mask);
+        if (count % 64) mask[words - 1] &= ((uint64_t)1 << (count % 64)) - 1;
+        return STRATA_OK;
     }
-    *n = k;
+    memset(mask, 0, words * sizeof *mask);
+    for (uint32_t r = 0; r < count; r++) mask[r >> 6] |= (uint64_t)(d[v->sel[r]] != 0) << (r & 63);
+    kern_mask_valid(mask, v->validity, kern_sel(v), count);
+    return STRATA_OK;
+}
+
+int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n) {
+    uint64_t mask[VALIDITY_WORDS];
+    int rc = select_mask(x, e, in, count, mask);
+    if (rc) return rc;
+    *n = kern_mask_to_sel(mask, count, sel);
     return STRATA_OK;
 }
 

@@ -1,0 +1,533 @@
+/*
+** kernel.c -- the SIMD kernels (kernel.h).
+**
+** Each kernel is a loop over whole SIMD groups of rows (4 lanes of 64 bits or 8 of 32) and a
+** scalar loop for the rows left at the end, which is also the reference its test compares with.
+** The operation a kernel applies is chosen once per call: the loop bodies are static inline
+** workers whose operation is a constant argument, so each case compiles to its own loop.
+*/
+#include "kernel.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <simde/x86/avx2.h>
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#include <immintrin.h>
+#endif
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* ---- loads of 4 or 8 rows: contiguous, or gathered through a selection --------------------- */
+
+ALWAYS_INLINE simde__m256d load4_f64(const double *d, const sel_t *sel, uint32_t r) {
+    if (!sel) return simde_mm256_loadu_pd(d + r);
+    return simde_mm256_i32gather_pd(d, simde_mm_loadu_si128((const simde__m128i *)(const void *)(sel + r)), 8);
+}
+
+ALWAYS_INLINE simde__m256i load4_i64(const int64_t *d, const sel_t *sel, uint32_t r) {
+    if (!sel) return simde_mm256_loadu_si256((const simde__m256i *)(const void *)(d + r));
+    simde__m128i idx = simde_mm_loadu_si128((const simde__m128i *)(const void *)(sel + r));
+    return simde_mm256_i32gather_epi64((const void *)d, idx, 8);
+}
+
+ALWAYS_INLINE simde__m256i load8_i32(const int32_t *d, const sel_t *sel, uint32_t r) {
+    if (!sel) return simde_mm256_loadu_si256((const simde__m256i *)(const void *)(d + r));
+    simde__m256i idx = simde_mm256_loadu_si256((const simde__m256i *)(const void *)(sel + r));
+    return simde_mm256_i32gather_epi32((const int32_t *)d, idx, 4);
+}
+
+/* load8_i16 widens 8 SMALLINT rows to 32-bit lanes (a gather reads them one by one). */
+ALWAYS_INLINE simde__m256i load8_i16(const int16_t *d, const sel_t *sel, uint32_t r) {
+    if (!sel) return simde_mm256_cvtepi16_epi32(simde_mm_loadu_si128((const simde__m128i *)(const void *)(d + r)));
+    return simde_mm256_setr_epi32(d[sel[r]], d[sel[r + 1]], d[sel[r + 2]], d[sel[r + 3]], d[sel[r + 4]],
+                                  d[sel[r + 5]], d[sel[r + 6]], d[sel[r + 7]]);
+}
+
+#define AT(d, sel, r) ((d)[(sel) ? (sel)[r] : (r)])
+
+static inline bool row_bit(const uint64_t *m, uint32_t r) { return (m[r >> 6] >> (r & 63)) & 1; }
+
+/* ---- comparisons with a constant ---------------------------------------------------------- */
+
+/* The integer comparisons reduce to one of three SIMD compares, the result maybe inverted:
+** EQ, NE = !EQ, GT, LE = !GT, LT, GE = !LT. */
+enum { BASE_EQ, BASE_GT, BASE_LT };
+
+static inline void cmp_base(kern_cmp op, int *base, uint64_t *invert) {
+    static const int bases[] = {BASE_EQ, BASE_EQ, BASE_LT, BASE_GT, BASE_GT, BASE_LT};
+    *base = bases[op];
+    *invert = (op == KERN_NE || op == KERN_LE || op == KERN_GE) ? ~(uint64_t)0 : 0;
+}
+
+static inline bool int_holds(kern_cmp op, int64_t u, int64_t c) {
+    switch (op) {
+    case KERN_EQ: return u == c;
+    case KERN_NE: return u != c;
+    case KERN_LT: return u < c;
+    case KERN_LE: return u <= c;
+    case KERN_GT: return u > c;
+    default: return u >= c;
+    }
+}
+
+/* mask_tail writes the bits of rows from..n-1 (from a multiple of 64) by HOLDS(row's value). */
+#define MASK_TAIL(from, HOLDS)                                                                   \
+    do {                                                                                         \
+        if ((from) < n) {                                                                        \
+            uint64_t m = 0;                                                                      \
+            for (uint32_t r = (from); r < n; r++) m |= (uint64_t)(HOLDS) << (r & 63);            \
+            mask[(from) >> 6] = m;                                                               \
+        }                                                                                        \
+    } while (0)
+
+/* cmp_lanes8 is the bit mask of 8 32-bit lanes x against c by base. */
+ALWAYS_INLINE uint64_t cmp_lanes8(simde__m256i x, simde__m256i c, int base) {
+    simde__m256i m = base == BASE_EQ ? simde_mm256_cmpeq_epi32(x, c)
+                     : base == BASE_GT ? simde_mm256_cmpgt_epi32(x, c)
+                                       : simde_mm256_cmpgt_epi32(c, x);
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(m));
+}
+
+ALWAYS_INLINE uint64_t cmp_lanes4_i64(simde__m256i x, simde__m256i c, int base) {
+    simde__m256i m = base == BASE_EQ ? simde_mm256_cmpeq_epi64(x, c)
+                     : base == BASE_GT ? simde_mm256_cmpgt_epi64(x, c)
+                                       : simde_mm256_cmpgt_epi64(c, x);
+    return (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(m));
+}
+
+/* CMP_WORDS fills the mask's whole words: 64 rows each, LANES at a time. */
+#define CMP_WORDS(LANES, LANEBITS)                                                               \
+    do {                                                                                         \
+        for (uint32_t w = 0; w < n / 64; w++) {                                                  \
+            uint64_t m = 0;                                                                      \
+            for (uint32_t j = 0; j < 64; j += (LANES)) m |= (LANEBITS) << j;                     \
+            mask[w] = m ^ invert;                                                                \
+        }                                                                                        \
+    } while (0)
+
+#define CMP_INT_KERNEL(NAME, T, LANES, LOAD, SET1, LANEFN)                                       \
+    ALWAYS_INLINE void NAME##_by(int base, uint64_t invert, const T *d, const sel_t *sel, uint32_t n, T c, \
+                                 uint64_t *mask) {                                                \
+        simde__m256i cv = SET1(c);                                                               \
+        CMP_WORDS(LANES, LANEFN(LOAD(d, sel, w * 64 + j), cv, base));                            \
+    }                                                                                            \
+    void NAME(kern_cmp op, const T *d, const sel_t *sel, uint32_t n, T c, uint64_t *mask) {      \
+        int base;                                                                                \
+        uint64_t invert;                                                                         \
+        cmp_base(op, &base, &invert);                                                            \
+        switch (base) {                                                                          \
+        case BASE_EQ: NAME##_by(BASE_EQ, invert, d, sel, n, c, mask); break;                     \
+        case BASE_GT: NAME##_by(BASE_GT, invert, d, sel, n, c, mask); break;                     \
+        default: NAME##_by(BASE_LT, invert, d, sel, n, c, mask); break;                          \
+        }                                                                                        \
+        MASK_TAIL(n / 64 * 64, int_holds(op, AT(d, sel, r), c));                                 \
+    }
+
+static inline simde__m256i set1_i32(int32_t c) { return simde_mm256_set1_epi32(c); }
+static inline simde__m256i set1_i16(int16_t c) { return simde_mm256_set1_epi32(c); }
+static inline simde__m256i set1_i64(int64_t c) { return simde_mm256_set1_epi64x(c); }
+
+CMP_INT_KERNEL(kern_cmp_i32, int32_t, 8, load8_i32, set1_i32, cmp_lanes8)
+CMP_INT_KERNEL(kern_cmp_i16, int16_t, 8, load8_i16, set1_i16, cmp_lanes8)
+CMP_INT_KERNEL(kern_cmp_i64, int64_t, 4, load4_i64, set1_i64, cmp_lanes4_i64)
+
+/* DOUBLE: one AVX compare predicate per case. With c not NaN, NaN rows are above c: GT, GE and
+** NE hold for them (the unordered-true predicates), EQ, LT and LE do not (ordered). With c NaN,
+** only NaN rows equal it and every other row is below it. */
+static inline bool f64_holds(kern_cmp op, double u, double c) {
+    int cmp = (isnan(u) || isnan(c)) ? isnan(u) - isnan(c) : (u > c) - (u < c);
+    return int_holds(op, cmp, 0);
+}
+
+ALWAYS_INLINE void cmp_f64_by(int pred, const double *d, const sel_t *sel, uint32_t n, double c, uint64_t *mask) {
+    simde__m256d cv = simde_mm256_set1_pd(c);
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 4) {
+            simde__m256d x = load4_f64(d, sel, w * 64 + j), r;
+            switch (pred) { /* a constant: one case survives */
+            case SIMDE_CMP_EQ_OQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_EQ_OQ); break;
+            case SIMDE_CMP_NEQ_UQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_NEQ_UQ); break;
+            case SIMDE_CMP_LT_OQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_LT_OQ); break;
+            case SIMDE_CMP_LE_OQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_LE_OQ); break;
+            case SIMDE_CMP_NLE_UQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_NLE_UQ); break;
+            case SIMDE_CMP_NLT_UQ: r = simde_mm256_cmp_pd(x, cv, SIMDE_CMP_NLT_UQ); break;
+            case SIMDE_CMP_UNORD_Q: r = simde_mm256_cmp_pd(x, x, SIMDE_CMP_UNORD_Q); break;
+            case SIMDE_CMP_ORD_Q: r = simde_mm256_cmp_pd(x, x, SIMDE_CMP_ORD_Q); break;
+            case SIMDE_CMP_TRUE_UQ: r = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)); break;
+            default: r = simde_mm256_setzero_pd(); break;
+            }
+            m |= (uint64_t)(uint32_t)simde_mm256_movemask_pd(r) << j;
+        }
+        mask[w] = m;
+    }
+}
+
+void kern_cmp_f64(kern_cmp op, const double *d, const sel_t *sel, uint32_t n, double c, uint64_t *mask) {
+    static const int ordinary[] = {SIMDE_CMP_EQ_OQ, SIMDE_CMP_NEQ_UQ, SIMDE_CMP_LT_OQ,
+                                   SIMDE_CMP_LE_OQ, SIMDE_CMP_NLE_UQ, SIMDE_CMP_NLT_UQ};
+    /* against NaN: EQ = is NaN, NE = LT = is not NaN, LE = every row, GT = none, GE = is NaN */
+    static const int against_nan[] = {SIMDE_CMP_UNORD_Q, SIMDE_CMP_ORD_Q,    SIMDE_CMP_ORD_Q,
+                                      SIMDE_CMP_TRUE_UQ, SIMDE_CMP_FALSE_OQ, SIMDE_CMP_UNORD_Q};
+    int pred = isnan(c) ? against_nan[op] : ordinary[op];
+    switch (pred) {
+    case SIMDE_CMP_EQ_OQ: cmp_f64_by(SIMDE_CMP_EQ_OQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_NEQ_UQ: cmp_f64_by(SIMDE_CMP_NEQ_UQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_LT_OQ: cmp_f64_by(SIMDE_CMP_LT_OQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_LE_OQ: cmp_f64_by(SIMDE_CMP_LE_OQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_NLE_UQ: cmp_f64_by(SIMDE_CMP_NLE_UQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_NLT_UQ: cmp_f64_by(SIMDE_CMP_NLT_UQ, d, sel, n, c, mask); break;
+    case SIMDE_CMP_UNORD_Q: cmp_f64_by(SIMDE_CMP_UNORD_Q, d, sel, n, c, mask); break;
+    case SIMDE_CMP_ORD_Q: cmp_f64_by(SIMDE_CMP_ORD_Q, d, sel, n, c, mask); break;
+    case SIMDE_CMP_TRUE_UQ: cmp_f64_by(SIMDE_CMP_TRUE_UQ, d, sel, n, c, mask); break;
+    default: cmp_f64_by(SIMDE_CMP_FALSE_OQ, d, sel, n, c, mask); break;
+    }
+    MASK_TAIL(n / 64 * 64, f64_holds(op, AT(d, sel, r), c));
+}
+
+/* ---- masks -------------------------------------------------------------------------------- */
+
+void kern_mask_valid(uint64_t *mask, const uint64_t *validity, const sel_t *sel, uint32_t n) {
+    if (!validity) return;
+    if (!sel) {
+        for (uint32_t w = 0; w < KERN_WORDS(n); w++) mask[w] &= validity[w];
+        return;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        if (!row_bit(validity, sel[r])) mask[r >> 6] &= ~((uint64_t)1 << (r & 63));
+}
+
+#if !defined(SIMDE_X86_AVX512F_NATIVE)
+/* sel_lut[b]: the positions of the set bits of byte b, one per byte, ascending. */
+static uint64_t sel_lut[256];
+
+__attribute__((constructor)) static void sel_lut_init(void) {
+    for (uint32_t b = 0; b < 256; b++) {
+        uint64_t e = 0;
+        for (uint32_t i = 0, k = 0; i < 8; i++)
+            if (b >> i & 1) e |= (uint64_t)i << (8 * k++);
+        sel_lut[b] = e;
+    }
+}
+#endif
+
+uint32_t kern_mask_to_sel(const uint64_t *mask, uint32_t n, sel_t *out) {
+    uint32_t k = 0, r = 0;
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    /* AVX-512: compress 16 row numbers at a time in a register, then store all 16 lanes (k <= r,
+    ** so they stay below n); a compress straight to memory is microcoded and slow on some cores */
+    const __m512i step = _mm512_set1_epi32(16);
+    __m512i rows = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (; r + 16 <= n; r += 16, rows = _mm512_add_epi32(rows, step)) {
+        __mmask16 m = (__mmask16)(mask[r >> 6] >> (r & 63));
+        _mm512_storeu_si512((void *)(out + k), _mm512_maskz_compress_epi32(m, rows));
+        k += (uint32_t)__builtin_popcount(m);
+    }
+#else
+    /* AVX2 and below: a byte of the mask looks up its positions, widened and offset 8 at a time */
+    for (; r + 8 <= n; r += 8) {
+        uint32_t b = (uint32_t)(mask[r >> 6] >> (r & 63)) & 0xff;
+        simde__m128i pos = simde_mm_cvtsi64_si128((int64_t)sel_lut[b]);
+        simde__m256i rows = simde_mm256_add_epi32(simde_mm256_cvtepu8_epi32(pos), simde_mm256_set1_epi32((int32_t)r));
+        simde_mm256_storeu_si256((simde__m256i *)(void *)(out + k), rows);
+        k += (uint32_t)__builtin_popcount(b);
+    }
+#endif
+    for (; r < n; r++) {
+        out[k] = r;
+        k += row_bit(mask, r);
+    }
+    return k;
+}
+
+/* ---- sums --------------------------------------------------------------------------------- */
+
+/* lanes_valid4 is a 4 x 64-bit lane mask of rows r..r+3's validity (NULL: all valid); an
+** all-ones lane keeps its value under AND. */
+ALWAYS_INLINE simde__m256i lanes_valid4(const uint64_t *rows, uint32_t r) {
+    const simde__m256i bits = simde_mm256_setr_epi64x(1, 2, 4, 8);
+    simde__m256i b = simde_mm256_set1_epi64x((int64_t)((rows[r >> 6] >> (r & 63)) & 0xf));
+    return simde_mm256_cmpeq_epi64(simde_mm256_and_si256(b, bits), bits);
+}
+
+/* row_valid computes the rows whose value is valid as a row mask (in rows, KERN_WORDS(n) words):
+** NULL when every row is. */
+static const uint64_t *row_valid(const uint64_t *validity, const sel_t *sel, uint32_t n, uint64_t *rows) {
+    if (!validity) return NULL;
+    if (!sel) return validity;
+    memset(rows, 0xff, KERN_WORDS(n) * sizeof *rows);
+    kern_mask_valid(rows, validity, sel, n);
+    return rows;
+}
+
+static inline int64_t hsum_i64(simde__m256i v) {
+    int64_t l[4];
+    simde_mm256_storeu_si256((simde__m256i *)(void *)l, v);
+    return l[0] + l[1] + l[2] + l[3];
+}
+
+static inline int64_t count_of(const uint64_t *valid, uint32_t n) {
+    if (!valid) return n;
+    int64_t c = 0;
+    for (uint32_t w = 0; w < n / 64; w++) c += __builtin_popcountll(valid[w]);
+    if (n % 64) c += __builtin_popcountll(valid[n / 64] & (((uint64_t)1 << (n % 64)) - 1));
+    return c;
+}
+
+/* SUM32 sums 32-bit lanes (INTEGER, SMALLINT widened) in two 4 x int64 accumulators: at most
+** VECTOR_SIZE rows of 32-bit values cannot overflow them. */
+#define SUM32_KERNEL(NAME, T, LOAD8)                                                             \
+    __int128 NAME(const T *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) { \
+        uint64_t rows[VALIDITY_WORDS];                                                           \
+        const uint64_t *valid = row_valid(validity, sel, n, rows);                               \
+        simde__m256i acc0 = simde_mm256_setzero_si256(), acc1 = acc0;                            \
+        uint32_t r = 0;                                                                          \
+        for (; r + 8 <= n; r += 8) {                                                             \
+            simde__m256i x = LOAD8(d, sel, r);                                                   \
+            simde__m256i lo = simde_mm256_cvtepi32_epi64(simde_mm256_castsi256_si128(x));        \
+            simde__m256i hi = simde_mm256_cvtepi32_epi64(simde_mm256_extracti128_si256(x, 1));   \
+            if (valid) {                                                                         \
+                lo = simde_mm256_and_si256(lo, lanes_valid4(valid, r));                          \
+                hi = simde_mm256_and_si256(hi, lanes_valid4(valid, r + 4));                      \
+            }                                                                                    \
+            acc0 = simde_mm256_add_epi64(acc0, lo);                                              \
+            acc1 = simde_mm256_add_epi64(acc1, hi);                                              \
+        }                                                                                        \
+        int64_t s = hsum_i64(simde_mm256_add_epi64(acc0, acc1));                                 \
+        for (; r < n; r++)                                                                       \
+            if (!valid || row_bit(valid, r)) s += AT(d, sel, r);                                 \
+        *count = count_of(valid, n);                                                             \
+        return s;                                                                                \
+    }
+
+SUM32_KERNEL(kern_sum_i32, int32_t, load8_i32)
+SUM32_KERNEL(kern_sum_i16, int16_t, load8_i16)
+
+/* BIGINT: each value is hi * 2^32 + lo with lo and hi taken unsigned (hi = the top 32 bits), minus
+** 2^64 when it is negative; lo, hi and the negative count add up exactly in 64-bit lanes over at
+** most VECTOR_SIZE rows, and combine into the int128 at the end. */
+__int128 kern_sum_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) {
+    uint64_t rows[VALIDITY_WORDS];
+    const uint64_t *valid = row_valid(validity, sel, n, rows);
+    const simde__m256i low32 = simde_mm256_set1_epi64x(0xffffffff), zero = simde_mm256_setzero_si256();
+    simde__m256i lo = zero, hi = zero, neg = zero;
+    uint32_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        simde__m256i x = load4_i64(d, sel, r);
+        if (valid) x = simde_mm256_and_si256(x, lanes_valid4(valid, r));
+        lo = simde_mm256_add_epi64(lo, simde_mm256_and_si256(x, low32));
+        hi = simde_mm256_add_epi64(hi, simde_mm256_srli_epi64(x, 32));
+        neg = simde_mm256_add_epi64(neg, simde_mm256_cmpgt_epi64(zero, x)); /* -1 per negative */
+    }
+    __int128 s = (__int128)(uint64_t)hsum_i64(hi) * ((__int128)1 << 32) + (uint64_t)hsum_i64(lo) +
+                 (__int128)hsum_i64(neg) * ((__int128)1 << 64);
+    for (; r < n; r++)
+        if (!valid || row_bit(valid, r)) s += AT(d, sel, r);
+    *count = count_of(valid, n);
+    return s;
+}
+
+double kern_sum_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) {
+    uint64_t rows[VALIDITY_WORDS];
+    const uint64_t *valid = row_valid(validity, sel, n, rows);
+    simde__m256d acc = simde_mm256_setzero_pd();
+    uint32_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        simde__m256d x = load4_f64(d, sel, r);
+        if (valid) x = simde_mm256_and_pd(x, simde_mm256_castsi256_pd(lanes_valid4(valid, r)));
+        acc = simde_mm256_add_pd(acc, x);
+    }
+    double l[4];
+    simde_mm256_storeu_pd(l, acc);
+    double s = (l[0] + l[1]) + (l[2] + l[3]);
+    for (; r < n; r++)
+        if (!valid || row_bit(valid, r)) s += AT(d, sel, r);
+    *count = count_of(valid, n);
+    return s;
+}
+
+/* ---- minimum and maximum ------------------------------------------------------------------ */
+
+/* The 32-bit kernels keep 8 lanes of minimum and maximum (NULL lanes replaced by the first valid
+** value, which changes neither); BIGINT compares and blends 4 lanes (AVX2 has no 64-bit min). */
+#define MINMAX32_KERNEL(NAME, T, LOAD8)                                                          \
+    uint32_t NAME(const T *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min, int64_t *max) { \
+        uint64_t rows[VALIDITY_WORDS];                                                           \
+        const uint64_t *valid = row_valid(validity, sel, n, rows);                               \
+        uint32_t first = 0;                                                                      \
+        if (valid)                                                                               \
+            while (first < n && !row_bit(valid, first)) first++;                                 \
+        if (first == n) return 0;                                                                \
+        T f = AT(d, sel, first);                                                                 \
+        simde__m256i fill = simde_mm256_set1_epi32(f), lo = fill, hi = fill;                     \
+        uint32_t r = 0;                                                                          \
+        for (; r + 8 <= n; r += 8) {                                                             \
+            simde__m256i x = LOAD8(d, sel, r);                                                   \
+            if (valid) {                                                                         \
+                const simde__m256i bits = simde_mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);   \
+                simde__m256i b = simde_mm256_set1_epi32((int32_t)((valid[r >> 6] >> (r & 63)) & 0xff)); \
+                simde__m256i keep = simde_mm256_cmpeq_epi32(simde_mm256_and_si256(b, bits), bits); \
+                x = simde_mm256_blendv_epi8(fill, x, keep);                                      \
+            }                                                                                    \
+            lo = simde_mm256_min_epi32(lo, x);                                                   \
+            hi = simde_mm256_max_epi32(hi, x);                                                   \
+        }                                                                                        \
+        int32_t l[8], h[8];                                                                      \
+        simde_mm256_storeu_si256((simde__m256i *)(void *)l, lo);                                 \
+        simde_mm256_storeu_si256((simde__m256i *)(void *)h, hi);                                 \
+        int64_t mn = f, mx = f;                                                                  \
+        for (int i = 0; i < 8; i++) mn = l[i] < mn ? l[i] : mn, mx = h[i] > mx ? h[i] : mx;      \
+        for (; r < n; r++)                                                                       \
+            if (!valid || row_bit(valid, r)) {                                                   \
+                int64_t x = AT(d, sel, r);                                                       \
+                mn = x < mn ? x : mn, mx = x > mx ? x : mx;                                      \
+            }                                                                                    \
+        *min = mn, *max = mx;                                                                    \
+        return (uint32_t)count_of(valid, n);                                                     \
+    }
+
+MINMAX32_KERNEL(kern_minmax_i32, int32_t, load8_i32)
+MINMAX32_KERNEL(kern_minmax_i16, int16_t, load8_i16)
+
+uint32_t kern_minmax_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min,
+                         int64_t *max) {
+    uint64_t rows[VALIDITY_WORDS];
+    const uint64_t *valid = row_valid(validity, sel, n, rows);
+    uint32_t first = 0;
+    if (valid)
+        while (first < n && !row_bit(valid, first)) first++;
+    if (first == n) return 0;
+    int64_t f = AT(d, sel, first);
+    simde__m256i fill = simde_mm256_set1_epi64x(f), lo = fill, hi = fill;
+    uint32_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        simde__m256i x = load4_i64(d, sel, r);
+        if (valid) x = simde_mm256_blendv_epi8(fill, x, lanes_valid4(valid, r));
+        lo = simde_mm256_blendv_epi8(lo, x, simde_mm256_cmpgt_epi64(lo, x));
+        hi = simde_mm256_blendv_epi8(hi, x, simde_mm256_cmpgt_epi64(x, hi));
+    }
+    int64_t l[4], h[4];
+    simde_mm256_storeu_si256((simde__m256i *)(void *)l, lo);
+    simde_mm256_storeu_si256((simde__m256i *)(void *)h, hi);
+    int64_t mn = f, mx = f;
+    for (int i = 0; i < 4; i++) mn = l[i] < mn ? l[i] : mn, mx = h[i] > mx ? h[i] : mx;
+    for (; r < n; r++)
+        if (!valid || row_bit(valid, r)) {
+            int64_t x = AT(d, sel, r);
+            mn = x < mn ? x : mn, mx = x > mx ? x : mx;
+        }
+    *min = mn, *max = mx;
+    return (uint32_t)count_of(valid, n);
+}
+
+/* ---- arithmetic --------------------------------------------------------------------------- */
+
+ALWAYS_INLINE bool arith_f64_by(kern_arith op, const double *a, const sel_t *as, const double *b, const sel_t *bs,
+                                uint32_t n, double *o) {
+    const simde__m256d abs_mask = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(INT64_MAX));
+    const simde__m256d inf = simde_mm256_set1_pd(INFINITY), zero = simde_mm256_setzero_pd();
+    simde__m256d suspect = zero;
+    uint32_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        simde__m256d u = load4_f64(a, as, r), v = load4_f64(b, bs, r), x;
+        switch (op) {
+        case KERN_ADD: x = simde_mm256_add_pd(u, v); break;
+        case KERN_SUB: x = simde_mm256_sub_pd(u, v); break;
+        case KERN_MUL: x = simde_mm256_mul_pd(u, v); break;
+        default: x = simde_mm256_div_pd(u, v); break;
+        }
+        simde_mm256_storeu_pd(o + r, x);
+        simde__m256d s = simde_mm256_cmp_pd(simde_mm256_and_pd(x, abs_mask), inf, SIMDE_CMP_EQ_OQ);
+        if (op == KERN_MUL || op == KERN_DIV) s = simde_mm256_or_pd(s, simde_mm256_cmp_pd(x, zero, SIMDE_CMP_EQ_OQ));
+        if (op == KERN_DIV) s = simde_mm256_or_pd(s, simde_mm256_cmp_pd(v, zero, SIMDE_CMP_EQ_OQ));
+        suspect = simde_mm256_or_pd(suspect, s);
+    }
+    bool any = simde_mm256_movemask_pd(suspect) != 0;
+    for (; r < n; r++) {
+        double u = AT(a, as, r), v = AT(b, bs, r);
+        double x = op == KERN_ADD ? u + v : op == KERN_SUB ? u - v : op == KERN_MUL ? u * v : u / v;
+        o[r] = x;
+        any |= isinf(x) || ((op == KERN_MUL || op == KERN_DIV) && x == 0) || (op == KERN_DIV && v == 0);
+    }
+    return any;
+}
+
+bool kern_arith_f64(kern_arith op, const double *a, const sel_t *as, const double *b, const sel_t *bs, uint32_t n,
+                    double *o) {
+    switch (op) {
+    case KERN_ADD: return arith_f64_by(KERN_ADD, a, as, b, bs, n, o);
+    case KERN_SUB: return arith_f64_by(KERN_SUB, a, as, b, bs, n, o);
+    case KERN_MUL: return arith_f64_by(KERN_MUL, a, as, b, bs, n, o);
+    default: return arith_f64_by(KERN_DIV, a, as, b, bs, n, o);
+    }
+}
+
+/* Addition and subtraction overflow when the result's sign differs from both operands' (add) or
+** from the minuend's when the operands' signs differ (sub): the sign bits are OR-ed over the
+** vector and tested once. Multiplication has no 64-bit SIMD product with overflow on AVX2: it
+** is a branch-free scalar loop. */
+ALWAYS_INLINE bool arith_i64_by(kern_arith op, const int64_t *a, const sel_t *as, const int64_t *b,
+                                const sel_t *bs, uint32_t n, int64_t lo, int64_t hi, int64_t *o) {
+    bool ranged = lo != INT64_MIN || hi != INT64_MAX;
+    uint32_t r = 0;
+    uint64_t ovf = 0;
+    if (op != KERN_MUL) {
+        const simde__m256i lov = simde_mm256_set1_epi64x(lo), hiv = simde_mm256_set1_epi64x(hi);
+        simde__m256i flags = simde_mm256_setzero_si256(), out_of_range = flags;
+        for (; r + 4 <= n; r += 4) {
+            simde__m256i u = load4_i64(a, as, r), v = load4_i64(b, bs, r), x;
+            if (op == KERN_ADD) {
+                x = simde_mm256_add_epi64(u, v);
+                flags = simde_mm256_or_si256(
+                    flags, simde_mm256_and_si256(simde_mm256_xor_si256(u, x), simde_mm256_xor_si256(v, x)));
+            } else {
+                x = simde_mm256_sub_epi64(u, v);
+                flags = simde_mm256_or_si256(
+                    flags, simde_mm256_and_si256(simde_mm256_xor_si256(u, v), simde_mm256_xor_si256(u, x)));
+            }
+            if (ranged)
+                out_of_range = simde_mm256_or_si256(
+                    out_of_range, simde_mm256_or_si256(simde_mm256_cmpgt_epi64(lov, x), simde_mm256_cmpgt_epi64(x, hiv)));
+            simde_mm256_storeu_si256((simde__m256i *)(void *)(o + r), x);
+        }
+        ovf = (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(flags)) |
+              (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(out_of_range));
+    }
+    for (; r < n; r++) {
+        int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
+        bool f = op == KERN_ADD   ? __builtin_add_overflow(u, v, &x)
+                 : op == KERN_SUB ? __builtin_sub_overflow(u, v, &x)
+                                  : __builtin_mul_overflow(u, v, &x);
+        o[r] = x;
+        ovf |= (uint64_t)f | (uint64_t)(x < lo) | (uint64_t)(x > hi);
+    }
+    return ovf != 0;
+}
+
+bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n,
+                    int64_t lo, int64_t hi, int64_t *o) {
+    switch (op) {
+    case KERN_ADD: return arith_i64_by(KERN_ADD, a, as, b, bs, n, lo, hi, o);
+    case KERN_SUB: return arith_i64_by(KERN_SUB, a, as, b, bs, n, lo, hi, o);
+    default: return arith_i64_by(KERN_MUL, a, as, b, bs, n, lo, hi, o);
+    }
+}
+
+/* ---- casts -------------------------------------------------------------------------------- */
+
+void kern_to_f64_i32(const int32_t *d, const sel_t *sel, uint32_t n, double *o) {
+    uint32_t r = 0;
+    for (; r + 8 <= n; r += 8) {
+        simde__m256i x = load8_i32(d, sel, r);
+        simde_mm256_storeu_pd(o + r, simde_mm256_cvtepi32_pd(simde_mm256_castsi256_si128(x)));
+        simde_mm256_storeu_pd(o + r + 4, simde_mm256_cvtepi32_pd(simde_mm256_extracti128_si256(x, 1)));
+    }
+    for (; r < n; r++) o[r] = AT(d, sel, r);
+}
+
+/* BIGINT to DOUBLE has no AVX2 instruction (AVX-512DQ has one; GCC uses it here at -march=native
+** when it vectorizes the loop): a scalar loop. */
+void kern_to_f64_i64(const int64_t *d, const sel_t *sel, uint32_t n, double *o) {
+    for (uint32_t r = 0; r < n; r++) o[r] = (double)AT(d, sel, r);
+}

@@ -1,0 +1,89 @@
+/*
+** kernel.h -- the SIMD kernels over vectors' data: comparisons with a constant into row masks,
+** masks into selections, sums, arithmetic and casts, one small function per (operation, type).
+**
+** Written once with simde's 256-bit (AVX2) intrinsics, so the same code compiles to AVX2 and
+** AVX-512 machines' instructions here and to SSE2 pairs (make PORTABLE=1) or NEON elsewhere;
+** where AVX-512 has an instruction AVX2 lacks (compress-store of a selection) a native path is
+** chosen at compile time. Every kernel is checked against a scalar reference in
+** tests/vector/test_kernel.c, on each build.
+**
+** Rows and values. A kernel reads row r (0 <= r < n) of an operand at d[sel[r]], or at d[r] when
+** sel is NULL (a flat vector: contiguous loads, no gather). A row mask holds one bit per row, bit
+** r % 64 of word r / 64 (the validity bitmap's layout), 1 = the row is kept; a kernel that writes
+** a mask writes KERN_WORDS(n) words and leaves the bits at and past n zero. n is at most
+** VECTOR_SIZE for every kernel.
+**
+** What the kernels do not do: NULL handling beyond what each comment says (a validity bitmap is
+** indexed by value, sel[r], like the data), error messages (a kernel that can meet an error says
+** so and its caller redoes the vector row by row to find and report the row), allocation.
+*/
+#ifndef STRATA_KERNEL_H
+#define STRATA_KERNEL_H
+
+#include "vector.h"
+
+#define KERN_WORDS(n) (((n) + 63) / 64)
+
+/* kern_sel is the selection to pass a kernel for vector v: NULL for a flat one (its rows are its
+** values, read contiguously), else its own. */
+static inline const sel_t *kern_sel(const vector *v) { return v->kind == VEC_FLAT ? NULL : v->sel; }
+
+/* The comparisons, in the executor's order (plan.h's cmp_op has the same values). */
+typedef enum kern_cmp { KERN_EQ, KERN_NE, KERN_LT, KERN_LE, KERN_GT, KERN_GE } kern_cmp;
+
+/* kern_cmp_T sets mask to (row r op c) for rows 0..n-1. DOUBLE compares as strata orders it
+** (value_compare): NaN equals NaN and sorts above every other value; -0.0 equals 0.0. */
+void kern_cmp_i16(kern_cmp op, const int16_t *d, const sel_t *sel, uint32_t n, int16_t c, uint64_t *mask);
+void kern_cmp_i32(kern_cmp op, const int32_t *d, const sel_t *sel, uint32_t n, int32_t c, uint64_t *mask);
+void kern_cmp_i64(kern_cmp op, const int64_t *d, const sel_t *sel, uint32_t n, int64_t c, uint64_t *mask);
+void kern_cmp_f64(kern_cmp op, const double *d, const sel_t *sel, uint32_t n, double c, uint64_t *mask);
+
+/* kern_mask_valid clears the bits of the rows whose value is NULL: bit sel[r] (r with sel NULL)
+** of validity is 0. validity NULL: no NULLs, nothing changes. */
+void kern_mask_valid(uint64_t *mask, const uint64_t *validity, const sel_t *sel, uint32_t n);
+
+/* kern_mask_to_sel writes the rows whose bit is set, ascending, to out (room for n entries) and
+** returns how many. */
+uint32_t kern_mask_to_sel(const uint64_t *mask, uint32_t n, sel_t *out);
+
+/* kern_sum_T adds up the valid rows (validity as in kern_mask_valid) into an exact int128 (the
+** integers) or a double (added in 4 lanes, so the rounding of a long sum may differ in its last
+** bits from adding in row order), and sets *count to the number of rows added. */
+__int128 kern_sum_i16(const int16_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count);
+__int128 kern_sum_i32(const int32_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count);
+__int128 kern_sum_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count);
+double kern_sum_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count);
+
+/* kern_minmax_T sets *min and *max to the least and greatest valid row (validity as in
+** kern_mask_valid) and returns how many rows are valid; with none, *min and *max are left as
+** they were. */
+uint32_t kern_minmax_i16(const int16_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min,
+                         int64_t *max);
+uint32_t kern_minmax_i32(const int32_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min,
+                         int64_t *max);
+uint32_t kern_minmax_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min,
+                         int64_t *max);
+
+/* Arithmetic operators, in value.h's order (VALUE_ADD ...). */
+typedef enum kern_arith { KERN_ADD, KERN_SUB, KERN_MUL, KERN_DIV } kern_arith;
+
+/* kern_arith_f64 writes o[r] = row r of a op row r of b. It returns false when no result needs a
+** second look: true when some row's result is infinite or zero or its divisor zero (the rows
+** where DOUBLE arithmetic may have to fail: overflow, underflow, division by zero), which the
+** caller then checks one by one. NULL rows are computed from whatever their slots hold. */
+bool kern_arith_f64(kern_arith op, const double *a, const sel_t *as, const double *b, const sel_t *bs, uint32_t n,
+                    double *o);
+
+/* kern_arith_i64 writes o[r] = row r of a op row r of b for KERN_ADD, KERN_SUB and KERN_MUL
+** and returns true when some row's exact result lies outside [lo, hi] (o is then not usable:
+** the caller finds and reports the row, or sees that only NULL rows overflowed: their slots are
+** computed like any other). */
+bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n,
+                    int64_t lo, int64_t hi, int64_t *o);
+
+/* kern_to_f64_T converts rows 0..n-1 of an integer vector to DOUBLE (o[r]). */
+void kern_to_f64_i32(const int32_t *d, const sel_t *sel, uint32_t n, double *o);
+void kern_to_f64_i64(const int64_t *d, const sel_t *sel, uint32_t n, double *o);
+
+#endif
