@@ -418,9 +418,36 @@ static const value_op arith_of[] = {[OP_ADD] = VALUE_ADD, [OP_SUB] = VALUE_SUB, 
 static const cmp_op cmp_of[] = {[OP_EQ] = CMP_EQ, [OP_NE] = CMP_NE, [OP_LT] = CMP_LT,
                                 [OP_LE] = CMP_LE, [OP_GT] = CMP_GT, [OP_GE] = CMP_GE};
 
+/* date_vs_timestamp rewrites `date x op timestamp constant c` as a comparison of x with a DATE
+** constant, which compares the column as it is stored (no cast per row; zone maps and encoded
+** filters apply): with c at midnight of day d, x op d; with c later in day d, x < c and x <= c
+** are x <= d, x > c and x >= c are x > d. False when it does not apply (= and <> with a time of
+** day, a day outside DATE's range). */
+static bool date_vs_timestamp(bind_ctx *b, cmp_op *op, expr **x, expr **y) {
+    static const cmp_op mirrored[] = {CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE};
+    bool swap = (*x)->kind == EXPR_CONST;
+    expr *col = swap ? *y : *x, *k = swap ? *x : *y;
+    if (col->type.id != TYPE_DATE || k->kind != EXPR_CONST || k->type.id != TYPE_TIMESTAMP || k->value.is_null)
+        return false;
+    cmp_op o = swap ? mirrored[*op] : *op;
+    const int64_t day_us = INT64_C(86400000000);
+    int64_t ts = k->value.v.i, d = ts / day_us - (ts % day_us < 0), frac = ts - d * day_us;
+    if (d < INT32_MIN || d > INT32_MAX) return false;
+    if (frac != 0) {
+        if (o == CMP_EQ || o == CMP_NE) return false;
+        if (o == CMP_LT) o = CMP_LE;
+        if (o == CMP_GE) o = CMP_GT;
+    }
+    expr *c = mk_const(b, value_date((int32_t)d), k->off);
+    if (!c) return false;
+    *x = col, *y = c, *op = o;
+    return true;
+}
+
 /* make_cmp builds x op y with both sides cast to their common type. */
 static int make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr **out) {
     sql_type ct;
+    date_vs_timestamp(b, &op, &x, &y);
     int rc = common_type(b, x, y, off, &ct);
     if (rc) return rc;
     if (ct.id == TYPE_NULL) ct = sql_type_make(TYPE_VARCHAR);
@@ -448,6 +475,17 @@ static int make_arith(bind_ctx *b, value_op op, expr *x, expr *y, size_t off, ex
     if (rt.id == TYPE_DOUBLE) {
         if ((rc = bind_cast(b, x, rt, false, &x)) || (rc = bind_cast(b, y, rt, false, &y))) return rc;
     }
+    if (x->kind == EXPR_CONST && y->kind == EXPR_CONST) { /* folded once, as the executor would compute it */
+        sql_value v;
+        if (x->value.is_null || y->value.is_null) {
+            v = value_null(rt);
+        } else if (value_arith(op, &x->value, &y->value, &v, &tmp) ||
+                   (!sql_type_equal(v.type, rt) && value_cast(&v, rt, true, b->mem, &v, &tmp))) {
+            goto unfolded; /* the error is the executor's to report, if a row ever reaches it */
+        }
+        return (*out = mk_const(b, v, off)) ? STRATA_OK : nomem(b);
+    }
+unfolded:;
     expr *e = mk2(b, EXPR_ARITH, rt, off, x, y);
     if (!e) return nomem(b);
     e->aop = op;

@@ -664,6 +664,43 @@ static bool agg_sum_one(agg_slot *sl, const vector *v, uint32_t count) {
     return true;
 }
 
+/* agg_few_groups updates aggregate a of a GROUP BY with at most KERN_GROUPS_MAX groups through
+** the grouped-sum kernels: count(*), and count, sum and avg over numbers without a NULL in this
+** chunk. rows[g] is the chunk's row count of group g. false: not such an aggregate (or values
+** too large for the kernel's int64 lanes); agg_update does it. */
+static bool agg_few_groups(plan_op *p, agg_state *s, uint32_t a, const vector *v, uint32_t count,
+                           const int64_t *rows) {
+    agg_expr *ag = &p->agg.aggs[a];
+    uint32_t na = p->agg.naggs, ng = s->groups.ngroups;
+    bool counts = ag->fn == AGG_COUNT_STAR || (ag->fn == AGG_COUNT && !v->validity);
+    bool sums = (ag->fn == AGG_SUM || ag->fn == AGG_AVG) && !v->validity;
+    if (ag->distinct || (!counts && !sums)) return false;
+    agg_slot *slots = s->slots + a;
+    if (sums) {
+        int64_t acc[KERN_GROUPS_MAX];
+        double dacc[KERN_GROUPS_MAX];
+        const sel_t *sel = kern_sel(v);
+        memset(acc, 0, ng * sizeof *acc);
+        switch ((vec_phys)v->phys) {
+        case PHYS_I16: kern_group_sum_i16(v->data, sel, s->gids, count, ng, acc); break;
+        case PHYS_I32: kern_group_sum_i32(v->data, sel, s->gids, count, ng, acc); break;
+        case PHYS_I64:
+            if (!kern_group_sum_i64(v->data, sel, s->gids, count, ng, acc)) return false;
+            break;
+        case PHYS_F64:
+            memset(dacc, 0, ng * sizeof *dacc);
+            kern_group_sum_f64(v->data, sel, s->gids, count, ng, dacc);
+            for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].dsum += dacc[g];
+            break;
+        default: return false;
+        }
+        if (v->phys != PHYS_F64)
+            for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].isum += acc[g];
+    }
+    for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].count += rows[g];
+    return true;
+}
+
 /* agg_update_typed is agg_update for count(*), count, sum and avg over numbers (not DISTINCT), a
 ** loop per type with the dispatch outside it; false for the other aggregates. */
 static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector *v, const uint32_t *gids,
@@ -924,8 +961,17 @@ static int agg_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         memset(s->gids, 0, count * sizeof *s->gids);
     }
     if ((rc = agg_ensure_slots(x, s, p->agg.naggs))) return rc;
+    /* few groups: each group's rows counted once, then the grouped-sum kernels */
+    bool few = p->agg.nkeys && s->groups.ngroups <= KERN_GROUPS_MAX;
+    int64_t rows[KERN_GROUPS_MAX];
+    if (few) {
+        memset(rows, 0, s->groups.ngroups * sizeof *rows);
+        kern_group_count(s->gids, count, s->groups.ngroups, rows);
+    }
     for (uint32_t a = 0; a < p->agg.naggs; a++) {
-        if (p->agg.aggs[a].arg && (rc = expr_eval(x, p->agg.aggs[a].arg, in, count))) return rc;
+        agg_expr *ag = &p->agg.aggs[a];
+        if (ag->arg && (rc = expr_eval(x, ag->arg, in, count))) return rc;
+        if (few && agg_few_groups(p, s, a, ag->arg ? ag->arg->result : NULL, count, rows)) continue;
         if ((rc = agg_update(x, p, s, a, s->gids, count))) return rc;
     }
     return STRATA_OK;

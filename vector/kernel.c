@@ -421,6 +421,80 @@ uint32_t kern_minmax_i64(const int64_t *d, const sel_t *sel, const uint64_t *val
     return (uint32_t)count_of(valid, n);
 }
 
+/* ---- grouped sums ------------------------------------------------------------------------- */
+
+/* GROUP_LOOP runs BODY(row, lane) for rows 0..n-1, lanes round-robin, unrolled by lane. */
+#define GROUP_LOOP(BODY)                                                                         \
+    do {                                                                                         \
+        uint32_t r = 0;                                                                          \
+        for (; r + KERN_GROUP_LANES <= n; r += KERN_GROUP_LANES) {                               \
+            _Pragma("GCC unroll 8") for (uint32_t l = 0; l < KERN_GROUP_LANES; l++) BODY(r + l, l); \
+        }                                                                                        \
+        for (; r < n; r++) BODY(r, 0);                                                           \
+    } while (0)
+
+/* FOLD adds the lanes of each group into acc. */
+#define FOLD(lanes)                                                                              \
+    for (uint32_t g = 0; g < ngroups; g++) {                                                     \
+        for (uint32_t l = 1; l < KERN_GROUP_LANES; l++) lanes[0][g] += lanes[l][g];              \
+        acc[g] += lanes[0][g];                                                                   \
+    }
+
+#define ZERO(lanes)                                                                              \
+    for (uint32_t l = 0; l < KERN_GROUP_LANES; l++) memset(lanes[l], 0, ngroups * sizeof lanes[l][0])
+
+void kern_group_count(const uint32_t *gids, uint32_t n, uint32_t ngroups, int64_t *acc) {
+    int64_t lanes[KERN_GROUP_LANES][KERN_GROUPS_MAX];
+    ZERO(lanes);
+#define COUNT_ROW(r, l) lanes[l][gids[r]]++
+    GROUP_LOOP(COUNT_ROW);
+    FOLD(lanes);
+}
+
+/* GROUP_SUM_KERNEL: a loop for flat data and one through the selection, each unrolled. */
+#define GROUP_SUM_KERNEL(NAME, T, ACC)                                                           \
+    void NAME(const T *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups, ACC *acc) { \
+        ACC lanes[KERN_GROUP_LANES][KERN_GROUPS_MAX];                                            \
+        ZERO(lanes);                                                                             \
+        if (sel) {                                                                               \
+            GROUP_LOOP(SUM_SEL_ROW);                                                             \
+        } else {                                                                                 \
+            GROUP_LOOP(SUM_ROW);                                                                 \
+        }                                                                                        \
+        FOLD(lanes);                                                                             \
+    }
+#define SUM_ROW(r, l) lanes[l][gids[r]] += d[r]
+#define SUM_SEL_ROW(r, l) lanes[l][gids[r]] += d[sel[r]]
+GROUP_SUM_KERNEL(kern_group_sum_i16, int16_t, int64_t)
+GROUP_SUM_KERNEL(kern_group_sum_i32, int32_t, int64_t)
+GROUP_SUM_KERNEL(kern_group_sum_f64, double, double)
+
+/* BIGINT: each value's distance from [-2^52, 2^52) is OR-ed into big as the rows go (a value in
+** range adds 2^52 to a number below 2^53), and the lanes fold into acc only when there was none. */
+bool kern_group_sum_i64(const int64_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups,
+                        int64_t *acc) {
+    int64_t lanes[KERN_GROUP_LANES][KERN_GROUPS_MAX];
+    ZERO(lanes);
+    uint64_t big = 0;
+    const uint64_t half = UINT64_C(1) << 52;
+#define SUM_CHECKED(r, l, x)                                                                     \
+    do {                                                                                         \
+        int64_t x_ = (x);                                                                        \
+        big |= ((uint64_t)x_ + half) >> 53;                                                      \
+        lanes[l][gids[r]] += x_;                                                                 \
+    } while (0)
+#define SUM_CHECKED_ROW(r, l) SUM_CHECKED(r, l, d[r])
+#define SUM_CHECKED_SEL_ROW(r, l) SUM_CHECKED(r, l, d[sel[r]])
+    if (sel) {
+        GROUP_LOOP(SUM_CHECKED_SEL_ROW);
+    } else {
+        GROUP_LOOP(SUM_CHECKED_ROW);
+    }
+    if (big) return false;
+    FOLD(lanes);
+    return true;
+}
+
 /* ---- arithmetic --------------------------------------------------------------------------- */
 
 ALWAYS_INLINE bool arith_f64_by(kern_arith op, const double *a, const sel_t *as, const double *b, const sel_t *bs,

@@ -65,6 +65,24 @@ uint32_t kern_minmax_i32(const int32_t *d, const sel_t *sel, const uint64_t *val
 uint32_t kern_minmax_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *min,
                          int64_t *max);
 
+/* Grouped sums over few groups: row r adds to acc[gids[r]] (gids[r] < ngroups <= KERN_GROUPS_MAX;
+** every row valid). The rows go round-robin to KERN_GROUP_LANES private copies of the
+** accumulators, so that consecutive rows of one group do not wait on each other's stores, which
+** fold into acc at the end. Integer sums are exact in int64: kern_group_sum_i64 returns false, acc
+** unchanged, when a value's magnitude reaches 2^52 (where 2048 of them could overflow), and the
+** caller sums another way; DOUBLE adds in a different order than row order. */
+#define KERN_GROUPS_MAX 256
+#define KERN_GROUP_LANES 8
+void kern_group_count(const uint32_t *gids, uint32_t n, uint32_t ngroups, int64_t *acc);
+void kern_group_sum_i16(const int16_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups,
+                        int64_t *acc);
+void kern_group_sum_i32(const int32_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups,
+                        int64_t *acc);
+bool kern_group_sum_i64(const int64_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups,
+                        int64_t *acc);
+void kern_group_sum_f64(const double *d, const sel_t *sel, const uint32_t *gids, uint32_t n, uint32_t ngroups,
+                        double *acc);
+
 /* Arithmetic operators, in value.h's order (VALUE_ADD ...). */
 typedef enum kern_arith { KERN_ADD, KERN_SUB, KERN_MUL, KERN_DIV } kern_arith;
 
