@@ -644,9 +644,15 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
     }
     if (p < end && id_at(g, ids, base, p) > s->hi) s->done = 1;
     s->pos = p;
-    if (n && s->npreds && (rc = filter_encoded(s, k, keep, &n))) return rc;
-    if (n == 0) return STRATA_OK; /* the caller peeks again: the scan moved on */
     uint32_t vrows = end - base;
+    if (n && s->npreds) {
+        uint32_t before = n;
+        if ((rc = filter_encoded(s, k, keep, &n))) return rc;
+        /* the conditions are a hint (the caller filters again): when most of a whole vector passes,
+        ** it goes whole, which saves copying every column's passing rows together */
+        if (before == vrows && n >= vrows - vrows / 4) n = vrows;
+    }
+    if (n == 0) return STRATA_OK; /* the caller peeks again: the scan moved on */
     int whole = n == vrows, few = n <= FEW_ROWS; /* few: read the rows one by one, not the vector */
     for (uint32_t i = 0; i < g->ncols; i++) {
         uint32_t col = s->cols[i];

@@ -279,6 +279,19 @@ static int eval_dec_arith(exec_ctx *x, expr *e, uint32_t count) {
     int64_t lim = dec_pow10[e->type.precision > 18 ? 18 : e->type.precision];
     int64_t fa = dec_pow10[m - a->scale], fb = dec_pow10[m - b->scale];
     int rc = STRATA_OK;
+    /* operands within int32's range: the kernels, whose check fails over to the loops below */
+    const sel_t *ka = a->sel == sel_identity() ? NULL : a->sel, *kb = b->sel == sel_identity() ? NULL : b->sel;
+    bool done = false;
+    switch (e->aop) {
+    case VALUE_ADD: done = kern_dec_add(a->v, ka, fa, b->v, kb, fb, count, lim, o); break;
+    case VALUE_SUB: done = kern_dec_sub(a->v, ka, fa, b->v, kb, fb, count, lim, o); break;
+    case VALUE_MUL: done = drop == 0 && kern_dec_mul(a->v, ka, b->v, kb, count, lim, o); break;
+    default: break;
+    }
+    if (done) {
+        set_nulls_of(out, va, vb, count);
+        return STRATA_OK;
+    }
     switch (e->aop) {
     case VALUE_ADD: DEC_LOOP(add_scaled(u, fa, v, fb, &res)); break;
     case VALUE_SUB: DEC_LOOP(sub_scaled(u, fa, v, fb, &res)); break;

@@ -588,6 +588,64 @@ bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int6
     }
 }
 
+/* ---- DECIMAL arithmetic ------------------------------------------------------------------- */
+
+/* DEC_KIND: 0 = a * b, 1 = a * fa + b * fb, 2 = a * fa - b * fb. Operands in int32's range are
+** checked lane by lane (x + 2^31 has no bit above 31), products come from the signed 32 x 32-bit
+** multiply of each lane's low half, and |result| < lim is checked as (result + lim - 1) unsigned
+** at most 2 * lim - 2, as the executor's scalar check does. */
+ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs,
+                          int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
+    const simde__m256i half = simde_mm256_set1_epi64x(INT64_C(1) << 31), hi32 = simde_mm256_set1_epi64x(~INT64_C(0xffffffff));
+    const simde__m256i fav = simde_mm256_set1_epi64x(fa), fbv = simde_mm256_set1_epi64x(fb);
+    const simde__m256i lm1 = simde_mm256_set1_epi64x(lim - 1);
+    /* unsigned x > 2 * (lim - 1) as a signed compare after flipping the sign bits */
+    const simde__m256i flip = simde_mm256_set1_epi64x(INT64_MIN);
+    const simde__m256i bound = simde_mm256_xor_si256(simde_mm256_set1_epi64x((int64_t)(2 * (uint64_t)(lim - 1))), flip);
+    simde__m256i wide = simde_mm256_setzero_si256(), over = wide;
+    uint32_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+        simde__m256i u = load4_i64(a, as, r), v = load4_i64(b, bs, r), x;
+        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(u, half), hi32));
+        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(v, half), hi32));
+        if (kind == 0) {
+            x = simde_mm256_mul_epi32(u, v);
+        } else {
+            simde__m256i su = simde_mm256_mul_epi32(u, fav), sv = simde_mm256_mul_epi32(v, fbv);
+            x = kind == 1 ? simde_mm256_add_epi64(su, sv) : simde_mm256_sub_epi64(su, sv);
+        }
+        simde__m256i t = simde_mm256_xor_si256(simde_mm256_add_epi64(x, lm1), flip);
+        over = simde_mm256_or_si256(over, simde_mm256_cmpgt_epi64(t, bound));
+        simde_mm256_storeu_si256((simde__m256i *)(void *)(o + r), x);
+    }
+    bool bad = !simde_mm256_testz_si256(wide, wide) || !simde_mm256_testz_si256(over, over);
+    for (; r < n && !bad; r++) {
+        int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
+        if (u < INT32_MIN || u > INT32_MAX || v < INT32_MIN || v > INT32_MAX) return false;
+        x = kind == 0 ? u * v : kind == 1 ? u * fa + v * fb : u * fa - v * fb;
+        bad = (uint64_t)x + (uint64_t)(lim - 1) > 2 * (uint64_t)(lim - 1);
+        o[r] = x;
+    }
+    return !bad;
+}
+
+bool kern_dec_mul(const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n, int64_t lim,
+                  int64_t *o) {
+    return dec_by(0, a, as, 1, b, bs, 1, n, lim, o);
+}
+
+bool kern_dec_add(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
+                  uint32_t n, int64_t lim, int64_t *o) {
+    if (fa > INT32_MAX || fb > INT32_MAX) return false;
+    return dec_by(1, a, as, fa, b, bs, fb, n, lim, o);
+}
+
+bool kern_dec_sub(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
+                  uint32_t n, int64_t lim, int64_t *o) {
+    if (fa > INT32_MAX || fb > INT32_MAX) return false;
+    return dec_by(2, a, as, fa, b, bs, fb, n, lim, o);
+}
+
 /* ---- casts -------------------------------------------------------------------------------- */
 
 void kern_to_f64_i32(const int32_t *d, const sel_t *sel, uint32_t n, double *o) {

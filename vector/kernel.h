@@ -100,6 +100,20 @@ bool kern_arith_f64(kern_arith op, const double *a, const sel_t *as, const doubl
 bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n,
                     int64_t lo, int64_t hi, int64_t *o);
 
+/* DECIMAL arithmetic on scaled int64 values, for operands within int32's range (where 32 x 32-bit
+** products and sums of two of them are exact in 64 bits): kern_dec_mul writes o[r] = a * b,
+** kern_dec_add and kern_dec_sub o[r] = a * fa +/- b * fb (fa and fb the powers of ten that bring
+** both sides to one scale, at most 2^31). Each returns false when some operand lies outside
+** int32's range or some result's magnitude reaches lim (the result type's 10^precision); o is
+** then not usable and the caller computes the vector row by row (NULL rows included: their slots
+** are computed like any other). */
+bool kern_dec_mul(const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n, int64_t lim,
+                  int64_t *o);
+bool kern_dec_add(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
+                  uint32_t n, int64_t lim, int64_t *o);
+bool kern_dec_sub(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
+                  uint32_t n, int64_t lim, int64_t *o);
+
 /* kern_to_f64_T converts rows 0..n-1 of an integer vector to DOUBLE (o[r]). */
 void kern_to_f64_i32(const int32_t *d, const sel_t *sel, uint32_t n, double *o);
 void kern_to_f64_i64(const int64_t *d, const sel_t *sel, uint32_t n, double *o);
