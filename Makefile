@@ -7,6 +7,8 @@
 #                   AVX2=1: -march=haswell, AVX2 without AVX-512)
 #   make test-vector  only the vector layer's tests (its SIMD kernels), in the chosen variant
 #   make bench-rowstore   the row-store benchmark against SQLite
+#   make bench-kernels    the SIMD kernels' micro-benchmark against the memory bandwidth
+#                   (BENCH_ARGS="--quick --reps N --save")
 #   make bench      the benchmark harness: every workload, strata against SQLite's modes and DuckDB
 #                   (QUICK=1 a small version; BENCH_ARGS="--engines ... --workloads ... --reps N")
 #   make bench-deps install DuckDB (the npm package) for the harness, into bench/deps/
@@ -70,7 +72,7 @@ TEST_LIBS := -lcriterion
 # The differential tests run the same queries in SQLite.
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
-.PHONY: all deps test test-vector bench-rowstore clean check-deps
+.PHONY: all deps test test-vector bench-rowstore bench-kernels clean check-deps
 all: $(B)/libstrata.a $(B)/libstrata.so $(B)/strata $(B)/examples/quickstart
 
 # Install what is missing; a fresh machine needs `apt-get update` before the first install.
@@ -151,6 +153,17 @@ $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/ben
 
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
+
+# The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
+# vector/kernel.h (and through it core/ headers: -Icore) and links libstrata.a, which exports them.
+$(B)/bench/bench_kernels: bench/bench_kernels.c bench/bench_common.c bench/bench_common.h vector/kernel.h vector/vector.h \
+  $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
+	  -o $@ $< bench/bench_common.c $(B)/libstrata.a $(LDFLAGS_ALL)
+
+bench-kernels: $(B)/bench/bench_kernels
+	$(B)/bench/bench_kernels $(BENCH_ARGS)
 
 
 # The benchmark harness (bench/README.md): strata against SQLite's modes and DuckDB. DuckDB is a

@@ -7,11 +7,13 @@
 ** (what `make bench-deps` installs) when that is unset. A missing library or symbol makes the
 ** engine unavailable, with the reason; it never aborts the harness.
 **
-** Settings: the defaults of duckdb_open_ext, listed in `settings` below. Prepared statements run
-** materialized (duckdb_execute_prepared) and step() walks the result's data chunks, reading each
-** column's vector directly (data array + validity mask), not through the per-value duckdb_value_*
-** functions. Bulk loads use the appender, inside one explicit transaction so that abort can
-** discard every row (the appender alone commits each of its flushes in autocommit mode).
+** Settings: the defaults of duckdb_open_ext, listed in `settings` below; the second engine,
+** duckdb-t1, differs only by `SET threads = 1` after open and after every connect. Prepared
+** statements run materialized (duckdb_execute_prepared) and step() walks the result's data
+** chunks, reading each column's vector directly (data array + validity mask), not through the
+** per-value duckdb_value_* functions. Bulk loads use the appender, inside one explicit
+** transaction so that abort can discard every row (the appender alone commits each of its
+** flushes in autocommit mode).
 **
 ** Not thread-safe: the library is loaded once, on first use, by the harness's only thread.
 */
@@ -275,6 +277,19 @@ static int duck_exec(void *db, const char *sql) {
         rc = copy_err(d, ddb.result_error(&res), "duckdb_query failed");
     ddb.destroy_result(&res); /* also after an error: the result holds the message */
     return rc;
+}
+
+/* duckdb-t1: the same, with `SET threads = 1` right after the connection is made. The setting is
+** the database instance's (DuckDB's worker threads are per instance), so connect() repeats it
+** only to be sure that no connection of this engine runs with more. */
+static int duck_open_t1(const char *path, void **out) {
+    if (duck_open(path, out)) return -1;
+    return duck_exec(*out, "SET threads = 1");
+}
+
+static int duck_connect_t1(void *db, const char *path, void **out) {
+    if (duck_connect(db, path, out)) return -1;
+    return duck_exec(*out, "SET threads = 1");
 }
 
 static const char *duck_errmsg(void *db) { return db ? ((duck_db *)db)->err : "out of memory"; }
@@ -730,41 +745,38 @@ static int duck_load_finish(void *ld) {
 
 static void duck_load_abort(void *ld) { discard(ld); }
 
+/* Everything but the name, title, settings, open and connect: the same for both DuckDB engines. */
+#define DUCK_COMMON                                                                                          \
+    .crash_safe = 1, .available = duck_available, .version = duck_version, .close = duck_close,              \
+    .exec = duck_exec, .prepare = duck_prepare, .bind_int64 = duck_bind_int64,                               \
+    .bind_double = duck_bind_double, .bind_text = duck_bind_text, .bind_blob = duck_bind_blob,               \
+    .step = duck_step, .column_is_null = duck_column_is_null, .column_int64 = duck_column_int64,             \
+    .column_double = duck_column_double, .column_text = duck_column_text, .column_blob = duck_column_blob,   \
+    .reset = duck_reset, .finalize = duck_finalize, .errmsg = duck_errmsg, .disconnect = duck_disconnect,    \
+    .load_begin = duck_load_begin, .load_int64 = duck_load_int64, .load_double = duck_load_double,           \
+    .load_text = duck_load_text, .load_blob = duck_load_blob, .load_end_row = duck_load_end_row,             \
+    .load_finish = duck_load_finish, .load_abort = duck_load_abort
+
+#define DUCK_SETTINGS_TAIL                                                                                   \
+    "memory_limit 80% of RAM, WAL synced at commit, checkpoint_threshold 16 MiB, checkpoint on close); "     \
+    "prepared statements executed materialized (duckdb_execute_prepared), rows read from the result's "      \
+    "data chunks; bulk loads: the appender inside one explicit transaction (BEGIN ... COMMIT)"
+
 const engine engine_duckdb = {
     .name = "duckdb",
     .title = "DuckDB",
-    .settings = "defaults of duckdb_open_ext (threads: all cores, memory_limit 80% of RAM, WAL synced at "
-                "commit, checkpoint_threshold 16 MiB, checkpoint on close); prepared statements executed "
-                "materialized (duckdb_execute_prepared), rows read from the result's data chunks; bulk "
-                "loads: the appender inside one explicit transaction (BEGIN ... COMMIT)",
-    .crash_safe = 1,
-    .available = duck_available,
-    .version = duck_version,
+    .settings = "defaults of duckdb_open_ext (threads: all cores, " DUCK_SETTINGS_TAIL,
     .open = duck_open,
-    .close = duck_close,
-    .exec = duck_exec,
-    .prepare = duck_prepare,
-    .bind_int64 = duck_bind_int64,
-    .bind_double = duck_bind_double,
-    .bind_text = duck_bind_text,
-    .bind_blob = duck_bind_blob,
-    .step = duck_step,
-    .column_is_null = duck_column_is_null,
-    .column_int64 = duck_column_int64,
-    .column_double = duck_column_double,
-    .column_text = duck_column_text,
-    .column_blob = duck_column_blob,
-    .reset = duck_reset,
-    .finalize = duck_finalize,
-    .errmsg = duck_errmsg,
     .connect = duck_connect,
-    .disconnect = duck_disconnect,
-    .load_begin = duck_load_begin,
-    .load_int64 = duck_load_int64,
-    .load_double = duck_load_double,
-    .load_text = duck_load_text,
-    .load_blob = duck_load_blob,
-    .load_end_row = duck_load_end_row,
-    .load_finish = duck_load_finish,
-    .load_abort = duck_load_abort,
+    DUCK_COMMON,
+};
+
+const engine engine_duckdb_t1 = {
+    .name = "duckdb-t1",
+    .title = "DuckDB threads=1",
+    .settings = "`SET threads = 1` right after open and on every further connection (no worker threads "
+                "besides the calling one); otherwise the defaults of duckdb_open_ext (" DUCK_SETTINGS_TAIL,
+    .open = duck_open_t1,
+    .connect = duck_connect_t1,
+    DUCK_COMMON,
 };

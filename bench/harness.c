@@ -4,8 +4,8 @@
 ** The workloads live in suites (suite_*.c, harness.h says what a suite declares), each written
 ** once against the engine interface of engine.h. The engines are strata (its public API), SQLite
 ** in its WAL + FULL, TRUNCATE + FULL and OFF modes, and DuckDB (loaded with dlopen; "not
-** installed" when missing). bench/README.md describes the workloads, the method and the files
-** a run writes.
+** installed" when missing), also as duckdb-t1 (SET threads = 1; only when --engines names it).
+** bench/README.md describes the workloads, the method and the files a run writes.
 **
 ** Method: each (engine, phase, repetition) runs in a fresh process -- the program re-executes
 ** itself with --child -- in a fresh directory under bench/tmp/. A phase is a workload or a few
@@ -44,12 +44,15 @@
 #define MAX_METRICS 512
 #define MAX_PHASES 64
 
-static const suite *const suites[] = {&suite_sql, &suite_joins,       &suite_index,    &suite_oltp,
-                                      &suite_kv,  &suite_concurrency, &suite_colstore, &suite_load};
-static const engine *const all_engines[] = {&engine_strata, &engine_sqlite_wal, &engine_sqlite_truncate,
-                                            &engine_sqlite_off, &engine_duckdb};
+static const suite *const suites[] = {&suite_sql,      &suite_joins, &suite_index,
+                                      &suite_oltp,     &suite_kv,    &suite_concurrency,
+                                      &suite_colstore, &suite_load,  &suite_analytics};
+static const engine *const all_engines[] = {&engine_strata,     &engine_sqlite_wal, &engine_sqlite_truncate,
+                                            &engine_sqlite_off, &engine_duckdb,     &engine_duckdb_t1};
 #define N_ENGINES COUNT(all_engines)
-#define DUCKDB (N_ENGINES - 1)
+enum { DUCKDB = 4, DUCKDB_T1 = 5 }; /* the peers of the ratio columns (checked in registry_init) */
+/* The engines a run takes without --engines: duckdb-t1 only when named. */
+#define DEFAULT_ENGINES "strata,sqlite-wal,sqlite-truncate,sqlite-off,duckdb"
 
 /* ---------------------------------------------------------------------------------------------
 ** The registry: every suite's sizes, workloads, metrics and phases in one numbering.
@@ -97,6 +100,8 @@ static int metric_index(const char *id) {
 }
 
 static void registry_init(void) {
+    if (all_engines[DUCKDB] != &engine_duckdb || all_engines[DUCKDB_T1] != &engine_duckdb_t1)
+        die("harness.c: DUCKDB and DUCKDB_T1 do not index their engines");
     for (int k = 0; k < COUNT(suites); k++) {
         const suite *s = suites[k];
         for (int i = 0; i < s->nsizes; i++) {
@@ -153,7 +158,7 @@ static void usage(void) {
         "  --tiny         checksums only (CI): tiny sizes, 1 repetition, nothing saved\n"
         "  --reps N       repetitions per engine (default %d), each in fresh processes\n"
         "  --engines      any of strata, sqlite-wal, sqlite-truncate, sqlite-off (or sqlite for all three),\n"
-        "                 duckdb (default all)\n"
+        "                 duckdb, duckdb-t1 (DuckDB with SET threads = 1; default all but duckdb-t1)\n"
         "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
         "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
         "  --sf X         the load suite's TPC-H scale factor (--size load_sf_milli=X*1000)\n"
@@ -218,7 +223,7 @@ static void set_size(uint64_t *given, const char *id, const char *value, const c
 static void parse_options(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->reps = DEFAULT_REPS, o->timeout = DEFAULT_TIMEOUT, o->save = 1;
-    o->engines_arg = "strata,sqlite-wal,sqlite-truncate,sqlite-off,duckdb";
+    o->engines_arg = DEFAULT_ENGINES;
     o->workloads_arg = "all";
     uint64_t given[MAX_SIZES] = {0};
     static const char *const aliases[][2] = {{"--rows", "rows"},
@@ -453,6 +458,58 @@ sale sale_for(uint64_t id) {
     r.price = (double)(1 + below(&s, 400)) * 0.25;
     r.day = 19000 + (int64_t)below(&s, 365);
     return r;
+}
+
+const char *const sales_query_sql[3] = {
+    "SELECT sum(price) FROM sales WHERE qty > 50",
+    "SELECT region, count(*), sum(qty) FROM sales GROUP BY region",
+    "SELECT sum(price * qty) FROM sales WHERE price * qty > 1000",
+};
+
+static uint64_t sales_group_hash(int64_t region, int64_t count, int64_t sum_qty) {
+    return mix(mix(mix(0, (uint64_t)region), (uint64_t)count), (uint64_t)sum_qty) & MASK52;
+}
+
+checksum sales_expected(int q, uint64_t rows) {
+    checksum c = {0};
+    if (q == 1) {
+        int64_t count[SALES_REGIONS] = {0}, qty[SALES_REGIONS] = {0};
+        for (uint64_t i = 0; i < rows; i++) {
+            sale s = sale_for(i);
+            count[s.region]++, qty[s.region] += s.qty;
+        }
+        for (int r = 0; r < SALES_REGIONS; r++)
+            if (count[r])
+                c.a++, c.b += (uint64_t)count[r],
+                    c.c = (c.c + sales_group_hash(r, count[r], qty[r])) & MASK52;
+        return c;
+    }
+    double sum = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        sale s = sale_for(i);
+        if (q == 0 && s.qty > 50) sum += s.price;
+        if (q == 2 && s.price * (double)s.qty > 1000) sum += s.price * (double)s.qty;
+    }
+    c.a = 1, c.b = double_bits(sum) >> 12, c.c = double_bits(sum) & 0xFFF;
+    return c;
+}
+
+int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c) {
+    int q = *(const int *)arg, rc;
+    memset(c, 0, sizeof *c);
+    while ((rc = e->step(stmt)) == 1) {
+        c->a++;
+        if (q == 1) {
+            int64_t count = e->column_int64(stmt, 1);
+            c->b += (uint64_t)count;
+            c->c =
+                (c->c + sales_group_hash(e->column_int64(stmt, 0), count, e->column_int64(stmt, 2))) & MASK52;
+        } else {
+            uint64_t u = double_bits(e->column_double(stmt, 0));
+            c->b = u >> 12, c->c = u & 0xFFF;
+        }
+    }
+    return rc;
 }
 
 void db_path(char *out, size_t n, const char *dir, const char *name) {
@@ -866,7 +923,11 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
             any |= use_workload[w] && wl_suite[w] == su;
         if (!any) continue;
         fprintf(out, "\n## %s\n\n", su->title);
-        table_head(out, "workload", (const char *const[]){"unit", "strata ÷ SQLite", "strata ÷ DuckDB"}, 3);
+        int t1 = engine_runs(st, DUCKDB_T1); /* its ratio column only when it ran */
+        table_head(
+            out, "workload",
+            (const char *const[]){"unit", "strata ÷ SQLite", "strata ÷ DuckDB", "strata ÷ DuckDB threads=1"},
+            3 + t1);
         for (int m = 0; m < n_metrics; m++) {
             const metric *me = &metrics[m];
             int w = me->workload;
@@ -882,7 +943,12 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
             ratio_cell(c, sizeof c, st, m, best_sqlite(st, m), "sqlite");
             fprintf(out, " | %s", c);
             ratio_cell(c, sizeof c, st, m, engine_runs(st, DUCKDB) ? DUCKDB : -1, "duckdb");
-            fprintf(out, " | %s |\n", c);
+            fprintf(out, " | %s", c);
+            if (t1) {
+                ratio_cell(c, sizeof c, st, m, DUCKDB_T1, "duckdb-t1");
+                fprintf(out, " | %s", c);
+            }
+            fprintf(out, " |\n");
         }
         fprintf(out, "\n");
         su->describe(out, o);

@@ -68,7 +68,7 @@ typedef struct phase_def {
 ** "missed" when strata's best does not reach the peer's worst, "unclear" otherwise. */
 typedef struct target_def {
     const char *metric;
-    const char *peer; /* "sqlite" (the row's faster crash-safe SQLite mode) or "duckdb" */
+    const char *peer; /* "sqlite" (the row's faster crash-safe SQLite mode), "duckdb" or "duckdb-t1" */
     double factor;
 } target_def;
 
@@ -105,7 +105,7 @@ typedef struct suite {
     .metrics = metrics, .nmetrics = COUNT(metrics), .phases = phases, .nphases = COUNT(phases)
 
 extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency,
-    suite_colstore, suite_load;
+    suite_colstore, suite_load, suite_analytics;
 
 /* ---- options and sizes -------------------------------------------------------------------- */
 
@@ -188,6 +188,13 @@ typedef struct sale {
     double price;
 } sale;
 sale sale_for(uint64_t id);
+/* The sql suite's three queries on sales (also the analytics suite's): filter + sum, GROUP BY
+** region, arithmetic filter + aggregate. sales_expected gives query q's checksum over the first
+** `rows` rows of the generator; sales_run_query (a query_run_fn whose arg is a const int *q) runs
+** the prepared query to its end and folds its result the same way. */
+extern const char *const sales_query_sql[3];
+checksum sales_expected(int q, uint64_t rows);
+int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the
 ** side files any engine keeps (WAL, journal); db_size adds them up; open_db opens path, and on
@@ -196,5 +203,28 @@ void db_path(char *out, size_t n, const char *dir, const char *name);
 void remove_db(const char *path);
 double db_size(const char *path);
 void *open_db(const engine *e, const char *path, const char *const *ws, int n);
+
+/* TPC-H .tbl files of the project's generator (suite_load.c; the analytics suite reads lineitem's
+** too). A table is a tpch_table of datasets/tpch/tpch_gen.h. Each returns 0, or -1 with the
+** message recorded; nothing here is timed except what tbl_load does.
+** tpch_files: the files of the tables in the mask `tables` (1u << table each) at scale factor sf
+** exist in bench/tmp/tpch-sf<sf>/ -- tpch-gen makes the missing ones -- whose absolute path goes
+** into dir.
+** tpch_lineitem_expected: the generator's lineitem checksum (count, sum of l_extendedprice in
+** cents, bytes of l_comment), kept in <dir>/lineitem.expected (computed in a child process when
+** missing).
+** tbl_load: reads <dir>/<table>.tbl and loads its lines into the existing table of that name,
+** integers bound as int64, DECIMAL(15,2) as double, dates and strings as text: loader 1 through
+** the engine's bulk loader (load_begin .. load_finish, its own transaction), loader 0 through a
+** prepared INSERT stepped once per line inside the caller's transaction. *rows: lines loaded.
+** tpch_check_lineitem: lineitem's count(*), sum(l_extendedprice) in cents, sum(length(l_comment))
+** into *got, which must equal *want (exact: SQLite sums its REAL values rounded to cents).
+** parse_decimal: exact decimal text ("-12.3400") as units of 10^-scale; -1 when it is not one, has
+** more significant decimals than scale, or does not fit in an int64. */
+int tpch_files(double sf, unsigned tables, char *dir, size_t n);
+int tpch_lineitem_expected(const char *dir, double sf, checksum *c);
+int tbl_load(const engine *e, void *db, const char *dir, int table, int loader, int64_t *rows);
+int tpch_check_lineitem(const engine *e, void *db, const checksum *want, checksum *got);
+int parse_decimal(const char *p, size_t n, int scale, int64_t *units);
 
 #endif /* BENCH_HARNESS_H */

@@ -163,12 +163,13 @@ static char *read_text(const char *path) {
     return text;
 }
 
-/* generate runs tpch-gen for the tables whose files are missing. Returns 0, or -1 with the
-** message recorded. */
-static int generate(const char *dir, double sf) {
+/* generate runs tpch-gen for the tables of `tables` (a bit 1u << t per tpch_table) whose files
+** are missing. Returns 0, or -1 with the message recorded. */
+static int generate(const char *dir, double sf, unsigned tables) {
     char list[256] = "", sf_text[32], path[4300];
     size_t n = 0;
     for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
+        if (!(tables & (1u << t))) continue;
         tbl_path(path, sizeof path, dir, (tpch_table)t);
         if (access(path, R_OK) == 0) continue;
         n +=
@@ -209,8 +210,8 @@ static int compute_expected(const char *path, double sf) {
 ** -- kept in <dir>/lineitem.expected beside the files. When missing it is made in a child process
 ** (it generates every line, about a second per SF, and the generator's text pool would stay in
 ** this process's memory, which the load's peak RSS measures). Returns 0, or -1 with the message
-** recorded. */
-static int lineitem_expected(const char *dir, double sf, checksum *c) {
+** recorded. (harness.h: the analytics suite checks its lineitem with it too.) */
+int tpch_lineitem_expected(const char *dir, double sf, checksum *c) {
     char path[4300];
     unsigned long long a, b, cc;
     snprintf(path, sizeof path, "%s/lineitem.expected", dir);
@@ -234,19 +235,32 @@ static int lineitem_expected(const char *dir, double sf, checksum *c) {
     return 0;
 }
 
+/* tpch_files (harness.h) makes sure the .tbl files of `tables` at sf exist in the folder of sf,
+** making the missing ones, and gives the folder's absolute path. Nothing here is timed. */
+int tpch_files(double sf, unsigned tables, char *dir, size_t n) {
+    char rel[256], *abs;
+    if (!tpch_sf_valid(sf))
+        return wl_failf("scale factor %g is outside %g .. %g", sf, TPCH_SF_MIN, TPCH_SF_MAX);
+    data_dir(rel, sizeof rel, sf);
+    if (mkdir(rel, 0755) != 0 && errno != EEXIST) return wl_failf("mkdir %s: %s", rel, strerror(errno));
+    if (generate(rel, sf, tables)) return -1;
+    if ((abs = realpath(rel, NULL)) == NULL) return wl_failf("realpath %s: %s", rel, strerror(errno));
+    int fits = strlen(abs) < n;
+    if (fits) memcpy(dir, abs, strlen(abs) + 1);
+    free(abs);
+    return fits ? 0 : wl_failf("the path of %s is too long", rel);
+}
+
 /* prepare_data makes sure the files of the run's scale factor exist and fills *d. Returns 0, or
 ** -1 with the message recorded. Nothing here is timed. */
 static int prepare_data(const options *o, tpch_data *d) {
-    char rel[256], path[4300];
+    char path[4300];
     memset(d, 0, sizeof *d);
     d->sf = scale_factor(o);
     if (!tpch_sf_valid(d->sf))
         return wl_failf("scale factor %g (--size load_sf_milli=%llu) is outside %g .. %g", d->sf,
                         (unsigned long long)size_of(o, "load_sf_milli"), TPCH_SF_MIN, TPCH_SF_MAX);
-    data_dir(rel, sizeof rel, d->sf);
-    if (mkdir(rel, 0755) != 0 && errno != EEXIST) return wl_failf("mkdir %s: %s", rel, strerror(errno));
-    if (generate(rel, d->sf)) return -1;
-    if (realpath(rel, d->dir) == NULL) return wl_failf("realpath %s: %s", rel, strerror(errno));
+    if (tpch_files(d->sf, (1u << TPCH_TABLE_COUNT) - 1, d->dir, sizeof d->dir)) return -1;
     for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
         if ((int)strlen(column_types[t]) != tpch_table_columns((tpch_table)t))
             return wl_failf("%s: %d column types for %d columns", tpch_table_name((tpch_table)t),
@@ -256,14 +270,15 @@ static int prepare_data(const options *o, tpch_data *d) {
         tbl_path(path, sizeof path, d->dir, (tpch_table)t);
         d->tbl_bytes += file_size(path);
     }
-    if (lineitem_expected(d->dir, d->sf, &d->lineitem)) return -1;
+    if (tpch_lineitem_expected(d->dir, d->sf, &d->lineitem)) return -1;
     if ((d->schema = read_text(SCHEMA_PATH)) == NULL)
         return wl_failf("cannot read %s: %s", SCHEMA_PATH, strerror(errno));
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
-** SQLite's way in: the bench reads the .tbl text and binds each field to a prepared INSERT.
+** SQLite's way in: the bench reads the .tbl text and binds each field to a prepared INSERT (the
+** analytics suite feeds the same fields to every engine's bulk loader: tbl_load).
 */
 
 typedef struct tbl_reader {
@@ -313,24 +328,52 @@ static int parse_int(const char *p, size_t n, int64_t *out) {
     return 0;
 }
 
-/* A decimal as a count of hundredths: optional '-', digits, optionally '.' and digits of which
-** at most 2 are not trailing zeros. Returns 0, or -1 when it is not one. */
-static int parse_cents(const char *p, size_t n, int64_t *cents) {
+/* parse_decimal (harness.h): a decimal as a count of 10^-scale units: optional '-', digits,
+** optionally '.' and digits of which at most `scale` are not trailing zeros. Returns 0, or -1 when
+** it is not one or does not fit. */
+int parse_decimal(const char *p, size_t n, int scale, int64_t *units) {
     const char *dot = memchr(p, '.', n);
     size_t nw = dot ? (size_t)(dot - p) : n, nf = dot ? n - nw - 1 : 0;
-    int64_t whole, frac = 0;
-    while (nf > 2 && dot[nf] == '0')
+    int64_t whole, frac = 0, unit = 1;
+    if (scale < 0 || scale > 18) return -1;
+    while (nf > (size_t)scale && dot[nf] == '0')
         nf--;
-    if (nf > 2 || parse_int(p, nw, &whole) || (nf && (dot[1] == '-' || parse_int(dot + 1, nf, &frac))))
+    if (nf > (size_t)scale || parse_int(p, nw, &whole) ||
+        (nf && (dot[1] == '-' || parse_int(dot + 1, nf, &frac))))
         return -1;
-    if (nf == 1) frac *= 10;
-    *cents = n && p[0] == '-' ? whole * 100 - frac : whole * 100 + frac;
+    for (int k = 0; k < scale; k++)
+        unit *= 10;
+    for (size_t k = nf; k < (size_t)scale; k++)
+        frac *= 10;
+    if (whole > (INT64_MAX - frac) / unit || whole < (INT64_MIN + frac) / unit) return -1;
+    *units = n && p[0] == '-' ? whole * unit - frac : whole * unit + frac;
     return 0;
 }
 
-/* Binds the fields of one line ("v1|v2|...|vN|") to ins by the table's column types. Returns 0,
+/* A decimal as a count of hundredths (a DECIMAL(15,2) field). */
+static int parse_cents(const char *p, size_t n, int64_t *cents) { return parse_decimal(p, n, 2, cents); }
+
+/* Where the fields of a line go: the parameters of a prepared INSERT (by index), or an engine's
+** bulk loader (in column order). */
+typedef struct field_target {
+    const engine *e;
+    void *to; /* the prepared statement or the loader */
+    int loader;
+} field_target;
+
+static int put_int64(const field_target *t, int i, int64_t v) {
+    return t->loader ? t->e->load_int64(t->to, v) : t->e->bind_int64(t->to, i + 1, v);
+}
+static int put_double(const field_target *t, int i, double v) {
+    return t->loader ? t->e->load_double(t->to, v) : t->e->bind_double(t->to, i + 1, v);
+}
+static int put_text(const field_target *t, int i, const char *v, int len) {
+    return t->loader ? t->e->load_text(t->to, v, len) : t->e->bind_text(t->to, i + 1, v, len);
+}
+
+/* Puts the fields of one line ("v1|v2|...|vN|") into t by the table's column types. Returns 0,
 ** 1 when the line is malformed (*why says how), -1 on an engine error. */
-static int bind_line(const engine *e, void *ins, const char *types, char *line, size_t n, const char **why) {
+static int bind_line(const field_target *t, const char *types, char *line, size_t n, const char **why) {
     char *p = line, *end = line + n;
     for (int i = 0; types[i]; i++) {
         char *bar = memchr(p, '|', (size_t)(end - p));
@@ -344,13 +387,13 @@ static int bind_line(const engine *e, void *ins, const char *types, char *line, 
         switch (types[i]) {
         case 'I':
             if (parse_int(p, len, &iv)) return *why = "a field is not an integer", 1;
-            rc = e->bind_int64(ins, i + 1, iv);
+            rc = put_int64(t, i, iv);
             break;
         case 'D': /* cents / 100 rounds as strtod does: to the double nearest the decimal */
             if (parse_cents(p, len, &iv)) return *why = "a field is not a decimal of 2 decimals", 1;
-            rc = e->bind_double(ins, i + 1, (double)iv / 100);
+            rc = put_double(t, i, (double)iv / 100);
             break;
-        default: rc = e->bind_text(ins, i + 1, p, (int)len);
+        default: rc = put_text(t, i, p, (int)len);
         }
         if (rc) return -1;
         p = bar + 1;
@@ -359,46 +402,63 @@ static int bind_line(const engine *e, void *ins, const char *types, char *line, 
     return 0;
 }
 
-/* Loads one table's file with the prepared `INSERT INTO t VALUES (?, ...)` (inside the caller's
-** transaction). *rows gets the lines inserted. Returns 0, or -1 with the message recorded. */
-static int sqlite_load_table(const engine *e, void *db, const tpch_data *d, tpch_table t, int64_t *rows) {
+/* tbl_load (harness.h) loads table t's file from dir: with loader 0 by the prepared `INSERT INTO
+** t VALUES (?, ...)` stepped once per line (inside the caller's transaction: SQLite's way in of
+** this suite), with loader 1 by the engine's bulk loader (load_begin .. load_finish, one
+** transaction of its own). Integers go as int64, DECIMAL(15,2) as double, dates and strings as
+** text. *rows gets the lines loaded. Returns 0, or -1 with the message recorded. */
+int tbl_load(const engine *e, void *db, const char *dir, int table, int loader, int64_t *rows) {
+    tpch_table t = (tpch_table)table;
     char sql[512], path[4300];
     const char *types = column_types[t], *why = NULL;
     int n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (", tpch_table_name(t));
     for (int i = 0; types[i]; i++)
         n += snprintf(sql + n, sizeof sql - (size_t)n, i ? ", ?" : "?");
     snprintf(sql + n, sizeof sql - (size_t)n, ")");
-    tbl_path(path, sizeof path, d->dir, t);
+    tbl_path(path, sizeof path, dir, t);
+    *rows = 0;
     tbl_reader r = {.fd = open(path, O_RDONLY)};
     if (r.fd < 0) return wl_failf("open %s: %s", path, strerror(errno));
-    void *ins = NULL;
+    field_target to = {.e = e, .loader = loader};
     int rc = -1;
     if ((r.buf = malloc(TBL_BUFFER)) == NULL) {
         wl_failf("out of memory");
         goto out;
     }
-    if (e->prepare(db, sql, &ins)) {
-        wl_fail(e, db, sql);
+    if (loader ? e->load_begin(db, tpch_table_name(t), (int)strlen(types), &to.to)
+               : e->prepare(db, sql, &to.to)) {
+        wl_fail(e, db, loader ? "begin the bulk load" : sql);
+        to.to = NULL;
         goto out;
     }
     char *line;
     size_t len;
     int got;
     while ((got = tbl_next(&r, path, &line, &len)) == 1) {
-        int b = bind_line(e, ins, types, line, len, &why);
+        int b = bind_line(&to, types, line, len, &why);
         if (b > 0) {
             wl_failf("%s line %lld: %s", path, (long long)r.line, why);
             goto out;
         }
-        if (b < 0 || e->step(ins) != 0 || e->reset(ins)) {
-            wl_fail(e, db, sql);
+        if (b < 0 || (loader ? e->load_end_row(to.to) : e->step(to.to) != 0 || e->reset(to.to))) {
+            wl_fail(e, db, loader ? "load a row" : sql);
             goto out;
         }
     }
-    if (got == 0) rc = 0;
+    if (got != 0) goto out;
     *rows = r.line;
+    if (loader) {
+        void *ld = to.to;
+        to.to = NULL; /* finish frees the loader, also when it fails */
+        if (e->load_finish(ld)) {
+            wl_fail(e, db, "finish the bulk load");
+            goto out;
+        }
+    }
+    rc = 0;
 out:
-    e->finalize(ins);
+    if (to.to && loader) e->load_abort(to.to);
+    if (to.to && !loader) e->finalize(to.to);
     free(r.buf);
     close(r.fd);
     return rc;
@@ -429,27 +489,12 @@ static int decimal_cents(const engine *e, void *stmt, int i, int64_t *cents) {
     return t == NULL ? -1 : parse_cents(t, (size_t)len, cents);
 }
 
-/* check_tables reopens the closed database: every table's count(*) against the generator, and
-** lineitem's checksum (its count, sum(l_extendedprice) in cents, the bytes of l_comment) into
-** *got. Returns 0, or -1 with the message recorded. */
-static int check_tables(const engine *e, const char *path, const tpch_data *d, checksum *got) {
-    void *db = NULL, *s = NULL;
-    char sql[256];
+/* tpch_check_lineitem (harness.h): lineitem's count(*), sum(l_extendedprice) in cents and
+** sum(length(l_comment)) into *got, which must equal *want (the generator's: lineitem.expected).
+** Returns 0, or -1 with the message recorded. */
+int tpch_check_lineitem(const engine *e, void *db, const checksum *want, checksum *got) {
+    void *s = NULL;
     int rc = -1;
-    if (e->open(path, &db)) {
-        wl_fail(e, db, "reopen to check the tables");
-        goto out;
-    }
-    for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
-        int64_t n;
-        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tpch_table_name((tpch_table)t));
-        if (query_row(e, db, sql, &n, 1)) goto out;
-        if (n != d->rows[t]) {
-            wl_failf("%s holds %lld rows after the load, the generator made %lld",
-                     tpch_table_name((tpch_table)t), (long long)n, (long long)d->rows[t]);
-            goto out;
-        }
-    }
     /* SQLite keeps DECIMAL as REAL: each value rounded to its cents is exact, and so is their sum */
     const char *li_sql = is_sqlite(e) ? "SELECT count(*), sum(round(l_extendedprice * 100)), "
                                         "sum(length(l_comment)) FROM lineitem"
@@ -467,13 +512,40 @@ static int check_tables(const engine *e, const char *path, const tpch_data *d, c
         goto out;
     }
     *got = (checksum){(uint64_t)e->column_int64(s, 0), (uint64_t)cents, (uint64_t)e->column_int64(s, 2)};
-    if (!checksum_equal(got, &d->lineitem)) {
-        wrong_result(li_sql, got, &d->lineitem);
+    if (!checksum_equal(got, want)) {
+        wrong_result(li_sql, got, want);
         goto out;
     }
     rc = 0;
 out:
     e->finalize(s);
+    return rc;
+}
+
+/* check_tables reopens the closed database: every table's count(*) against the generator, and
+** lineitem's checksum (its count, sum(l_extendedprice) in cents, the bytes of l_comment) into
+** *got. Returns 0, or -1 with the message recorded. */
+static int check_tables(const engine *e, const char *path, const tpch_data *d, checksum *got) {
+    void *db = NULL;
+    char sql[256];
+    int rc = -1;
+    if (e->open(path, &db)) {
+        wl_fail(e, db, "reopen to check the tables");
+        goto out;
+    }
+    for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
+        int64_t n;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tpch_table_name((tpch_table)t));
+        if (query_row(e, db, sql, &n, 1)) goto out;
+        if (n != d->rows[t]) {
+            wl_failf("%s holds %lld rows after the load, the generator made %lld",
+                     tpch_table_name((tpch_table)t), (long long)n, (long long)d->rows[t]);
+            goto out;
+        }
+    }
+    if (tpch_check_lineitem(e, db, &d->lineitem, got)) goto out;
+    rc = 0;
+out:
     e->close(db);
     return rc;
 }
@@ -494,7 +566,7 @@ static int exec_or_fail(const engine *e, void *db, const char *sql, const char *
 static int load_table(const engine *e, void *db, const tpch_data *d, tpch_table t, int64_t *rows) {
     char sql[4500], file[4300];
     *rows = -1;
-    if (is_sqlite(e)) return sqlite_load_table(e, db, d, t, rows);
+    if (is_sqlite(e)) return tbl_load(e, db, d->dir, t, 0, rows);
     tbl_path(file, sizeof file, d->dir, t);
     snprintf(sql, sizeof sql, "COPY %s FROM '%s' (DELIMITER '|'%s)", tpch_table_name(t), file,
              is_duckdb(e) ? ", HEADER false" : "");
@@ -590,6 +662,8 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
     int t1 = !strcmp(phase, "tpch_load_t1");
     const char *w = t1 ? "tpch_load_t1" : "tpch_load";
     if (!t1 && strcmp(phase, "tpch_load")) die("load: unknown phase %s", phase);
+    if (!strcmp(e->name, "duckdb-t1")) /* its 1-thread load is the duckdb engine's tpch_load_t1 */
+        return not_applicable(w, "DuckDB with 1 thread: engine duckdb's tpch_load_t1");
     if (t1 && !is_duckdb(e)) return not_applicable(w, "DuckDB only");
     if (is_sqlite(e) && strcmp(e->name, "sqlite-wal")) return not_applicable(w, "sqlite-wal only");
     if (!selected(w)) return;

@@ -72,12 +72,6 @@ static const phase_def phases[] = {
     {"query2", "load", "load_sales"},
 };
 
-static const char *const query_sql[3] = {
-    "SELECT sum(price) FROM sales WHERE qty > 50",
-    "SELECT region, count(*), sum(qty) FROM sales GROUP BY region",
-    "SELECT sum(price * qty) FROM sales WHERE price * qty > 1000",
-};
-
 /* ---------------------------------------------------------------------------------------------
 ** Deterministic data.
 */
@@ -321,57 +315,11 @@ static int wl_load_sales(const engine *e, void *db, const options *o) {
     return 0;
 }
 
-static uint64_t group_row_hash(int64_t region, int64_t count, int64_t sum_qty) {
-    return mix(mix(mix(0, (uint64_t)region), (uint64_t)count), (uint64_t)sum_qty) & MASK52;
-}
-
-/* The result of query q computed from the data generator. */
-static checksum query_expected(int q, const options *o) {
-    checksum c = {0};
-    if (q == 1) {
-        int64_t count[SALES_REGIONS] = {0}, qty[SALES_REGIONS] = {0};
-        for (uint64_t i = 0, n = size_of(o, "sales"); i < n; i++) {
-            sale s = sale_for(i);
-            count[s.region]++, qty[s.region] += s.qty;
-        }
-        for (int r = 0; r < SALES_REGIONS; r++)
-            if (count[r])
-                c.a++, c.b += (uint64_t)count[r], c.c = (c.c + group_row_hash(r, count[r], qty[r])) & MASK52;
-        return c;
-    }
-    double sum = 0;
-    for (uint64_t i = 0, n = size_of(o, "sales"); i < n; i++) {
-        sale s = sale_for(i);
-        if (q == 0 && s.qty > 50) sum += s.price;
-        if (q == 2 && s.price * (double)s.qty > 1000) sum += s.price * (double)s.qty;
-    }
-    c.a = 1, c.b = double_bits(sum) >> 12, c.c = double_bits(sum) & 0xFFF;
-    return c;
-}
-
-/* One run of the prepared query to its end, its result folded into *c. */
-static int run_query(const engine *e, void *stmt, void *arg, checksum *c) {
-    int q = *(const int *)arg, rc;
-    memset(c, 0, sizeof *c);
-    while ((rc = e->step(stmt)) == 1) {
-        c->a++;
-        if (q == 1) {
-            int64_t count = e->column_int64(stmt, 1);
-            c->b += (uint64_t)count;
-            c->c =
-                (c->c + group_row_hash(e->column_int64(stmt, 0), count, e->column_int64(stmt, 2))) & MASK52;
-        } else {
-            uint64_t u = double_bits(e->column_double(stmt, 0));
-            c->b = u >> 12, c->c = u & 0xFFF;
-        }
-    }
-    return rc;
-}
-
 /* Query q on the loaded table in a fresh process (time_query). */
 static int wl_query(const engine *e, void *db, const options *o, int q, const char *w) {
-    checksum want = query_expected(q, o);
-    return time_query(e, db, w, query_sql[q], (int)size_of(o, "query_runs"), run_query, &q, &want);
+    checksum want = sales_expected(q, size_of(o, "sales"));
+    return time_query(e, db, w, sales_query_sql[q], (int)size_of(o, "query_runs"), sales_run_query, &q,
+                      &want);
 }
 
 /* --- phases ------------------------------------------------------------------------------ */
@@ -472,8 +420,8 @@ static void describe(FILE *out, const options *o) {
         "loaded in its own process; each query in a fresh process: open, `SELECT 1`, the first run timed "
         "(prepare + every row), then %llu runs of the prepared statement, median. Queries: `%s`; `%s`; "
         "`%s`.\n",
-        (unsigned long long)size_of(o, "sales"), (unsigned long long)size_of(o, "query_runs"), query_sql[0],
-        query_sql[1], query_sql[2]);
+        (unsigned long long)size_of(o, "sales"), (unsigned long long)size_of(o, "query_runs"),
+        sales_query_sql[0], sales_query_sql[1], sales_query_sql[2]);
 }
 
 const suite suite_sql = {

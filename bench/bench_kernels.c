@@ -1,0 +1,646 @@
+/*
+** bench_kernels.c -- the SIMD kernels of vector/kernel.h over columns far larger than the caches,
+** against this machine's memory bandwidth, in one process run.
+**
+** First the bandwidth: a streaming sum of an int64 buffer of 1 GiB (written beforehand, so its
+** pages are in memory), one thread, four 256-bit accumulators so that the additions are not the
+** bottleneck; the best of --reps passes, in GB/s. The buffer is freed before the columns are made.
+**
+** Then a table of 64 Mi rows (every column >= 256 MiB: qty INTEGER 1..100, amount BIGINT
+** 0..9,999,999, price and disc DOUBLE, multiples of 0.25 and 0.125 so that every sum is exact in
+** a double), and each kernel over its columns a vector (VECTOR_SIZE rows) at a time, as the
+** executor calls them: the data of vector v is column + v * VECTOR_SIZE, flat (no selection)
+** unless said otherwise, and what a kernel writes goes to one buffer of VECTOR_SIZE entries that
+** stays in the L1 cache. For each kernel, the best of --reps passes over the whole table: rows/s,
+** the bytes of the columns it reads per second and that figure as a fraction of the bandwidth.
+** The "filter + sum" rows are `SELECT sum(price) FROM t WHERE qty > 50`: kern_cmp_i32 + kern_mask_to_sel
+** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference.
+**
+** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
+** write a vector, the sum of one sampled row of each output); it must equal the one computed from
+** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
+** checksums also keep the compiler (which inlines the kernels across files: LTO) from dropping
+** the work. The process's peak RSS (ru_maxrss) ends the report. --save writes it with the
+** environment and every repetition's time to bench/results/kernels-<date>-<commit>[-N].md/.json.
+*/
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <simde/x86/avx2.h>
+
+#include "../vector/kernel.h"
+#include "bench_common.h"
+
+#ifndef BENCH_CFLAGS
+#define BENCH_CFLAGS "unknown (not built by `make bench-kernels`)"
+#endif
+#ifndef BENCH_LIB
+#define BENCH_LIB "unknown"
+#endif
+
+/* The kernels' instructions in this build (kernel.c chooses by the same simde macros). */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define SIMD_PATH "AVX-512 (simde's AVX2 code, native AVX-512 where kernel.c has a path)"
+#elif defined(SIMDE_X86_AVX2_NATIVE)
+#define SIMD_PATH "AVX2"
+#else
+#define SIMD_PATH "256-bit operations emulated by simde (SSE2 pairs or scalar)"
+#endif
+
+#define DEFAULT_ROWS ((size_t)64 << 20)
+#define DEFAULT_BW_BYTES ((size_t)1 << 30)
+#define QUICK_DIVISOR 16
+#define DEFAULT_REPS 5
+#define MAX_REPS 1000
+#define QTY_CUT 50         /* qty > 50: half the rows */
+#define AMOUNT_CUT 4999999 /* amount > 4,999,999: half */
+#define PRICE_CUT 500.0    /* price > 500: half */
+
+typedef struct options {
+    size_t rows, bw_bytes;
+    int reps, quick, save;
+} options;
+
+/* ---------------------------------------------------------------------------------------------
+** The table, its expected checksums, and the per-vector buffers the kernels write into.
+*/
+
+typedef struct result {
+    double v[2]; /* what bench.check names; v[1] is 0 when it names one figure */
+} result;
+
+enum {
+    K_CMP_I32,
+    K_CMP_I64,
+    K_CMP_F64,
+    K_MASK_TO_SEL,
+    K_FILTER_SUM,
+    K_SCALAR,
+    K_SUM_I32,
+    K_SUM_I64,
+    K_SUM_F64,
+    K_MINMAX_I32,
+    K_ARITH_F64,
+    K_TO_F64_I32,
+    K_COUNT
+};
+
+typedef struct table {
+    size_t rows;
+    int32_t *qty;
+    int64_t *amount;
+    double *price, *disc;
+    uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
+    result want[K_COUNT];
+} table;
+
+static uint64_t mask_buf[KERN_WORDS(VECTOR_SIZE)] __attribute__((aligned(64)));
+static sel_t sel_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+static double out_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+
+/* keep tells the compiler that the memory at p is read, so that a kernel's stores into it,
+** of which the checksum samples one, cannot be dropped. */
+static inline void keep(const void *p) { __asm__ volatile("" : : "r"(p) : "memory"); }
+
+/* The output row that the checksums of kern_arith_f64 and kern_to_f64_i32 sample in the vector
+** starting at row off: row v mod VECTOR_SIZE of vector v. */
+static inline uint32_t sampled_row(size_t off) { return (uint32_t)(off / VECTOR_SIZE % VECTOR_SIZE); }
+
+static void *column_alloc(size_t bytes) {
+    void *p = aligned_alloc(VECTOR_ALIGN, (bytes + VECTOR_ALIGN - 1) / VECTOR_ALIGN * VECTOR_ALIGN);
+    if (p == NULL) die("out of memory (%zu bytes)", bytes);
+    return p;
+}
+
+/* table_make generates the columns (deterministic, the same in every run) and, from the values,
+** every kernel's expected checksum. rows is a multiple of VECTOR_SIZE: every vector is full. */
+static void table_make(table *t, size_t rows) {
+    if (rows % VECTOR_SIZE) die("%zu rows: not a multiple of %d", rows, VECTOR_SIZE);
+    memset(t, 0, sizeof *t);
+    t->rows = rows;
+    t->qty = column_alloc(rows * sizeof *t->qty);
+    t->amount = column_alloc(rows * sizeof *t->amount);
+    t->price = column_alloc(rows * sizeof *t->price);
+    t->disc = column_alloc(rows * sizeof *t->disc);
+    t->qty_mask = column_alloc(rows / 8);
+    memset(t->qty_mask, 0, rows / 8);
+    uint64_t s = 0x6B65726E656C73u;
+    result *w = t->want;
+    w[K_MINMAX_I32].v[0] = INFINITY, w[K_MINMAX_I32].v[1] = -INFINITY;
+    for (size_t i = 0; i < rows; i++) {
+        int32_t q = (int32_t)(1 + below(&s, 100));
+        int64_t a = (int64_t)below(&s, 10000000);
+        double p = (double)(1 + below(&s, 3999)) * 0.25, d = (double)(1 + below(&s, 8)) * 0.125;
+        t->qty[i] = q, t->amount[i] = a, t->price[i] = p, t->disc[i] = d;
+        if (q > QTY_CUT) {
+            t->qty_mask[i / 64] |= (uint64_t)1 << (i % 64);
+            w[K_CMP_I32].v[0]++, w[K_MASK_TO_SEL].v[0]++;
+            w[K_FILTER_SUM].v[0] += p, w[K_FILTER_SUM].v[1]++;
+        }
+        w[K_CMP_I64].v[0] += a > AMOUNT_CUT;
+        w[K_CMP_F64].v[0] += p > PRICE_CUT;
+        w[K_SUM_I32].v[0] += q, w[K_SUM_I32].v[1]++;
+        w[K_SUM_I64].v[0] += (double)a, w[K_SUM_I64].v[1]++; /* below 2^53: exact */
+        w[K_SUM_F64].v[0] += p, w[K_SUM_F64].v[1]++;
+        w[K_MINMAX_I32].v[0] = fmin(w[K_MINMAX_I32].v[0], q);
+        w[K_MINMAX_I32].v[1] = fmax(w[K_MINMAX_I32].v[1], q);
+        if (i % VECTOR_SIZE == sampled_row(i / VECTOR_SIZE * VECTOR_SIZE)) {
+            w[K_ARITH_F64].v[0] += p * d;
+            w[K_TO_F64_I32].v[0] += q;
+        }
+    }
+    w[K_SCALAR] = w[K_FILTER_SUM];
+}
+
+static void table_free(table *t) {
+    free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->qty_mask);
+}
+
+/* ---------------------------------------------------------------------------------------------
+** One pass of each kernel over the table; each returns its checksum.
+*/
+
+/* The executor passes a kernel its operation and row count at run time: they are read through
+** volatile here, so that the compiler, which sees the kernels' code (LTO), cannot specialize them
+** for constants. */
+static volatile uint32_t vector_rows = VECTOR_SIZE;
+static volatile int op_gt = KERN_GT, op_mul = KERN_MUL;
+
+static uint64_t mask_count(void) {
+    uint64_t c = 0;
+    for (uint32_t w = 0; w < KERN_WORDS(VECTOR_SIZE); w++)
+        c += (uint64_t)__builtin_popcountll(mask_buf[w]);
+    return c;
+}
+
+static result pass_cmp_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp gt = (kern_cmp)op_gt;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i32(gt, t->qty + off, NULL, n, QTY_CUT, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_cmp_i64(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp gt = (kern_cmp)op_gt;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i64(gt, t->amount + off, NULL, n, AMOUNT_CUT, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_cmp_f64(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp gt = (kern_cmp)op_gt;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_f64(gt, t->price + off, NULL, n, PRICE_CUT, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+/* kern_mask_to_sel over the masks of qty > 50 (what pass_cmp_i32 computes), made in advance. */
+static result pass_mask_to_sel(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        c += kern_mask_to_sel(t->qty_mask + off / 64, n, sel_buf);
+        keep(sel_buf);
+    }
+    return (result){{(double)c, 0}};
+}
+
+/* SELECT sum(price) FROM t WHERE qty > 50, as the executor runs it: compare, select, sum. */
+static result pass_filter_sum(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp gt = (kern_cmp)op_gt;
+    double sum = 0;
+    int64_t rows = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i32(gt, t->qty + off, NULL, n, QTY_CUT, mask_buf);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        int64_t count;
+        sum += kern_sum_f64(t->price + off, sel_buf, NULL, k, &count);
+        rows += count;
+    }
+    return (result){{sum, (double)rows}};
+}
+
+/* The same query as a plain C loop, one row at a time: the reference. */
+static result pass_scalar(const table *t) {
+    double sum = 0;
+    int64_t rows = 0;
+    for (size_t i = 0; i < t->rows; i++)
+        if (t->qty[i] > QTY_CUT) {
+            sum += t->price[i];
+            rows++;
+        }
+    return (result){{sum, (double)rows}};
+}
+
+static result pass_sum_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    __int128 sum = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        sum += kern_sum_i32(t->qty + off, NULL, NULL, n, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
+static result pass_sum_i64(const table *t) {
+    const uint32_t n = vector_rows;
+    __int128 sum = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        sum += kern_sum_i64(t->amount + off, NULL, NULL, n, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
+static result pass_sum_f64(const table *t) {
+    const uint32_t n = vector_rows;
+    double sum = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        sum += kern_sum_f64(t->price + off, NULL, NULL, n, &count);
+        rows += count;
+    }
+    return (result){{sum, (double)rows}};
+}
+
+static result pass_minmax_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        int64_t vlo = INT64_MAX, vhi = INT64_MIN;
+        kern_minmax_i32(t->qty + off, NULL, NULL, n, &vlo, &vhi);
+        lo = vlo < lo ? vlo : lo;
+        hi = vhi > hi ? vhi : hi;
+    }
+    return (result){{(double)lo, (double)hi}};
+}
+
+/* price * disc; no product is zero or infinite, so no vector may ask for a second look. */
+static result pass_arith_f64(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_arith mul = (kern_arith)op_mul;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        if (kern_arith_f64(mul, t->price + off, NULL, t->disc + off, NULL, n, out_buf))
+            die("kern_arith_f64 flagged the vector at row %zu, which holds no zero or infinite product", off);
+        keep(out_buf);
+        sum += out_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+
+static result pass_to_f64_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_to_f64_i32(t->qty + off, NULL, n, out_buf);
+        keep(out_buf);
+        sum += out_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+
+typedef struct bench {
+    const char *name;     /* the table's first column */
+    const char *reads;    /* the columns read */
+    double bytes_per_row; /* of those columns */
+    const char *check;    /* what the checksum's figures are */
+    result (*pass)(const table *t);
+} bench;
+
+/* In the order of the K_ constants. */
+static const bench benches[K_COUNT] = {
+    {"kern_cmp_i32 qty > 50 → mask", "qty (int32)", 4, "rows kept", pass_cmp_i32},
+    {"kern_cmp_i64 amount > 4999999 → mask", "amount (int64)", 8, "rows kept", pass_cmp_i64},
+    {"kern_cmp_f64 price > 500 → mask", "price (double)", 8, "rows kept", pass_cmp_f64},
+    {"kern_mask_to_sel (masks of qty > 50)", "mask (1 bit/row)", 0.125, "rows selected", pass_mask_to_sel},
+    {"filter + sum: cmp_i32 + mask_to_sel + sum_f64 (sel)", "qty, price", 12, "sum; rows", pass_filter_sum},
+    {"filter + sum: scalar C loop (reference)", "qty, price", 12, "sum; rows", pass_scalar},
+    {"kern_sum_i32", "qty (int32)", 4, "sum; rows", pass_sum_i32},
+    {"kern_sum_i64", "amount (int64)", 8, "sum; rows", pass_sum_i64},
+    {"kern_sum_f64", "price (double)", 8, "sum; rows", pass_sum_f64},
+    {"kern_minmax_i32", "qty (int32)", 4, "min; max", pass_minmax_i32},
+    {"kern_arith_f64 price * disc", "price, disc", 16, "sampled sum", pass_arith_f64},
+    {"kern_to_f64_i32 qty", "qty (int32)", 4, "sampled sum", pass_to_f64_i32},
+};
+
+/* ---------------------------------------------------------------------------------------------
+** Timing.
+*/
+
+typedef struct timing {
+    double secs[MAX_REPS]; /* every repetition, in order */
+    double best;           /* the least */
+    result got;
+} timing;
+
+static void time_kernel(const table *t, int k, int reps, timing *out) {
+    const bench *b = &benches[k];
+    current_workload = b->name;
+    out->best = INFINITY;
+    for (int rep = 0; rep < reps; rep++) {
+        uint64_t t0 = now_ns();
+        result r = b->pass(t);
+        out->secs[rep] = (double)(now_ns() - t0) / 1e9;
+        out->best = fmin(out->best, out->secs[rep]);
+        if (r.v[0] != t->want[k].v[0] || r.v[1] != t->want[k].v[1])
+            die("checksum mismatch in repetition %d: got %.17g; %.17g, expected %.17g; %.17g (%s)", rep + 1,
+                r.v[0], r.v[1], t->want[k].v[0], t->want[k].v[1], b->check);
+        out->got = r;
+    }
+}
+
+/* stream_sum adds up n int64 (n a multiple of 16, d 32-byte aligned) in four 256-bit lanes of
+** accumulators, 16 values per iteration: the loads, not the additions, set its pace. */
+static uint64_t stream_sum(const int64_t *d, size_t n) {
+#define LOAD(p) simde_mm256_load_si256((const simde__m256i *)(const void *)(p))
+    simde__m256i a0 = simde_mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < n; i += 16) {
+        a0 = simde_mm256_add_epi64(a0, LOAD(d + i));
+        a1 = simde_mm256_add_epi64(a1, LOAD(d + i + 4));
+        a2 = simde_mm256_add_epi64(a2, LOAD(d + i + 8));
+        a3 = simde_mm256_add_epi64(a3, LOAD(d + i + 12));
+    }
+#undef LOAD
+    a0 = simde_mm256_add_epi64(simde_mm256_add_epi64(a0, a1), simde_mm256_add_epi64(a2, a3));
+    int64_t lanes[4];
+    simde_mm256_storeu_si256((simde__m256i *)(void *)lanes, a0);
+    return (uint64_t)lanes[0] + (uint64_t)lanes[1] + (uint64_t)lanes[2] + (uint64_t)lanes[3];
+}
+
+/* time_bandwidth times reps passes of stream_sum over a buffer of `bytes` (its values i, so the
+** sum is known) and returns the best in bytes/s; the buffer is freed before it returns. */
+static double time_bandwidth(size_t bytes, int reps, timing *out) {
+    current_workload = "memory bandwidth";
+    size_t n = bytes / sizeof(int64_t); /* a multiple of 16 */
+    int64_t *d = column_alloc(n * sizeof *d);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (int64_t)i;
+    uint64_t want = (uint64_t)n / 2 * (uint64_t)(n - 1); /* n even */
+    out->best = INFINITY;
+    for (int rep = 0; rep < reps; rep++) {
+        uint64_t t0 = now_ns();
+        uint64_t got = stream_sum(d, n);
+        out->secs[rep] = (double)(now_ns() - t0) / 1e9;
+        out->best = fmin(out->best, out->secs[rep]);
+        if (got != want) die("sum %llu, expected %llu", (unsigned long long)got, (unsigned long long)want);
+        out->got = (result){{(double)got, 0}};
+    }
+    free(d);
+    return (double)(n * sizeof *d) / out->best;
+}
+
+/* ---------------------------------------------------------------------------------------------
+** Report.
+*/
+
+typedef struct run {
+    const options *o;
+    environment env;
+    double bw, bw_bytes; /* bytes/s; bytes of the buffer */
+    timing bw_timing, t[K_COUNT];
+    double maxrss_kib;
+} run;
+
+static double rows_per_s(const run *r, int k) { return (double)r->o->rows / r->t[k].best; }
+static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * benches[k].bytes_per_row; }
+
+static void write_report(FILE *out, const run *r, const char *saved_as) {
+    const options *o = r->o;
+    char cell[4][64];
+    fmt_num(cell[0], sizeof cell[0], (double)o->rows);
+    fprintf(out, "# strata vector kernels — micro-benchmark\n\n");
+    fprintf(out,
+            "**Memory bandwidth: %.1f GB/s** — one thread reading: a streaming sum of %.0f MiB of int64 "
+            "(pages touched first) in four 256-bit accumulators, best of %d passes.\n\n",
+            r->bw / 1e9, r->bw_bytes / 1048576, o->reps);
+    fprintf(out,
+            "Kernels, built for %s: a table of %s rows, a vector of %d rows at a time, flat vectors, "
+            "outputs into one vector-sized buffer; best of %d passes over the whole table. GB/s counts the "
+            "bytes of the columns read (1 GB = 10^9 bytes); \"of bandwidth\" is that over the figure "
+            "above.%s\n\n",
+            SIMD_PATH, cell[0], VECTOR_SIZE, o->reps,
+            o->quick ? " **--quick**: columns 1/16 of the full size, partly in the L3 cache." : "");
+    fprintf(out, "| kernel | reads | M rows/s | GB/s | of bandwidth | checksum |\n");
+    fprintf(out, "|---|---|---|---|---|---|\n");
+    for (int k = 0; k < K_COUNT; k++) {
+        const bench *b = &benches[k];
+        fmt_num(cell[0], sizeof cell[0], rows_per_s(r, k) / 1e6);
+        fmt_num(cell[1], sizeof cell[1], bytes_per_s(r, k) / 1e9);
+        snprintf(cell[2], sizeof cell[2], "%.0f %%", 100 * bytes_per_s(r, k) / r->bw);
+        const result *g = &r->t[k].got;
+        if (strchr(b->check, ';'))
+            snprintf(cell[3], sizeof cell[3], "%.17g; %.17g", g->v[0], g->v[1]);
+        else
+            snprintf(cell[3], sizeof cell[3], "%.17g", g->v[0]);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s: %s |\n", b->name, b->reads, cell[0], cell[1], cell[2],
+                b->check, cell[3]);
+    }
+    fprintf(out,
+            "\nFilter + sum with the kernels: **%.2f×** the scalar loop. Every checksum equals the one "
+            "computed from the generated data, in every repetition; the two filter + sum rows agree.\n",
+            r->t[K_SCALAR].best / r->t[K_FILTER_SUM].best);
+    fprintf(out,
+            "\nColumns: qty int32 uniform 1..100, amount int64 uniform 0..9,999,999, price double "
+            "0.25..999.75 in steps of 0.25, disc double 0.125..1 in steps of 0.125; each compare keeps "
+            "about half the rows, at random. \"sampled sum\": the sum over vectors of output row v mod n "
+            "of vector v (the whole output is written). kern_mask_to_sel reads masks made beforehand "
+            "(%.1f MiB: they may stay in the caches, so its fraction of the bandwidth means little). The "
+            "library and this program are built with the same "
+            "flags and linked with LTO, so the kernels may be inlined into the loops here, as they may "
+            "be into the executor.\n",
+            (double)o->rows / 8 / 1048576);
+    fprintf(out, "\nPeak RSS (ru_maxrss): %.0f MiB.\n", r->maxrss_kib / 1024);
+    fprintf(out,
+            "\nEnvironment: %s, %ld cores, %.1f GiB RAM; %s. Compiler: %s; flags: `%s`; library %s. "
+            "Load average before/after: %s / %s. Git commit %s%s. Date %s.%s%s\n",
+            r->env.cpu, r->env.cores, r->env.mem_gib, r->env.kernel, COMPILER, BENCH_CFLAGS, BENCH_LIB,
+            r->env.load_before, r->env.load_after, r->env.commit,
+            r->env.git_status[0] ? " (working tree dirty: uncommitted changes were measured)" : " (clean)",
+            r->env.date, saved_as ? " Raw figures: " : "", saved_as ? saved_as : "");
+}
+
+static void json_secs(FILE *f, const timing *t, int reps) {
+    fprintf(f, "\"best_seconds\": ");
+    json_num(f, t->best);
+    fprintf(f, ", \"seconds\": [");
+    for (int i = 0; i < reps; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_num(f, t->secs[i]);
+    }
+    fprintf(f, "]");
+}
+
+static void write_json(FILE *f, const run *r) {
+    const options *o = r->o;
+    fprintf(f, "{\n  \"benchmark\": \"kernels\",\n  \"date\": ");
+    json_str(f, r->env.date);
+    fprintf(f, ",\n  \"git\": {\"commit\": ");
+    json_str(f, r->env.commit);
+    fprintf(f, ", \"dirty\": %s, \"status\": ", r->env.git_status[0] ? "true" : "false");
+    json_str(f, r->env.git_status);
+    fprintf(f, "},\n  \"environment\": {\"cpu\": ");
+    json_str(f, r->env.cpu);
+    fprintf(f, ", \"cores\": %ld, \"mem_gib\": %.2f, \"kernel\": ", r->env.cores, r->env.mem_gib);
+    json_str(f, r->env.kernel);
+    fprintf(f, ", \"compiler\": ");
+    json_str(f, COMPILER);
+    fprintf(f, ", \"cflags\": ");
+    json_str(f, BENCH_CFLAGS);
+    fprintf(f, ", \"library\": ");
+    json_str(f, BENCH_LIB);
+    fprintf(f, ", \"simd\": ");
+    json_str(f, SIMD_PATH);
+    fprintf(f, ", \"load_before\": ");
+    json_str(f, r->env.load_before);
+    fprintf(f, ", \"load_after\": ");
+    json_str(f, r->env.load_after);
+    fprintf(f,
+            "},\n  \"config\": {\"rows\": %zu, \"vector_size\": %d, \"reps\": %d, \"quick\": %s, "
+            "\"bandwidth_buffer_bytes\": %.0f},\n",
+            o->rows, VECTOR_SIZE, o->reps, o->quick ? "true" : "false", r->bw_bytes);
+    fprintf(f, "  \"bandwidth\": {\"bytes_per_s\": ");
+    json_num(f, r->bw);
+    fprintf(f, ", ");
+    json_secs(f, &r->bw_timing, o->reps);
+    fprintf(f, "},\n  \"kernels\": [\n");
+    for (int k = 0; k < K_COUNT; k++) {
+        const bench *b = &benches[k];
+        fprintf(f, "    {\"name\": ");
+        json_str(f, b->name);
+        fprintf(f, ", \"reads\": ");
+        json_str(f, b->reads);
+        fprintf(f, ", \"bytes_per_row\": ");
+        json_num(f, b->bytes_per_row);
+        fprintf(f, ", \"rows_per_s\": ");
+        json_num(f, rows_per_s(r, k));
+        fprintf(f, ", \"bytes_per_s\": ");
+        json_num(f, bytes_per_s(r, k));
+        fprintf(f, ", \"bandwidth_fraction\": ");
+        json_num(f, bytes_per_s(r, k) / r->bw);
+        fprintf(f, ", ");
+        json_secs(f, &r->t[k], o->reps);
+        fprintf(f, ", \"checksum\": {\"what\": ");
+        json_str(f, b->check);
+        fprintf(f, ", \"value\": [%.17g, %.17g]}}%s\n", r->t[k].got.v[0], r->t[k].got.v[1],
+                k + 1 < K_COUNT ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"filter_sum_speedup_vs_scalar\": ");
+    json_num(f, r->t[K_SCALAR].best / r->t[K_FILTER_SUM].best);
+    fprintf(f, ",\n  \"maxrss_kib\": ");
+    json_num(f, r->maxrss_kib);
+    fprintf(f, "\n}\n");
+}
+
+/* save writes the report and the JSON under bench/results/ (the program runs from the
+** repository root) and returns through md and json the paths it wrote. */
+static void save(const run *r, char *md, char *json, size_t n) {
+    struct stat st;
+    if (stat("bench", &st) != 0 || !S_ISDIR(st.st_mode))
+        die("--save: run from the repository root (no bench/ here)");
+    mkdir("bench/results", 0755);
+    result_paths("kernels", &r->env, md, json, n);
+    FILE *f = fopen(md, "w");
+    if (f == NULL) die("cannot write %s: %s", md, strerror(errno));
+    write_report(f, r, json);
+    if (fclose(f) != 0) die("cannot write %s", md);
+    f = fopen(json, "w");
+    if (f == NULL) die("cannot write %s: %s", json, strerror(errno));
+    write_json(f, r);
+    if (fclose(f) != 0) die("cannot write %s", json);
+}
+
+/* ---------------------------------------------------------------------------------------------
+** Options and main.
+*/
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: bench_kernels [--reps N] [--quick] [--save]\n"
+            "  --reps N   passes per kernel and over the bandwidth buffer, the best reported (default %d)\n"
+            "  --quick    columns and bandwidth buffer 1/%d of the full size (%zu Mi rows, %zu MiB)\n"
+            "  --save     also write bench/results/kernels-<date>-<commit>[-N].md and .json\n"
+            "Full size: %zu Mi rows (about %zu MiB of columns), a bandwidth buffer of %zu MiB.\n",
+            DEFAULT_REPS, QUICK_DIVISOR, (DEFAULT_ROWS >> 20) / QUICK_DIVISOR,
+            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 28) >> 20,
+            DEFAULT_BW_BYTES >> 20);
+    exit(2);
+}
+
+static void parse_options(int argc, char **argv, options *o) {
+    *o = (options){.rows = DEFAULT_ROWS, .bw_bytes = DEFAULT_BW_BYTES, .reps = DEFAULT_REPS};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || v < 1 || v > MAX_REPS) {
+                fprintf(stderr, "bench_kernels: --reps needs an integer in 1..%d\n", MAX_REPS);
+                usage();
+            }
+            o->reps = (int)v;
+        } else if (!strcmp(argv[i], "--quick"))
+            o->quick = 1;
+        else if (!strcmp(argv[i], "--save"))
+            o->save = 1;
+        else
+            usage();
+    }
+    if (o->quick) o->rows /= QUICK_DIVISOR, o->bw_bytes /= QUICK_DIVISOR;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    bench_program = "bench_kernels";
+    current_engine = "kernels";
+    parse_options(argc, argv, &o);
+    static run r; /* large: the repetitions' times */
+    r.o = &o;
+    gather_environment(&r.env, ".");
+
+    fprintf(stderr, "memory bandwidth over %zu MiB ...\n", o.bw_bytes >> 20);
+    r.bw = time_bandwidth(o.bw_bytes, o.reps, &r.bw_timing);
+    r.bw_bytes = (double)o.bw_bytes;
+
+    current_workload = "generating the table";
+    fprintf(stderr, "generating %zu rows ...\n", o.rows);
+    table t;
+    table_make(&t, o.rows);
+    for (int k = 0; k < K_COUNT; k++) {
+        fprintf(stderr, "%s ...\n", benches[k].name);
+        time_kernel(&t, k, o.reps, &r.t[k]);
+    }
+    table_free(&t);
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    r.maxrss_kib = (double)ru.ru_maxrss;
+    load_average(r.env.load_after, sizeof r.env.load_after);
+
+    char md[512], json[512];
+    if (o.save) save(&r, md, json, sizeof md);
+    write_report(stdout, &r, o.save ? json : NULL);
+    if (o.save) printf("\nSaved %s and %s\n", md, json);
+    free(r.env.git_status);
+    return 0;
+}

@@ -1,0 +1,1785 @@
+/*
+** test_kernel.c -- the SIMD kernels (vector/kernel.h, vector/kernel.c) against scalar references
+** written here, on whatever instruction set the build targets (AVX-512 at -march=native on such a
+** machine, SSE2 pairs under PORTABLE=1, AVX2 when compiled by hand with -march=haswell). Row r's
+** value is d[sel[r]] (d[r] with sel NULL); a mask's row r is bit r % 64 of word r / 64.
+**
+**   kern_cmp_T       the six operators for SMALLINT, INTEGER, BIGINT and DOUBLE, n from 0 to
+**                    VECTOR_SIZE (the listed sizes sit around every 4-, 8-, 16- and 64-row
+**                    boundary), flat (aligned and one value off) and through random, repeated,
+**                    descending and misaligned selections into a VECTOR_SIZE-value array; data
+**                    and constants include each type's extremes, 0 and -1, and for DOUBLE quiet,
+**                    negative and signalling NaNs, -0.0, infinities, DBL_MAX and denormals, in
+**                    strata's order (NaN = NaN and above everything, -0.0 = 0.0); the whole mask
+**                    is checked: bits at and past n are zero and no word past KERN_WORDS(n) is
+**                    written.
+**   kern_mask_valid  random validity bitmaps of several densities, flat and through selections
+**                    (a bit is looked up at sel[r]); a NULL bitmap changes nothing.
+**   kern_mask_to_sel masks of every density and shape (empty, full, sparse, dense, alternating,
+**                    runs, first or last row only), with and without stray bits past n: the result
+**                    is the ascending list of set rows and nothing is written at or past out[n]
+**                    (canaries, and exactly sized heap buffers for the sanitizer build).
+**   kern_sum_T       with and without selection and NULLs (NULL slots hold values that would
+**                    change the sum: extremes, NaN, infinities), the count; BIGINT sums of up to
+**                    2048 values near INT64_MAX or INT64_MIN exact against __int128; DOUBLE sums
+**                    exact for small integers and quarters, within 1e-12 of the sum of magnitudes
+**                    for random doubles; infinities and NaNs among the valid rows.
+**   kern_minmax_T    SMALLINT, INTEGER, BIGINT over every n and selection mode, with no bitmap,
+**                    all valid, some or most NULL and all NULL (returns 0, *min and *max left as
+**                    they were); NULL slots hold the type's extremes, which must not show; data of
+**                    the type's MIN and MAX, and each planted at the first, middle, last row and
+**                    in the tails after the 4- and 8-row groups, valid, NULL or the only valid row;
+**                    the count returned is the number of valid rows.
+**   kern_group_*     kern_group_count and kern_group_sum_T (SMALLINT, INTEGER, BIGINT, DOUBLE)
+**                    for 1 to KERN_GROUPS_MAX groups (around KERN_GROUP_LANES), every n, flat and
+**                    through selections, gids random, all in one group, in sorted runs,
+**                    alternating and cycling; acc pre-filled (it is added to), groups absent
+**                    from gids unchanged, nothing written past acc[ngroups - 1]; BIGINT sums of
+**                    values up to +-(2^52 - 1) exact against __int128; kern_group_sum_i64 false
+**                    with acc unchanged for one value of 2^52, -2^52 - 1, INT64_MIN or INT64_MAX
+**                    at the first, middle or last row or in the tail after the last full group of
+**                    KERN_GROUP_LANES rows, true for -2^52; DOUBLE sums of quarters exact.
+**   kern_arith_f64   ADD/SUB/MUL/DIV bit for bit (or both NaN) against the scalar operator; the
+**                    flag false on ordinary data and true exactly when a planted row (at the
+**                    start, middle, end, in the scalar tail) overflows, underflows to zero, is
+**                    zero (MUL, DIV) or divides by zero, and still false for rows giving NaN;
+**                    data full of edge values against the flag's definition; selections on either
+**                    operand.
+**   kern_arith_i64   ADD/SUB/MUL within INT64, INT32 and small bounds: flag false and results
+**                    exact on in-range data and on rows landing exactly on a bound, true with one
+**                    overflowing or out-of-range row planted anywhere; random data against an
+**                    __int128 reference, also for one-sided bounds.
+**   kern_to_f64_T    INTEGER and BIGINT (large values rounding) to DOUBLE, flat and selected.
+**   kern_sel         NULL for a flat vector, the vector's own selection otherwise.
+**
+** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
+** n, selection mode and row (and for the grouped sums ngroups, how gids spread and the group).
+*/
+#include <criterion/criterion.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../vector/kernel.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/* A small reproducible generator (xorshift64*). */
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static uint64_t rnd64(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+static uint32_t rnd(uint32_t below) { return (uint32_t)((rnd64() >> 32) % below); }
+
+/* The row counts: the ones every kernel must handle, and more around the 16-row (AVX-512) and
+** 64-row boundaries. */
+static const uint32_t NS[] = {0,  1,  3,  4,   7,   8,   15,  16,   17,   31,   32,   33,
+                              63, 64, 65, 100, 127, 128, 129, 1000, 2040, 2046, 2047, 2048};
+#define NNS (sizeof NS / sizeof NS[0])
+
+/* How a kernel's operand is read. The "+1" modes start one element into their array (unaligned
+** loads of data or selection). */
+enum { M_FLAT, M_FLAT_OFF, M_RANDOM, M_REPEAT, M_DESC, M_RANDOM_OFF, NMODES };
+static const char *const MODE[NMODES] = {"flat",         "flat data+1",    "random sel",
+                                         "repeated sel", "descending sel", "random sel+1"};
+
+/* make_sel fills buf (VECTOR_SIZE + 1 entries) for mode and returns the selection to pass: NULL
+** for the flat modes; random indexes, runs of one repeated index, or VECTOR_SIZE-1 down to 0. */
+static const sel_t *make_sel(int mode, sel_t *buf) {
+    switch (mode) {
+    case M_RANDOM:
+    case M_RANDOM_OFF:
+        for (uint32_t r = 0; r <= VECTOR_SIZE; r++)
+            buf[r] = rnd(VECTOR_SIZE);
+        return buf + (mode == M_RANDOM_OFF);
+    case M_REPEAT:
+        for (uint32_t r = 0; r <= VECTOR_SIZE;) {
+            sel_t v = rnd(VECTOR_SIZE);
+            for (uint32_t k = 1 + rnd(12); k > 0 && r <= VECTOR_SIZE; k--)
+                buf[r++] = v;
+        }
+        return buf;
+    case M_DESC:
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++)
+            buf[r] = VECTOR_SIZE - 1 - r;
+        buf[VECTOR_SIZE] = 0;
+        return buf;
+    default: return NULL;
+    }
+}
+/* data_off is where a mode's values start in their VECTOR_SIZE + 1 element array. */
+static uint32_t data_off(int mode) { return mode == M_FLAT_OFF; }
+
+#define AT(d, sel, r) ((d)[(sel) ? (sel)[r] : (r)])
+#define IDX(sel, r) ((sel) ? (sel)[r] : (r))
+
+static bool bit_of(const uint64_t *m, uint32_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
+static void set_bit(uint64_t *m, uint32_t i) { m[i >> 6] |= (uint64_t)1 << (i & 63); }
+
+static double from_bits(uint64_t b) {
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+static uint64_t bits_of(double x) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+/* same_f64: the same bits, or both NaN (whose payload a SIMD and a scalar operation may set
+** differently). */
+static bool same_f64(double x, double y) { return bits_of(x) == bits_of(y) || (isnan(x) && isnan(y)); }
+
+static const char *i128_str(__int128 x, char *buf) {
+    char tmp[48];
+    int k = 0;
+    unsigned __int128 u = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
+    do {
+        tmp[k++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    int j = 0;
+    if (x < 0) buf[j++] = '-';
+    while (k)
+        buf[j++] = tmp[--k];
+    buf[j] = 0;
+    return buf;
+}
+
+/* ---- masks --------------------------------------------------------------------------------- */
+
+/* A mask buffer has GUARD words past the VALIDITY_WORDS a kernel may write, and every word past
+** KERN_WORDS(n) starts as CANARY64: a kernel must not touch them. */
+#define GUARD 4
+#define MASKBUF (VALIDITY_WORDS + GUARD)
+#define CANARY64 0xA5C3F00F5A3CC3A5ull
+#define CANARY32 0xDEADBEEFu
+
+/* load_mask puts the first KERN_WORDS(n) words of in into buf and canaries after them. */
+static void load_mask(uint64_t *buf, const uint64_t *in, uint32_t n) {
+    for (uint32_t w = 0; w < MASKBUF; w++)
+        buf[w] = w < KERN_WORDS(n) ? in[w] : CANARY64;
+}
+
+/* mask_diff returns -1 when got's words 0..KERN_WORDS(n)-1 equal want's (whose bits past n are 0)
+** and the words after them still hold CANARY64; else the first row whose bit differs (a row >= n:
+** a bit that should be 0), or -2 - w for an overwritten word w past KERN_WORDS(n). */
+static int64_t mask_diff(const uint64_t *got, const uint64_t *want, uint32_t n) {
+    uint32_t words = KERN_WORDS(n);
+    for (uint32_t w = 0; w < words; w++)
+        if (got[w] != want[w]) return (int64_t)w * 64 + __builtin_ctzll(got[w] ^ want[w]);
+    for (uint32_t w = words; w < MASKBUF; w++)
+        if (got[w] != CANARY64) return -2 - (int64_t)w;
+    return -1;
+}
+
+/* describe explains mask_diff's bad result (value: how the row's value prints, or ""). */
+static const char *describe(int64_t bad, const uint64_t *got, const uint64_t *want, uint32_t n,
+                            const char *value) {
+    static char buf[256];
+    if (bad >= (int64_t)n)
+        snprintf(buf, sizeof buf, "bit %lld (at or past n = %u) is set in word %lld: 0x%016llx",
+                 (long long)bad, n, (long long)(bad / 64), (unsigned long long)got[bad / 64]);
+    else if (bad >= 0)
+        snprintf(buf, sizeof buf, "row %lld (%s): bit %d, want %d", (long long)bad, value,
+                 (int)bit_of(got, (uint32_t)bad), (int)bit_of(want, (uint32_t)bad));
+    else
+        snprintf(buf, sizeof buf, "word %lld past KERN_WORDS(%u) = %u was written: 0x%016llx",
+                 (long long)(-2 - bad), n, KERN_WORDS(n), (unsigned long long)got[-2 - bad]);
+    return buf;
+}
+
+/* ---- comparisons --------------------------------------------------------------------------- */
+
+static const char *const OP[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+
+/* holds: whether a row that compares as cmp (<0, 0, >0) with the constant passes op. */
+static bool holds(kern_cmp op, int cmp) {
+    switch (op) {
+    case KERN_EQ: return cmp == 0;
+    case KERN_NE: return cmp != 0;
+    case KERN_LT: return cmp < 0;
+    case KERN_LE: return cmp <= 0;
+    case KERN_GT: return cmp > 0;
+    default: return cmp >= 0;
+    }
+}
+
+#define NPOOL 8
+
+/* gen_any is any value of [tmin, tmax]. */
+static int64_t gen_any(int64_t tmin, int64_t tmax) {
+    if (tmin == INT64_MIN && tmax == INT64_MAX) return (int64_t)rnd64();
+    uint64_t span = (uint64_t)(tmax - tmin) + 1;
+    return tmin + (int64_t)(rnd64() % span);
+}
+
+/* gen_int draws an integer: one of the type's edges, a pool value (repeated, so EQ holds for
+** many rows), a small number, or any value of the type; dups: only edges and pool values. */
+static int64_t gen_int(const int64_t *edges, uint32_t nedges, const int64_t *pool, int64_t tmin, int64_t tmax,
+                       bool dups) {
+    switch (rnd(dups ? 2 : 4)) {
+    case 0: return edges[rnd(nedges)];
+    case 1: return pool[rnd(NPOOL)];
+    case 2: return (int64_t)rnd(21) - 10;
+    default: return gen_any(tmin, tmax);
+    }
+}
+
+/* check_cmp_T runs kern_cmp_T over every mode, n, operator and constant (the type's edges,
+** values from the data, a random one) and compares the mask with the scalar reference. */
+#define DEFINE_CMP_INT(SUF, T, TMIN, TMAX)                                                                   \
+    static void check_cmp_##SUF(uint64_t seed, bool dups) {                                                  \
+        static T base[VECTOR_SIZE + 1];                                                                      \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static const int64_t edges[] = {TMIN, (int64_t)TMIN + 1, -1, 0, 1, (int64_t)TMAX - 1, TMAX};         \
+        enum { NEDGE = sizeof edges / sizeof edges[0] };                                                     \
+        int64_t pool[NPOOL];                                                                                 \
+        rng_seed(seed);                                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            pool[i] = gen_any(TMIN, TMAX);                                                                   \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)gen_int(edges, NEDGE, pool, TMIN, TMAX, dups);                                      \
+        T consts[NEDGE + 5];                                                                                 \
+        int nc = 0;                                                                                          \
+        for (int i = 0; i < NEDGE; i++)                                                                      \
+            consts[nc++] = (T)edges[i];                                                                      \
+        for (int i = 0; i < 4; i++)                                                                          \
+            consts[nc++] = (T)pool[i];                                                                       \
+        consts[nc++] = (T)gen_any(TMIN, TMAX);                                                               \
+        uint64_t want[VALIDITY_WORDS], got[MASKBUF];                                                         \
+        for (int mode = 0; mode < NMODES; mode++) {                                                          \
+            const sel_t *sel = make_sel(mode, selbuf);                                                       \
+            const T *d = base + data_off(mode);                                                              \
+            for (uint32_t ni = 0; ni < NNS; ni++) {                                                          \
+                uint32_t n = NS[ni];                                                                         \
+                for (int op = KERN_EQ; op <= KERN_GE; op++)                                                  \
+                    for (int ci = 0; ci < nc; ci++) {                                                        \
+                        T c = consts[ci];                                                                    \
+                        memset(want, 0, sizeof want);                                                        \
+                        for (uint32_t r = 0; r < n; r++) {                                                   \
+                            T u = AT(d, sel, r);                                                             \
+                            if (holds((kern_cmp)op, (u > c) - (u < c))) set_bit(want, r);                    \
+                        }                                                                                    \
+                        for (uint32_t w = 0; w < MASKBUF; w++)                                               \
+                            got[w] = CANARY64;                                                               \
+                        kern_cmp_##SUF((kern_cmp)op, d, sel, n, c, got);                                     \
+                        int64_t bad = mask_diff(got, want, n);                                               \
+                        if (bad != -1) {                                                                     \
+                            char value[64] = "";                                                             \
+                            if (bad >= 0 && bad < (int64_t)n)                                                \
+                                snprintf(value, sizeof value, "index %u, value %lld",                        \
+                                         IDX(sel, (uint32_t)bad), (long long)AT(d, sel, (uint32_t)bad));     \
+                            cr_assert_fail("kern_cmp_" #SUF " %s c=%lld n=%u %s (seed %llu): %s", OP[op],    \
+                                           (long long)c, n, MODE[mode], (unsigned long long)seed,            \
+                                           describe(bad, got, want, n, value));                              \
+                        }                                                                                    \
+                    }                                                                                        \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+DEFINE_CMP_INT(i16, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_CMP_INT(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_CMP_INT(i64, int64_t, INT64_MIN, INT64_MAX)
+
+Test(kernel, cmp_i16) {
+    check_cmp_i16(1, false);
+    check_cmp_i16(2, true);
+}
+
+Test(kernel, cmp_i32) {
+    check_cmp_i32(3, false);
+    check_cmp_i32(4, true);
+}
+
+Test(kernel, cmp_i64) {
+    check_cmp_i64(5, false);
+    check_cmp_i64(6, true);
+}
+
+/* The DOUBLE edge values: NaNs (quiet, negative, signalling, with a payload), signed zeros,
+** infinities, the largest and smallest normals, denormals, ones. */
+#define NSPECIAL 19
+static double specials[NSPECIAL];
+static void init_specials(void) {
+    const double s[NSPECIAL] = {NAN,
+                                -NAN,
+                                from_bits(0x7ff0000000000001ull), /* signalling */
+                                from_bits(0xfff8000000000123ull),
+                                -0.0,
+                                0.0,
+                                INFINITY,
+                                -INFINITY,
+                                DBL_MAX,
+                                -DBL_MAX,
+                                DBL_MIN,
+                                -DBL_MIN,
+                                DBL_TRUE_MIN,
+                                -DBL_TRUE_MIN,
+                                1e-310,
+                                -1e-310,
+                                1.0,
+                                -1.0,
+                                0.5};
+    memcpy(specials, s, sizeof s);
+}
+
+/* f64_order is strata's order of DOUBLEs: NaN equals NaN and is above every other value; -0.0
+** equals 0.0. */
+static int f64_order(double u, double c) {
+    if (isnan(u) || isnan(c)) return (isnan(u) != 0) - (isnan(c) != 0);
+    return (u > c) - (u < c);
+}
+
+/* gen_f64 draws a DOUBLE: an edge value, a pool value, a small half-integer, a random bit
+** pattern (any magnitude, now and then a NaN), or an ordinary number; dups: edges and pool only. */
+static double gen_f64(const double *pool, bool dups) {
+    switch (rnd(dups ? 2 : 5)) {
+    case 0: return specials[rnd(NSPECIAL)];
+    case 1: return pool[rnd(NPOOL)];
+    case 2: return ((double)rnd(21) - 10) * 0.5;
+    case 3: return from_bits(rnd64());
+    default:
+        return (rnd(2) ? -1.0 : 1.0) * (1.0 + (double)rnd(1u << 30) / (1u << 30)) *
+               ldexp(1.0, (int)rnd(41) - 20);
+    }
+}
+
+static void check_cmp_f64(uint64_t seed, bool dups) {
+    static double base[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    double pool[NPOOL];
+    init_specials();
+    rng_seed(seed);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_f64(specials, false);
+    pool[0] = 3.25; /* at least one ordinary value repeats */
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        base[i] = gen_f64(pool, dups);
+    double consts[NSPECIAL + 5];
+    int nc = 0;
+    for (int i = 0; i < NSPECIAL; i++)
+        consts[nc++] = specials[i];
+    for (int i = 0; i < 3; i++)
+        consts[nc++] = pool[i];
+    consts[nc++] = from_bits(rnd64());
+    consts[nc++] = 1.5;
+    uint64_t want[VALIDITY_WORDS], got[MASKBUF];
+    for (int mode = 0; mode < NMODES; mode++) {
+        const sel_t *sel = make_sel(mode, selbuf);
+        const double *d = base + data_off(mode);
+        for (uint32_t ni = 0; ni < NNS; ni++) {
+            uint32_t n = NS[ni];
+            for (int op = KERN_EQ; op <= KERN_GE; op++)
+                for (int ci = 0; ci < nc; ci++) {
+                    double c = consts[ci];
+                    memset(want, 0, sizeof want);
+                    for (uint32_t r = 0; r < n; r++)
+                        if (holds((kern_cmp)op, f64_order(AT(d, sel, r), c))) set_bit(want, r);
+                    for (uint32_t w = 0; w < MASKBUF; w++)
+                        got[w] = CANARY64;
+                    kern_cmp_f64((kern_cmp)op, d, sel, n, c, got);
+                    int64_t bad = mask_diff(got, want, n);
+                    if (bad != -1) {
+                        char value[96] = "";
+                        if (bad >= 0 && bad < (int64_t)n)
+                            snprintf(value, sizeof value, "index %u, value %a = 0x%016llx",
+                                     IDX(sel, (uint32_t)bad), AT(d, sel, (uint32_t)bad),
+                                     (unsigned long long)bits_of(AT(d, sel, (uint32_t)bad)));
+                        cr_assert_fail("kern_cmp_f64 %s c=%a (0x%016llx) n=%u %s (seed %llu): %s", OP[op], c,
+                                       (unsigned long long)bits_of(c), n, MODE[mode],
+                                       (unsigned long long)seed, describe(bad, got, want, n, value));
+                    }
+                }
+        }
+    }
+}
+
+Test(kernel, cmp_f64) {
+    check_cmp_f64(7, false);
+    check_cmp_f64(8, true);
+}
+
+/* A few fixed cases of strata's DOUBLE order, stated directly rather than through f64_order. */
+Test(kernel, cmp_f64_nan_and_zero_rules) {
+    const double d[8] = {NAN, -0.0, 0.0, INFINITY, -INFINITY, 1.0, -NAN, DBL_TRUE_MIN};
+    uint64_t m[1];
+    /* rows:                           NaN  -0  +0  inf -inf  1  -NaN tiny */
+    kern_cmp_f64(KERN_EQ, d, NULL, 8, NAN, m);
+    cr_assert_eq(m[0], 0x41u, "NaN = NaN only: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_GT, d, NULL, 8, NAN, m);
+    cr_assert_eq(m[0], 0u, "nothing is above NaN: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_LE, d, NULL, 8, NAN, m);
+    cr_assert_eq(m[0], 0xffu, "everything is <= NaN: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_LT, d, NULL, 8, NAN, m);
+    cr_assert_eq(m[0], 0xbeu, "all but NaNs are < NaN: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_GT, d, NULL, 8, INFINITY, m);
+    cr_assert_eq(m[0], 0x41u, "NaN > inf: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_EQ, d, NULL, 8, 0.0, m);
+    cr_assert_eq(m[0], 0x06u, "-0.0 = 0.0: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_EQ, d, NULL, 8, -0.0, m);
+    cr_assert_eq(m[0], 0x06u, "0.0 = -0.0: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_NE, d, NULL, 8, 1.0, m);
+    cr_assert_eq(m[0], 0xdfu, "NaN != 1: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_GE, d, NULL, 8, -INFINITY, m);
+    cr_assert_eq(m[0], 0xffu, "everything >= -inf: 0x%llx", (unsigned long long)m[0]);
+    kern_cmp_f64(KERN_LT, d, NULL, 8, 0.0, m);
+    cr_assert_eq(m[0], 0x10u, "only -inf < 0: 0x%llx", (unsigned long long)m[0]);
+}
+
+/* ---- kern_mask_valid ----------------------------------------------------------------------- */
+
+/* make_validity: a bitmap whose bits are 1 with probability sixteenths / 16. */
+static void make_validity(uint64_t *v, uint32_t sixteenths) {
+    memset(v, 0, VALIDITY_WORDS * sizeof *v);
+    for (uint32_t i = 0; i < VECTOR_SIZE; i++)
+        if (rnd(16) < sixteenths) set_bit(v, i);
+}
+
+Test(kernel, mask_valid) {
+    static const uint32_t density[] = {0, 1, 8, 15, 16};
+    static uint64_t validity[VALIDITY_WORDS];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    uint64_t in[VALIDITY_WORDS], want[VALIDITY_WORDS], got[MASKBUF];
+    rng_seed(9);
+    for (uint32_t di = 0; di < sizeof density / sizeof density[0]; di++) {
+        make_validity(validity, density[di]);
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (mode == M_FLAT_OFF) continue; /* a bitmap cannot start one bit in */
+            const sel_t *sel = make_sel(mode, selbuf);
+            for (uint32_t ni = 0; ni < NNS; ni++) {
+                uint32_t n = NS[ni];
+                for (int full = 0; full < 2; full++) {
+                    memset(in, 0, sizeof in);
+                    memset(want, 0, sizeof want);
+                    for (uint32_t r = 0; r < n; r++)
+                        if (full || rnd(2)) set_bit(in, r);
+                    for (uint32_t r = 0; r < n; r++)
+                        if (bit_of(in, r) && bit_of(validity, IDX(sel, r))) set_bit(want, r);
+                    load_mask(got, in, n);
+                    kern_mask_valid(got, validity, sel, n);
+                    int64_t bad = mask_diff(got, want, n);
+                    if (bad != -1) {
+                        char value[64] = "";
+                        if (bad >= 0 && bad < (int64_t)n)
+                            snprintf(value, sizeof value, "index %u, in %d, valid %d",
+                                     IDX(sel, (uint32_t)bad), (int)bit_of(in, (uint32_t)bad),
+                                     (int)bit_of(validity, IDX(sel, (uint32_t)bad)));
+                        cr_assert_fail("kern_mask_valid n=%u %s validity %u/16 %s: %s", n, MODE[mode],
+                                       density[di], full ? "full mask" : "random mask",
+                                       describe(bad, got, want, n, value));
+                    }
+                    /* no bitmap: no NULLs, the mask is unchanged */
+                    load_mask(got, in, n);
+                    kern_mask_valid(got, NULL, sel, n);
+                    bad = mask_diff(got, in, n);
+                    cr_assert_eq(bad, -1, "kern_mask_valid(validity NULL) n=%u %s: %s", n, MODE[mode],
+                                 describe(bad, got, in, n, "no NULLs"));
+                }
+            }
+        }
+    }
+}
+
+/* ---- kern_mask_to_sel ---------------------------------------------------------------------- */
+
+enum {
+    P_EMPTY,
+    P_FULL,
+    P_SPARSE,
+    P_EIGHTH,
+    P_HALF,
+    P_DENSE,
+    P_ALTERNATE,
+    P_FIRST,
+    P_LAST,
+    P_RUNS,
+    P_BYTEWISE,
+    NPAT
+};
+static const char *const PAT[NPAT] = {"empty",    "full",  "1/64",           "1/8",
+                                      "1/2",      "63/64", "alternate",      "first row",
+                                      "last row", "runs",  "0xff,0x00 bytes"};
+
+/* make_pattern sets mask's bits of rows 0..n-1 by pattern; stray: random bits past n too (in the
+** last word and after it), which the kernel must ignore. */
+static void make_pattern(uint64_t *mask, int pat, uint32_t n, bool stray) {
+    memset(mask, 0, VALIDITY_WORDS * sizeof *mask);
+    bool run = false;
+    for (uint32_t r = 0; r < n; r++) {
+        bool on;
+        switch (pat) {
+        case P_EMPTY: on = false; break;
+        case P_FULL: on = true; break;
+        case P_SPARSE: on = rnd(64) == 0; break;
+        case P_EIGHTH: on = rnd(8) == 0; break;
+        case P_HALF: on = rnd(2); break;
+        case P_DENSE: on = rnd(64) != 0; break;
+        case P_ALTERNATE: on = r % 2 == 0; break;
+        case P_FIRST: on = r == 0; break;
+        case P_LAST: on = r == n - 1; break;
+        case P_RUNS:
+            if (rnd(10) == 0) run = !run;
+            on = run;
+            break;
+        default: on = (r / 8) % 2 == 0; break;
+        }
+        if (on) set_bit(mask, r);
+    }
+    if (stray)
+        for (uint32_t r = n; r < VECTOR_SIZE; r++)
+            if (rnd(2)) set_bit(mask, r);
+}
+
+Test(kernel, mask_to_sel) {
+    static uint64_t mask[VALIDITY_WORDS];
+    static sel_t out[VECTOR_SIZE + 64], want[VECTOR_SIZE];
+    rng_seed(10);
+    for (int pat = 0; pat < NPAT; pat++)
+        for (uint32_t ni = 0; ni < NNS; ni++)
+            for (int stray = 0; stray < 2; stray++) {
+                uint32_t n = NS[ni];
+                make_pattern(mask, pat, n, stray);
+                uint32_t k = 0;
+                for (uint32_t r = 0; r < n; r++)
+                    if (bit_of(mask, r)) want[k++] = r;
+                uint64_t before[VALIDITY_WORDS];
+                memcpy(before, mask, sizeof before);
+                for (uint32_t i = 0; i < VECTOR_SIZE + 64; i++)
+                    out[i] = CANARY32;
+
+                uint32_t got = kern_mask_to_sel(mask, n, out);
+                cr_assert_eq(got, k, "kern_mask_to_sel n=%u %s%s: returned %u, want %u", n, PAT[pat],
+                             stray ? " (stray bits past n)" : "", got, k);
+                for (uint32_t i = 0; i < k; i++)
+                    if (out[i] != want[i])
+                        cr_assert_fail("kern_mask_to_sel n=%u %s%s: out[%u] = %u, want %u", n, PAT[pat],
+                                       stray ? " (stray bits past n)" : "", i, out[i], want[i]);
+                for (uint32_t i = n; i < VECTOR_SIZE + 64; i++)
+                    if (out[i] != CANARY32)
+                        cr_assert_fail("kern_mask_to_sel n=%u %s%s: wrote out[%u] = %u, past its n entries",
+                                       n, PAT[pat], stray ? " (stray bits past n)" : "", i, out[i]);
+                cr_assert(memcmp(before, mask, sizeof before) == 0,
+                          "kern_mask_to_sel n=%u %s: changed the mask", n, PAT[pat]);
+
+                /* exactly sized buffers: an overrun shows under the sanitizers */
+                uint64_t *m2 = malloc(sizeof *m2 * (n ? KERN_WORDS(n) : 1));
+                sel_t *o2 = malloc(sizeof *o2 * (n ? n : 1));
+                cr_assert(m2 && o2);
+                memcpy(m2, mask, sizeof *m2 * KERN_WORDS(n));
+                cr_assert_eq(kern_mask_to_sel(m2, n, o2), k, "kern_mask_to_sel n=%u %s, exact buffers", n,
+                             PAT[pat]);
+                cr_assert(k == 0 || memcmp(o2, want, k * sizeof *o2) == 0,
+                          "kern_mask_to_sel n=%u %s, exact buffers", n, PAT[pat]);
+                free(m2);
+                free(o2);
+            }
+}
+
+/* ---- sums ---------------------------------------------------------------------------------- */
+
+/* Validity choices for the sums: no bitmap, all valid, half, a few NULLs, all NULL. */
+enum { V_NONE, V_ALL, V_HALF, V_FEW_NULLS, V_ALL_NULL, NVM };
+static const char *const VM[NVM] = {"no bitmap", "all valid", "half NULL", "few NULLs", "all NULL"};
+static const uint64_t *validity_for(int vm, uint64_t *buf) {
+    static const uint32_t sixteenths[NVM] = {0, 16, 8, 15, 0};
+    if (vm == V_NONE) return NULL;
+    make_validity(buf, sixteenths[vm]);
+    return buf;
+}
+
+#define DEFINE_SUM_INT(SUF, T)                                                                               \
+    static void check_sum_##SUF(const T *base, const char *data) {                                           \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static uint64_t vbuf[VALIDITY_WORDS];                                                                \
+        for (int vm = 0; vm < NVM; vm++) {                                                                   \
+            const uint64_t *validity = validity_for(vm, vbuf);                                               \
+            for (int mode = 0; mode < NMODES; mode++) {                                                      \
+                const sel_t *sel = make_sel(mode, selbuf);                                                   \
+                const T *d = base + data_off(mode);                                                          \
+                for (uint32_t ni = 0; ni < NNS; ni++) {                                                      \
+                    uint32_t n = NS[ni];                                                                     \
+                    __int128 want = 0;                                                                       \
+                    int64_t want_count = 0;                                                                  \
+                    for (uint32_t r = 0; r < n; r++)                                                         \
+                        if (!validity || bit_of(validity, IDX(sel, r))) want += AT(d, sel, r), want_count++; \
+                    int64_t count = -12345;                                                                  \
+                    __int128 got = kern_sum_##SUF(d, sel, validity, n, &count);                              \
+                    char g[48], w[48];                                                                       \
+                    cr_assert(got == want, "kern_sum_" #SUF " %s n=%u %s %s: sum %s, want %s", data, n,      \
+                              MODE[mode], VM[vm], i128_str(got, g), i128_str(want, w));                      \
+                    cr_assert_eq(count, want_count,                                                          \
+                                 "kern_sum_" #SUF " %s n=%u %s %s: count %lld, want %lld", data, n,          \
+                                 MODE[mode], VM[vm], (long long)count, (long long)want_count);               \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+DEFINE_SUM_INT(i16, int16_t)
+DEFINE_SUM_INT(i32, int32_t)
+DEFINE_SUM_INT(i64, int64_t)
+
+Test(kernel, sum_i16_i32) {
+    static int16_t d16[VECTOR_SIZE + 1];
+    static int32_t d32[VECTOR_SIZE + 1];
+    static const int64_t e16[] = {INT16_MIN, INT16_MIN + 1, -1, 0, 1, INT16_MAX - 1, INT16_MAX};
+    static const int64_t e32[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+    int64_t pool[NPOOL];
+    rng_seed(11);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_any(INT16_MIN, INT16_MAX);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d16[i] = (int16_t)gen_int(e16, 7, pool, INT16_MIN, INT16_MAX, false);
+    check_sum_i16(d16, "mixed");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d16[i] = i % 2 ? INT16_MAX : INT16_MIN;
+    check_sum_i16(d16, "alternating extremes");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d16[i] = INT16_MIN;
+    check_sum_i16(d16, "all INT16_MIN");
+
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_any(INT32_MIN, INT32_MAX);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = (int32_t)gen_int(e32, 7, pool, INT32_MIN, INT32_MAX, false);
+    check_sum_i32(d32, "mixed");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = INT32_MAX - (int32_t)rnd(3);
+    check_sum_i32(d32, "near INT32_MAX");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = INT32_MIN + (int32_t)rnd(3);
+    check_sum_i32(d32, "near INT32_MIN");
+}
+
+Test(kernel, sum_i64) {
+    static int64_t d[VECTOR_SIZE + 1];
+    static const int64_t edges[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX};
+    int64_t pool[NPOOL];
+    rng_seed(12);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = (int64_t)rnd64();
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = gen_int(edges, 7, pool, INT64_MIN, INT64_MAX, false);
+    check_sum_i64(d, "mixed");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (int64_t)rnd64();
+    check_sum_i64(d, "random");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = INT64_MAX - (int64_t)rnd(1000);
+    check_sum_i64(d, "near INT64_MAX");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = INT64_MIN + (int64_t)rnd(1000);
+    check_sum_i64(d, "near INT64_MIN");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = INT64_MAX;
+    check_sum_i64(d, "all INT64_MAX");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = INT64_MIN;
+    check_sum_i64(d, "all INT64_MIN");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = rnd(2) ? INT64_MAX - (int64_t)rnd(4) : INT64_MIN + (int64_t)rnd(4);
+    check_sum_i64(d, "extremes of both signs");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (int64_t)(((uint64_t)rnd64() & 0xffffffff00000000ull) | 0xffffffffull);
+    check_sum_i64(d, "low halves all ones");
+
+    /* the plain statement: 2048 values near INT64_MAX add up to about 2^74, exactly */
+    int64_t count;
+    for (uint32_t i = 0; i < VECTOR_SIZE; i++)
+        d[i] = INT64_MAX - i;
+    __int128 want = (__int128)VECTOR_SIZE * INT64_MAX - (__int128)VECTOR_SIZE * (VECTOR_SIZE - 1) / 2;
+    char g[48], w[48];
+    __int128 got = kern_sum_i64(d, NULL, NULL, VECTOR_SIZE, &count);
+    cr_assert(got == want, "2048 values near INT64_MAX: %s, want %s", i128_str(got, g), i128_str(want, w));
+    cr_assert_eq(count, VECTOR_SIZE);
+    for (uint32_t i = 0; i < VECTOR_SIZE; i++)
+        d[i] = INT64_MIN + i;
+    want = (__int128)VECTOR_SIZE * INT64_MIN + (__int128)VECTOR_SIZE * (VECTOR_SIZE - 1) / 2;
+    got = kern_sum_i64(d, NULL, NULL, VECTOR_SIZE, &count);
+    cr_assert(got == want, "2048 values near INT64_MIN: %s, want %s", i128_str(got, g), i128_str(want, w));
+}
+
+/* check_sum_f64 runs kern_sum_f64 over base (whose NULL slots are poisoned with NaN, infinities
+** and DBL_MAX first) and compares it with a long double row-order sum: exactly, or within 1e-12
+** of the sum of the magnitudes. */
+static void check_sum_f64(const double *base, const char *data, bool exact) {
+    static double work[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    static uint64_t vbuf[VALIDITY_WORDS];
+    static const double poison[] = {NAN, INFINITY, -INFINITY, DBL_MAX, -DBL_MAX, 1e300};
+    for (int vm = 0; vm < NVM; vm++) {
+        const uint64_t *validity = validity_for(vm, vbuf);
+        for (int mode = 0; mode < NMODES; mode++) {
+            const sel_t *sel = make_sel(mode, selbuf);
+            uint32_t off = data_off(mode);
+            memcpy(work, base, sizeof work);
+            if (validity)
+                for (uint32_t i = 0; i < VECTOR_SIZE; i++)
+                    if (!bit_of(validity, i)) work[i + off] = poison[i % 6];
+            const double *d = work + off;
+            for (uint32_t ni = 0; ni < NNS; ni++) {
+                uint32_t n = NS[ni];
+                long double want = 0, mag = 0;
+                int64_t want_count = 0;
+                for (uint32_t r = 0; r < n; r++)
+                    if (!validity || bit_of(validity, IDX(sel, r))) {
+                        want += AT(d, sel, r);
+                        mag += fabs(AT(d, sel, r));
+                        want_count++;
+                    }
+                int64_t count = -12345;
+                double got = kern_sum_f64(d, sel, validity, n, &count);
+                cr_assert_eq(count, want_count, "kern_sum_f64 %s n=%u %s %s: count %lld, want %lld", data, n,
+                             MODE[mode], VM[vm], (long long)count, (long long)want_count);
+                if (exact)
+                    cr_assert(got == (double)want, "kern_sum_f64 %s n=%u %s %s: %.17g, want exactly %.17g",
+                              data, n, MODE[mode], VM[vm], got, (double)want);
+                else
+                    cr_assert(fabsl((long double)got - want) <= 1e-12L * mag,
+                              "kern_sum_f64 %s n=%u %s %s: %.17g, want %.17Lg (within %.3Lg)", data, n,
+                              MODE[mode], VM[vm], got, want, 1e-12L * mag);
+            }
+        }
+    }
+}
+
+Test(kernel, sum_f64) {
+    static double d[VECTOR_SIZE + 1];
+    rng_seed(13);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (double)rnd(2001) - 1000;
+    check_sum_f64(d, "small integers", true);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = ((double)rnd(16385) - 8192) * 0.25;
+    check_sum_f64(d, "quarters", true);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (double)(INT64_C(1) << 38) + (double)rnd(1000) * 0.25;
+    check_sum_f64(d, "large quarters", true); /* sums below 2^50: quarters stay exact */
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (1.0 + (double)rnd(1u << 30) / (1u << 30)) * ldexp(1.0, (int)rnd(21) - 10);
+    check_sum_f64(d, "random positive", false);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (rnd(2) ? -1.0 : 1.0) * (1.0 + (double)rnd(1u << 30) / (1u << 30)) *
+               ldexp(1.0, (int)rnd(41) - 20);
+    check_sum_f64(d, "random of both signs", false);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = rnd(2) ? DBL_TRUE_MIN * rnd(100) : -0.0;
+    check_sum_f64(d, "denormals and -0.0", true);
+}
+
+/* Infinities and NaN among the valid rows, at each position: they are not NULLs and show. */
+Test(kernel, sum_f64_infinities) {
+    static double d[VECTOR_SIZE];
+    static const uint32_t ns[] = {1, 4, 7, 64, 65, 2047, 2048};
+    for (uint32_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        uint32_t n = ns[ni];
+        uint32_t pos[] = {0, n / 2, n / 4 * 4 < n ? n / 4 * 4 : n - 1, n - 1};
+        for (int pi = 0; pi < 4; pi++) {
+            uint32_t p = pos[pi], q = (p + n / 3) % n;
+            int64_t count;
+            for (uint32_t i = 0; i < n; i++)
+                d[i] = 1.0;
+            d[p] = INFINITY;
+            double s = kern_sum_f64(d, NULL, NULL, n, &count);
+            cr_assert(isinf(s) && s > 0, "+inf at row %u of %u: %g", p, n, s);
+            d[p] = -INFINITY;
+            s = kern_sum_f64(d, NULL, NULL, n, &count);
+            cr_assert(isinf(s) && s < 0, "-inf at row %u of %u: %g", p, n, s);
+            d[p] = NAN;
+            s = kern_sum_f64(d, NULL, NULL, n, &count);
+            cr_assert(isnan(s), "NaN at row %u of %u: %g", p, n, s);
+            if (q != p) {
+                d[p] = INFINITY;
+                d[q] = -INFINITY;
+                s = kern_sum_f64(d, NULL, NULL, n, &count);
+                cr_assert(isnan(s), "+inf at row %u and -inf at %u of %u: %g", p, q, n, s);
+            }
+            /* the same rows NULL: ignored */
+            uint64_t validity[VALIDITY_WORDS];
+            memset(validity, 0xff, sizeof validity);
+            validity[p / 64] &= ~((uint64_t)1 << (p % 64));
+            validity[q / 64] &= ~((uint64_t)1 << (q % 64));
+            d[p] = NAN;
+            d[q] = INFINITY;
+            s = kern_sum_f64(d, NULL, validity, n, &count);
+            cr_assert_eq(s, (double)(n - 1 - (q != p)), "NaN and inf NULL at rows %u, %u of %u: %g", p, q, n,
+                         s);
+            cr_assert_eq(count, (int64_t)(n - 1 - (q != p)));
+        }
+    }
+}
+
+/* ---- kern_minmax_T ------------------------------------------------------------------------- */
+
+/* What *min and *max hold before a call: a kernel that finds no valid row leaves them so. */
+#define SENT_MIN INT64_C(0x5A5A5A5A5A5A5A5A)
+#define SENT_MAX INT64_C(-0x2B2B2B2B2B2B2B2B)
+
+/* run_minmax_T calls kern_minmax_T once and compares the count, *min and *max with a row-order
+** scalar scan (ctx: the data, selection mode and validity, for the message). */
+#define DEFINE_MINMAX(SUF, T, TMIN, TMAX)                                                                    \
+    static void run_minmax_##SUF(const T *d, const sel_t *sel, const uint64_t *validity, uint32_t n,         \
+                                 const char *ctx) {                                                          \
+        int64_t wmin = 0, wmax = 0;                                                                          \
+        uint32_t wcount = 0, at_min = 0, at_max = 0;                                                         \
+        for (uint32_t r = 0; r < n; r++)                                                                     \
+            if (!validity || bit_of(validity, IDX(sel, r))) {                                                \
+                int64_t x = AT(d, sel, r);                                                                   \
+                if (!wcount || x < wmin) wmin = x, at_min = r;                                               \
+                if (!wcount || x > wmax) wmax = x, at_max = r;                                               \
+                wcount++;                                                                                    \
+            }                                                                                                \
+        int64_t mn = SENT_MIN, mx = SENT_MAX;                                                                \
+        uint32_t got = kern_minmax_##SUF(d, sel, validity, n, &mn, &mx);                                     \
+        cr_assert_eq(got, wcount, "kern_minmax_" #SUF " n=%u %s: returned %u, want %u valid rows", n, ctx,   \
+                     got, wcount);                                                                           \
+        if (!wcount)                                                                                         \
+            cr_assert(mn == SENT_MIN && mx == SENT_MAX,                                                      \
+                      "kern_minmax_" #SUF " n=%u %s: no valid row, but *min, *max became %lld, %lld", n,     \
+                      ctx, (long long)mn, (long long)mx);                                                    \
+        else {                                                                                               \
+            cr_assert_eq(mn, wmin, "kern_minmax_" #SUF " n=%u %s: min %lld, want %lld (row %u, index %u)",   \
+                         n, ctx, (long long)mn, (long long)wmin, at_min, IDX(sel, at_min));                  \
+            cr_assert_eq(mx, wmax, "kern_minmax_" #SUF " n=%u %s: max %lld, want %lld (row %u, index %u)",   \
+                         n, ctx, (long long)mx, (long long)wmax, at_max, IDX(sel, at_max));                  \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    /* check_minmax_T: every validity choice, mode and n over base, whose NULL slots are poisoned            \
+    ** with the type's extremes first (they must not show). */                                               \
+    static void check_minmax_##SUF(const T *base, const char *data, uint64_t seed) {                         \
+        static T work[VECTOR_SIZE + 1];                                                                      \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static uint64_t vbuf[VALIDITY_WORDS];                                                                \
+        char ctx[160];                                                                                       \
+        for (int vm = 0; vm < NVM; vm++) {                                                                   \
+            const uint64_t *validity = validity_for(vm, vbuf);                                               \
+            for (int mode = 0; mode < NMODES; mode++) {                                                      \
+                const sel_t *sel = make_sel(mode, selbuf);                                                   \
+                uint32_t off = data_off(mode);                                                               \
+                memcpy(work, base, sizeof work);                                                             \
+                if (validity)                                                                                \
+                    for (uint32_t i = 0; i < VECTOR_SIZE; i++)                                               \
+                        if (!bit_of(validity, i)) work[i + off] = i % 2 ? TMAX : TMIN;                       \
+                snprintf(ctx, sizeof ctx, "%s, %s, %s (seed %llu)", data, MODE[mode], VM[vm],                \
+                         (unsigned long long)seed);                                                          \
+                for (uint32_t ni = 0; ni < NNS; ni++)                                                        \
+                    run_minmax_##SUF(work + off, sel, validity, NS[ni], ctx);                                \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    /* plant_minmax_T: small values with the type's minimum or maximum planted at one row (first,            \
+    ** second, middle, first of the tail after the 8- or 4-row groups, last, random), that row               \
+    ** valid, NULL (ignored), or the only valid row. */                                                      \
+    static void plant_minmax_##SUF(uint64_t seed) {                                                          \
+        static T work[VECTOR_SIZE + 1];                                                                      \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static uint64_t vbuf[VALIDITY_WORDS], one[VALIDITY_WORDS];                                           \
+        static const T plant[] = {TMIN, TMAX, (T)(TMIN + 1), (T)(TMAX - 1)};                                 \
+        char ctx[200];                                                                                       \
+        rng_seed(seed);                                                                                      \
+        for (int mode = 0; mode < NMODES; mode++) {                                                          \
+            const sel_t *sel = make_sel(mode, selbuf);                                                       \
+            for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                      \
+                work[i] = (T)((int64_t)rnd(201) - 100);                                                      \
+            T *d = work + data_off(mode);                                                                    \
+            make_validity(vbuf, 15);                                                                         \
+            for (uint32_t ni = 0; ni < NNS; ni++) {                                                          \
+                uint32_t n = NS[ni];                                                                         \
+                if (n == 0) continue;                                                                        \
+                uint32_t pos[] = {0, 1, n / 2, n / 8 * 8, n / 4 * 4, n - 1, rnd(n)};                         \
+                for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {                                  \
+                    uint32_t p = pos[k];                                                                     \
+                    if (p >= n) continue;                                                                    \
+                    uint32_t i = IDX(sel, p);                                                                \
+                    T keep = d[i];                                                                           \
+                    bool kept_bit = bit_of(vbuf, i);                                                         \
+                    for (uint32_t j = 0; j < sizeof plant / sizeof plant[0]; j++) {                          \
+                        d[i] = plant[j];                                                                     \
+                        snprintf(ctx, sizeof ctx,                                                            \
+                                 "%s, %lld planted at row %u (index %u), no bitmap (seed %llu)", MODE[mode], \
+                                 (long long)plant[j], p, i, (unsigned long long)seed);                       \
+                        run_minmax_##SUF(d, sel, NULL, n, ctx);                                              \
+                        set_bit(vbuf, i);                                                                    \
+                        snprintf(ctx, sizeof ctx,                                                            \
+                                 "%s, %lld planted at row %u (index %u), valid, few NULLs (seed %llu)",      \
+                                 MODE[mode], (long long)plant[j], p, i, (unsigned long long)seed);           \
+                        run_minmax_##SUF(d, sel, vbuf, n, ctx);                                              \
+                        vbuf[i / 64] &= ~((uint64_t)1 << (i % 64));                                          \
+                        snprintf(ctx, sizeof ctx,                                                            \
+                                 "%s, %lld planted at row %u (index %u), NULL, few NULLs (seed %llu)",       \
+                                 MODE[mode], (long long)plant[j], p, i, (unsigned long long)seed);           \
+                        run_minmax_##SUF(d, sel, vbuf, n, ctx);                                              \
+                        memset(one, 0, sizeof one);                                                          \
+                        set_bit(one, i);                                                                     \
+                        snprintf(ctx, sizeof ctx,                                                            \
+                                 "%s, %lld planted at row %u (index %u), the only valid one (seed %llu)",    \
+                                 MODE[mode], (long long)plant[j], p, i, (unsigned long long)seed);           \
+                        run_minmax_##SUF(d, sel, one, n, ctx);                                               \
+                    }                                                                                        \
+                    d[i] = keep;                                                                             \
+                    if (kept_bit) set_bit(vbuf, i);                                                          \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    /* minmax_T: mixed data (edges among the valid rows), small values (poisoned NULLs stand out),           \
+    ** all the minimum (NULLs hold the maximum), all the maximum, then the planted rows. */                  \
+    static void minmax_##SUF(uint64_t seed) {                                                                \
+        static T base[VECTOR_SIZE + 1];                                                                      \
+        static const int64_t edges[] = {TMIN, (int64_t)TMIN + 1, -1, 0, 1, (int64_t)TMAX - 1, TMAX};         \
+        int64_t pool[NPOOL];                                                                                 \
+        rng_seed(seed);                                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            pool[i] = gen_any(TMIN, TMAX);                                                                   \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)gen_int(edges, 7, pool, TMIN, TMAX, false);                                         \
+        check_minmax_##SUF(base, "mixed", seed);                                                             \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)((int64_t)rnd(2001) - 1000);                                                        \
+        check_minmax_##SUF(base, "small", seed);                                                             \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = TMIN;                                                                                  \
+        check_minmax_##SUF(base, "all " #TMIN, seed);                                                        \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = TMAX;                                                                                  \
+        check_minmax_##SUF(base, "all " #TMAX, seed);                                                        \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)(i % 2 ? TMAX - (int64_t)rnd(3) : TMIN + (int64_t)rnd(3));                          \
+        check_minmax_##SUF(base, "near both extremes", seed);                                                \
+        plant_minmax_##SUF(seed + 100);                                                                      \
+    }
+
+DEFINE_MINMAX(i16, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_MINMAX(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_MINMAX(i64, int64_t, INT64_MIN, INT64_MAX)
+
+Test(kernel, minmax_i16) { minmax_i16(17); }
+Test(kernel, minmax_i32) { minmax_i32(18); }
+Test(kernel, minmax_i64) { minmax_i64(19); }
+
+/* A few results stated outright. */
+Test(kernel, minmax_fixed) {
+    const int64_t d[6] = {5, INT64_MIN, -3, INT64_MAX, 7, 0};
+    uint64_t validity[1] = {0x3du}; /* row 1 (INT64_MIN) NULL */
+    int64_t mn = 42, mx = 43;
+    cr_assert_eq(kern_minmax_i64(d, NULL, NULL, 6, &mn, &mx), 6u);
+    cr_assert(mn == INT64_MIN && mx == INT64_MAX, "%lld %lld", (long long)mn, (long long)mx);
+    cr_assert_eq(kern_minmax_i64(d, NULL, validity, 6, &mn, &mx), 5u);
+    cr_assert(mn == -3 && mx == INT64_MAX, "INT64_MIN is NULL: %lld %lld", (long long)mn, (long long)mx);
+    validity[0] = 0;
+    mn = 42, mx = 43;
+    cr_assert_eq(kern_minmax_i64(d, NULL, validity, 6, &mn, &mx), 0u);
+    cr_assert(mn == 42 && mx == 43, "all NULL: *min, *max changed to %lld %lld", (long long)mn,
+              (long long)mx);
+    cr_assert_eq(kern_minmax_i64(d, NULL, NULL, 0, &mn, &mx), 0u);
+    cr_assert(mn == 42 && mx == 43, "n = 0: *min, *max changed to %lld %lld", (long long)mn, (long long)mx);
+    const int16_t s[9] = {1, 2, 3, 4, 5, 6, 7, 8, INT16_MIN};
+    const sel_t sel[3] = {8, 0, 8};
+    cr_assert_eq(kern_minmax_i16(s, sel, NULL, 3, &mn, &mx), 3u);
+    cr_assert(mn == INT16_MIN && mx == 1, "%lld %lld", (long long)mn, (long long)mx);
+    const int32_t w[9] = {INT32_MAX, -1, -1, -1, -1, -1, -1, -1, -2};
+    cr_assert_eq(kern_minmax_i32(w, NULL, NULL, 9, &mn, &mx), 9u);
+    cr_assert(mn == -2 && mx == INT32_MAX, "%lld %lld", (long long)mn, (long long)mx);
+}
+
+/* ---- grouped sums -------------------------------------------------------------------------- */
+
+/* The group counts: 1, around the KERN_GROUP_LANES lanes, many, and up to KERN_GROUPS_MAX. */
+static const uint32_t NGROUPS[] = {1, 2, 3, 4, 7, 8, 9, 100, 255, KERN_GROUPS_MAX};
+#define NNG (sizeof NGROUPS / sizeof NGROUPS[0])
+
+/* How rows are spread over the groups: at random; all in the last group; sorted runs (consecutive
+** rows share a group, as grouped or clustered data do; some groups skipped); alternating between
+** the first and the last group; cycling 0, 1, ..., ngroups - 1 (with 8 groups each lane always
+** sees the same group). */
+enum { G_RANDOM, G_ONE, G_RUNS, G_ALTERNATE, G_CYCLE, NGM };
+static const char *const GM[NGM] = {"random gids", "one group", "sorted runs", "alternating gids",
+                                    "cycling gids"};
+
+/* make_gids fills gids[0..VECTOR_SIZE-1] for mode gm, each < ngroups. */
+static void make_gids(int gm, uint32_t ngroups, uint32_t *gids) {
+    uint32_t g = 0, left = 0, mean = 2 * VECTOR_SIZE / ngroups;
+    for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+        switch (gm) {
+        case G_RANDOM: gids[r] = rnd(ngroups); break;
+        case G_ONE: gids[r] = ngroups - 1; break;
+        case G_RUNS:
+            if (left == 0) {
+                if (r > 0) g += 1 + (rnd(4) == 0);
+                if (g >= ngroups) g = ngroups - 1;
+                left = 1 + rnd(mean > 1 ? mean : 1);
+            }
+            left--;
+            gids[r] = g;
+            break;
+        case G_ALTERNATE: gids[r] = r % 2 ? ngroups - 1 : 0; break;
+        default: gids[r] = r % ngroups; break;
+        }
+    }
+}
+
+/* An accumulator array has KERN_GROUPS_MAX + GUARD entries; those at and past ngroups hold
+** CANARY64 and must not change. */
+#define ACCBUF (KERN_GROUPS_MAX + GUARD)
+
+/* fill_acc_i64: nonzero values of either sign (or positive: pos) in the first ngroups entries. */
+static void fill_acc_i64(int64_t *acc, uint32_t ngroups, bool pos) {
+    for (uint32_t g = 0; g < ACCBUF; g++)
+        acc[g] = g < ngroups ? (pos || rnd(2) ? 1 : -1) * (int64_t)(1 + rnd(1000)) : (int64_t)CANARY64;
+}
+
+/* check_acc_i64 compares acc with want (ngroups entries) and the canaries after them. */
+static void check_acc_i64(const int64_t *acc, const __int128 *want, uint32_t ngroups, const char *kern,
+                          const char *ctx) {
+    char g1[48], w1[48];
+    for (uint32_t g = 0; g < ngroups; g++)
+        if ((__int128)acc[g] != want[g])
+            cr_assert_fail("%s %s: acc[%u] = %s, want %s", kern, ctx, g, i128_str(acc[g], g1),
+                           i128_str(want[g], w1));
+    for (uint32_t g = ngroups; g < ACCBUF; g++)
+        if (acc[g] != (int64_t)CANARY64)
+            cr_assert_fail("%s %s: wrote acc[%u] = %lld, at or past ngroups", kern, ctx, g,
+                           (long long)acc[g]);
+}
+
+Test(kernel, group_count) {
+    static uint32_t gids[VECTOR_SIZE];
+    static int64_t acc[ACCBUF];
+    static __int128 want[KERN_GROUPS_MAX];
+    char ctx[160];
+    rng_seed(20);
+    for (uint32_t gi = 0; gi < NNG; gi++) {
+        uint32_t ng = NGROUPS[gi];
+        for (int gm = 0; gm < NGM; gm++) {
+            make_gids(gm, ng, gids);
+            for (uint32_t ni = 0; ni < NNS; ni++) {
+                uint32_t n = NS[ni];
+                fill_acc_i64(acc, ng, false);
+                for (uint32_t g = 0; g < ng; g++)
+                    want[g] = acc[g];
+                for (uint32_t r = 0; r < n; r++)
+                    want[gids[r]]++;
+                kern_group_count(gids, n, ng, acc);
+                snprintf(ctx, sizeof ctx, "n=%u ngroups=%u %s (seed 20)", n, ng, GM[gm]);
+                check_acc_i64(acc, want, ng, "kern_group_count", ctx);
+            }
+        }
+    }
+}
+
+/* kern_group_sum_i16 and _i32 return nothing: call_group_sum_T returns true for them. */
+static bool call_group_sum_i16(const int16_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n,
+                               uint32_t ngroups, int64_t *acc) {
+    kern_group_sum_i16(d, sel, gids, n, ngroups, acc);
+    return true;
+}
+static bool call_group_sum_i32(const int32_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n,
+                               uint32_t ngroups, int64_t *acc) {
+    kern_group_sum_i32(d, sel, gids, n, ngroups, acc);
+    return true;
+}
+static bool call_group_sum_i64(const int64_t *d, const sel_t *sel, const uint32_t *gids, uint32_t n,
+                               uint32_t ngroups, int64_t *acc) {
+    return kern_group_sum_i64(d, sel, gids, n, ngroups, acc);
+}
+
+/* check_group_sum_T runs kern_group_sum_T over every ngroups, gid spread, mode and n on base, acc
+** pre-filled (pos: with positive values), against an __int128 row-order reference; every value
+** is in range, so kern_group_sum_i64 must return true. */
+#define DEFINE_GROUP_SUM_INT(SUF, T)                                                                         \
+    static void check_group_sum_##SUF(const T *base, const char *data, bool pos, uint64_t seed) {            \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static uint32_t gids[VECTOR_SIZE];                                                                   \
+        static int64_t acc[ACCBUF];                                                                          \
+        static __int128 want[KERN_GROUPS_MAX];                                                               \
+        char ctx[200];                                                                                       \
+        for (uint32_t gi = 0; gi < NNG; gi++) {                                                              \
+            uint32_t ng = NGROUPS[gi];                                                                       \
+            for (int gm = 0; gm < NGM; gm++) {                                                               \
+                make_gids(gm, ng, gids);                                                                     \
+                for (int mode = 0; mode < NMODES; mode++) {                                                  \
+                    const sel_t *sel = make_sel(mode, selbuf);                                               \
+                    const T *d = base + data_off(mode);                                                      \
+                    for (uint32_t ni = 0; ni < NNS; ni++) {                                                  \
+                        uint32_t n = NS[ni];                                                                 \
+                        fill_acc_i64(acc, ng, pos);                                                          \
+                        for (uint32_t g = 0; g < ng; g++)                                                    \
+                            want[g] = acc[g];                                                                \
+                        for (uint32_t r = 0; r < n; r++)                                                     \
+                            want[gids[r]] += AT(d, sel, r);                                                  \
+                        snprintf(ctx, sizeof ctx, "%s n=%u ngroups=%u %s %s (seed %llu)", data, n, ng,       \
+                                 GM[gm], MODE[mode], (unsigned long long)seed);                              \
+                        for (uint32_t g = 0; g < ng; g++)                                                    \
+                            cr_assert(want[g] >= INT64_MIN && want[g] <= INT64_MAX,                          \
+                                      "test data: group %u's sum leaves int64: %s", g, ctx);                 \
+                        bool ok = call_group_sum_##SUF(d, sel, gids, n, ng, acc);                            \
+                        cr_assert(ok,                                                                        \
+                                  "kern_group_sum_" #SUF " %s: returned false, but every value is in "       \
+                                  "[-2^52, 2^52)",                                                           \
+                                  ctx);                                                                      \
+                        check_acc_i64(acc, want, ng, "kern_group_sum_" #SUF, ctx);                           \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+DEFINE_GROUP_SUM_INT(i16, int16_t)
+DEFINE_GROUP_SUM_INT(i32, int32_t)
+DEFINE_GROUP_SUM_INT(i64, int64_t)
+
+Test(kernel, group_sum_i16_i32) {
+    static int16_t d16[VECTOR_SIZE + 1];
+    static int32_t d32[VECTOR_SIZE + 1];
+    rng_seed(21);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d16[i] = (int16_t)gen_any(INT16_MIN, INT16_MAX);
+    check_group_sum_i16(d16, "random", false, 21);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d16[i] = i % 3 ? INT16_MIN : INT16_MAX;
+    check_group_sum_i16(d16, "extremes", false, 21);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = (int32_t)gen_any(INT32_MIN, INT32_MAX);
+    check_group_sum_i32(d32, "random", false, 21);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = i % 3 ? INT32_MIN : INT32_MAX;
+    check_group_sum_i32(d32, "extremes", false, 21);
+}
+
+/* BIG: the magnitude where kern_group_sum_i64 gives up; values in [-BIG, BIG) are summed. */
+#define BIG (INT64_C(1) << 52)
+
+Test(kernel, group_sum_i64) {
+    static int64_t d[VECTOR_SIZE + 1];
+    rng_seed(22);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = gen_any(-(BIG - 1), BIG - 1);
+    check_group_sum_i64(d, "random in +-(2^52 - 1)", false, 22);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = rnd(2) ? BIG - 1 - (int64_t)rnd(4) : -(BIG - 1) + (int64_t)rnd(4);
+    check_group_sum_i64(d, "near +-(2^52 - 1)", false, 22);
+    /* one sign throughout: 2048 of them reach about 2^63 in one group, still exact in int64 */
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = BIG - 1;
+    check_group_sum_i64(d, "all 2^52 - 1", false, 22);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = -BIG;
+    check_group_sum_i64(d, "all -2^52", true, 22);
+}
+
+/* A value out of [-2^52, 2^52) anywhere (first row, second, middle, last of the 8-row groups,
+** first of the tail after them, last row, random): kern_group_sum_i64 returns false and acc does
+** not change; -2^52 and 2^52 - 1 in the same places are summed. */
+Test(kernel, group_sum_i64_range) {
+    static int64_t base[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    static uint32_t gids[VECTOR_SIZE];
+    static int64_t acc[ACCBUF], before[ACCBUF];
+    static __int128 want[KERN_GROUPS_MAX];
+    static const int64_t out[] = {BIG, -BIG - 1, INT64_MIN, INT64_MAX};
+    static const int64_t in[] = {-BIG, BIG - 1};
+    static const uint32_t ngs[] = {1, 7, 9, KERN_GROUPS_MAX};
+    char ctx[240];
+    rng_seed(23);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        base[i] = gen_any(-(BIG - 1), BIG - 1);
+    for (uint32_t gi = 0; gi < sizeof ngs / sizeof ngs[0]; gi++) {
+        uint32_t ng = ngs[gi];
+        for (int gm = 0; gm < NGM; gm++) {
+            make_gids(gm, ng, gids);
+            for (int mode = 0; mode < NMODES; mode++) {
+                const sel_t *sel = make_sel(mode, selbuf);
+                int64_t *d = base + data_off(mode);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    if (n == 0) continue;
+                    uint32_t tail = n / KERN_GROUP_LANES * KERN_GROUP_LANES;
+                    uint32_t pos[] = {0, 1, n / 2, tail - 1, tail, n - 1, rnd(n)};
+                    for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+                        uint32_t p = pos[k];
+                        if (p >= n) continue;
+                        uint32_t i = IDX(sel, p);
+                        int64_t keep = d[i];
+                        for (uint32_t j = 0; j < sizeof out / sizeof out[0]; j++) {
+                            d[i] = out[j];
+                            fill_acc_i64(acc, ng, false);
+                            memcpy(before, acc, sizeof acc);
+                            bool ok = kern_group_sum_i64(d, sel, gids, n, ng, acc);
+                            snprintf(ctx, sizeof ctx,
+                                     "n=%u ngroups=%u %s %s, %lld at row %u (index %u, group %u)", n, ng,
+                                     GM[gm], MODE[mode], (long long)out[j], p, i, gids[p]);
+                            cr_assert(!ok, "kern_group_sum_i64 %s: returned true", ctx);
+                            for (uint32_t g = 0; g < ACCBUF; g++)
+                                if (acc[g] != before[g])
+                                    cr_assert_fail(
+                                        "kern_group_sum_i64 %s: returned false but changed acc[%u] "
+                                        "from %lld to %lld",
+                                        ctx, g, (long long)before[g], (long long)acc[g]);
+                        }
+                        for (uint32_t j = 0; j < sizeof in / sizeof in[0]; j++) {
+                            d[i] = in[j];
+                            fill_acc_i64(acc, ng, false);
+                            for (uint32_t g = 0; g < ng; g++)
+                                want[g] = acc[g];
+                            for (uint32_t r = 0; r < n; r++)
+                                want[gids[r]] += AT(d, sel, r);
+                            bool ok = kern_group_sum_i64(d, sel, gids, n, ng, acc);
+                            snprintf(ctx, sizeof ctx,
+                                     "n=%u ngroups=%u %s %s, %lld at row %u (index %u, group %u)", n, ng,
+                                     GM[gm], MODE[mode], (long long)in[j], p, i, gids[p]);
+                            cr_assert(ok, "kern_group_sum_i64 %s: returned false, but the value is in range",
+                                      ctx);
+                            check_acc_i64(acc, want, ng, "kern_group_sum_i64", ctx);
+                        }
+                        d[i] = keep;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* check_group_sum_f64: as check_group_sum_T for DOUBLE, on quarters (every partial sum exact, so
+** the lanes' order of adding does not show): the sums must be exact. */
+static void check_group_sum_f64(const double *base, const char *data, uint64_t seed) {
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    static uint32_t gids[VECTOR_SIZE];
+    static double acc[ACCBUF], want[KERN_GROUPS_MAX];
+    char ctx[200];
+    for (uint32_t gi = 0; gi < NNG; gi++) {
+        uint32_t ng = NGROUPS[gi];
+        for (int gm = 0; gm < NGM; gm++) {
+            make_gids(gm, ng, gids);
+            for (int mode = 0; mode < NMODES; mode++) {
+                const sel_t *sel = make_sel(mode, selbuf);
+                const double *d = base + data_off(mode);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    for (uint32_t g = 0; g < ACCBUF; g++)
+                        acc[g] = g < ng ? (rnd(2) ? 0.25 : -0.25) * (1 + rnd(4000)) : from_bits(CANARY64);
+                    for (uint32_t g = 0; g < ng; g++)
+                        want[g] = acc[g];
+                    for (uint32_t r = 0; r < n; r++)
+                        want[gids[r]] += AT(d, sel, r);
+                    kern_group_sum_f64(d, sel, gids, n, ng, acc);
+                    snprintf(ctx, sizeof ctx, "%s n=%u ngroups=%u %s %s (seed %llu)", data, n, ng, GM[gm],
+                             MODE[mode], (unsigned long long)seed);
+                    for (uint32_t g = 0; g < ng; g++)
+                        if (acc[g] != want[g])
+                            cr_assert_fail("kern_group_sum_f64 %s: acc[%u] = %.17g, want exactly %.17g", ctx,
+                                           g, acc[g], want[g]);
+                    for (uint32_t g = ng; g < ACCBUF; g++)
+                        if (bits_of(acc[g]) != CANARY64)
+                            cr_assert_fail("kern_group_sum_f64 %s: wrote acc[%u] = %g, at or past ngroups",
+                                           ctx, g, acc[g]);
+                }
+            }
+        }
+    }
+}
+
+Test(kernel, group_sum_f64) {
+    static double d[VECTOR_SIZE + 1];
+    rng_seed(24);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = ((double)rnd(16385) - 8192) * 0.25;
+    check_group_sum_f64(d, "quarters", 24);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d[i] = (double)(INT64_C(1) << 38) + (double)rnd(1000) * 0.25;
+    check_group_sum_f64(d, "large quarters", 24); /* sums below 2^50: quarters stay exact */
+}
+
+/* A few results stated outright. */
+Test(kernel, group_fixed) {
+    const uint32_t gids[10] = {0, 2, 0, 2, 2, 0, 0, 0, 0, 2}; /* group 1 absent */
+    const int64_t d[10] = {1, 10, 2, 20, 30, 3, 4, 5, 6, -BIG};
+    int64_t acc[4] = {100, 200, 300, 400};
+    kern_group_count(gids, 10, 3, acc);
+    cr_assert(acc[0] == 106 && acc[1] == 200 && acc[2] == 304 && acc[3] == 400, "count: %lld %lld %lld %lld",
+              (long long)acc[0], (long long)acc[1], (long long)acc[2], (long long)acc[3]);
+    cr_assert(kern_group_sum_i64(d, NULL, gids, 10, 3, acc), "-2^52 is in range");
+    cr_assert(acc[0] == 127 && acc[1] == 200 && acc[2] == 364 - BIG && acc[3] == 400,
+              "sum: %lld %lld %lld %lld", (long long)acc[0], (long long)acc[1], (long long)acc[2],
+              (long long)acc[3]);
+    const int64_t e[10] = {1, 10, 2, 20, 30, 3, 4, 5, 6, BIG};
+    cr_assert(!kern_group_sum_i64(e, NULL, gids, 10, 3, acc), "2^52 is out of range (in the tail)");
+    cr_assert(acc[0] == 127 && acc[1] == 200 && acc[2] == 364 - BIG && acc[3] == 400,
+              "unchanged: %lld %lld %lld %lld", (long long)acc[0], (long long)acc[1], (long long)acc[2],
+              (long long)acc[3]);
+    const double f[10] = {0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5};
+    const sel_t sel[10] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    double facc[3] = {-1, 7, 1};
+    kern_group_sum_f64(f, sel, gids, 10, 3, facc);
+    /* row r reads f[9 - r]: group 0 gets 2.5 + 2 + 1.25 + 1 + 0.75 + 0.5, group 2 2.25 + 1.75 + 1.5 + 0.25 */
+    cr_assert(facc[0] == 7 && facc[1] == 7 && facc[2] == 6.75, "f64: %g %g %g", facc[0], facc[1], facc[2]);
+}
+
+/* ---- kern_arith_f64 ------------------------------------------------------------------------ */
+
+static const char *const AOP[] = {"ADD", "SUB", "MUL", "DIV"};
+
+/* The operand modes for the binary kernels: (a's, b's). */
+static const int PAIRS[][2] = {{M_FLAT, M_FLAT},       {M_FLAT_OFF, M_FLAT}, {M_FLAT, M_RANDOM},
+                               {M_RANDOM, M_FLAT_OFF}, {M_RANDOM, M_DESC},   {M_REPEAT, M_RANDOM_OFF}};
+#define NPAIRS (sizeof PAIRS / sizeof PAIRS[0])
+
+static double ref_arith_f64(kern_arith op, double u, double v) {
+    switch (op) {
+    case KERN_ADD: return u + v;
+    case KERN_SUB: return u - v;
+    case KERN_MUL: return u * v;
+    default: return u / v;
+    }
+}
+
+/* suspect_f64: the rows kern_arith_f64 must flag (kernel.h): an infinite result, a zero result of
+** MUL or DIV, a zero divisor. */
+static bool suspect_f64(kern_arith op, double v, double x) {
+    return isinf(x) || ((op == KERN_MUL || op == KERN_DIV) && x == 0) || (op == KERN_DIV && v == 0);
+}
+
+/* check_arith_f64 runs kern_arith_f64 once, compares every row and the flag with the reference
+** and that nothing is written past o[n-1], and returns the reference flag. */
+static bool check_arith_f64(kern_arith op, const double *a, const sel_t *as, const double *b, const sel_t *bs,
+                            uint32_t n, const char *ctx) {
+    static double o[VECTOR_SIZE + GUARD];
+    for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)
+        o[i] = from_bits(CANARY64);
+    bool flag = kern_arith_f64(op, a, as, b, bs, n, o);
+    bool want = false;
+    int64_t first = -1;
+    for (uint32_t r = 0; r < n; r++) {
+        double u = AT(a, as, r), v = AT(b, bs, r), x = ref_arith_f64(op, u, v);
+        if (suspect_f64(op, v, x) && !want) want = true, first = r;
+        if (!same_f64(o[r], x))
+            cr_assert_fail("kern_arith_f64 %s n=%u %s: row %u: %a %s %a = %a, kernel wrote %a", AOP[op], n,
+                           ctx, r, u, AOP[op], v, x, o[r]);
+    }
+    for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)
+        if (bits_of(o[i]) != CANARY64)
+            cr_assert_fail("kern_arith_f64 %s n=%u %s: wrote o[%u] past n", AOP[op], n, ctx, i);
+    if (flag != want) {
+        if (want) {
+            double u = AT(a, as, (uint32_t)first), v = AT(b, bs, (uint32_t)first);
+            cr_assert_fail("kern_arith_f64 %s n=%u %s: returned false, but row %lld gives %a %s %a = %a",
+                           AOP[op], n, ctx, (long long)first, u, AOP[op], v, ref_arith_f64(op, u, v));
+        }
+        cr_assert_fail(
+            "kern_arith_f64 %s n=%u %s: returned true, but no row is infinite, zero or divides by zero",
+            AOP[op], n, ctx);
+    }
+    return want;
+}
+
+/* shared: whether a row of 0..n-1 other than r reads index i through sel (a planted value then
+** meets other operands there, and a harmless plant may make some other row suspect). */
+static bool shared(const sel_t *sel, uint32_t n, uint32_t r, uint32_t i) {
+    for (uint32_t q = 0; q < n; q++)
+        if (q != r && IDX(sel, q) == i) return true;
+    return false;
+}
+
+/* ordinary: a nonzero finite number in [2^-20, 2^21) of either sign: no operation of two of them
+** overflows, underflows, is zero (MUL, DIV) or divides by zero. */
+static double ordinary(void) {
+    return (rnd(2) ? -1.0 : 1.0) * (1.0 + (double)rnd(1u << 30) / (1u << 30)) * ldexp(1.0, (int)rnd(41) - 20);
+}
+
+/* A planted row: operands and whether the flag must be raised. */
+typedef struct plant_f64 {
+    double u, v;
+    bool suspect;
+} plant_f64;
+
+static const plant_f64 *plants_f64(kern_arith op, int *count) {
+    static plant_f64 p[4][12];
+    static int np[4];
+    const double tiny = 1e-300, huge = 1e300;
+    int k = 0;
+    /* ADD */
+    p[0][k++] = (plant_f64){DBL_MAX, DBL_MAX, true};
+    p[0][k++] = (plant_f64){-DBL_MAX, -DBL_MAX, true};
+    p[0][k++] = (plant_f64){INFINITY, 1.0, true};
+    p[0][k++] = (plant_f64){1.0, -INFINITY, true};
+    p[0][k++] = (plant_f64){INFINITY, -INFINITY, false}; /* NaN */
+    p[0][k++] = (plant_f64){NAN, 1.0, false};
+    p[0][k++] = (plant_f64){5.0, -5.0, false}; /* zero: only MUL and DIV flag it */
+    p[0][k++] = (plant_f64){DBL_TRUE_MIN, -DBL_TRUE_MIN, false};
+    np[0] = k, k = 0;
+    /* SUB */
+    p[1][k++] = (plant_f64){DBL_MAX, -DBL_MAX, true};
+    p[1][k++] = (plant_f64){-DBL_MAX, DBL_MAX, true};
+    p[1][k++] = (plant_f64){-INFINITY, 1.0, true};
+    p[1][k++] = (plant_f64){1.0, INFINITY, true};
+    p[1][k++] = (plant_f64){INFINITY, INFINITY, false}; /* NaN */
+    p[1][k++] = (plant_f64){3.0, 3.0, false};
+    p[1][k++] = (plant_f64){1.0, NAN, false};
+    np[1] = k, k = 0;
+    /* MUL */
+    p[2][k++] = (plant_f64){huge, huge, true};
+    p[2][k++] = (plant_f64){-huge, huge, true};
+    p[2][k++] = (plant_f64){tiny, tiny, true}; /* underflows to zero */
+    p[2][k++] = (plant_f64){DBL_TRUE_MIN, 0.5, true};
+    p[2][k++] = (plant_f64){0.0, 5.0, true};
+    p[2][k++] = (plant_f64){3.0, -0.0, true};
+    p[2][k++] = (plant_f64){INFINITY, 2.0, true};
+    p[2][k++] = (plant_f64){INFINITY, 0.0, false}; /* NaN */
+    p[2][k++] = (plant_f64){NAN, 0.5, false};
+    p[2][k++] = (plant_f64){DBL_MIN, 0.5, false}; /* a denormal, not zero */
+    np[2] = k, k = 0;
+    /* DIV */
+    p[3][k++] = (plant_f64){1.0, 0.0, true};
+    p[3][k++] = (plant_f64){-1.0, -0.0, true};
+    p[3][k++] = (plant_f64){0.0, 0.0, true}; /* NaN, but the divisor is zero */
+    p[3][k++] = (plant_f64){NAN, 0.0, true};
+    p[3][k++] = (plant_f64){huge, tiny, true};
+    p[3][k++] = (plant_f64){tiny, huge, true};
+    p[3][k++] = (plant_f64){0.0, 7.0, true};
+    p[3][k++] = (plant_f64){INFINITY, 2.0, true};
+    p[3][k++] = (plant_f64){INFINITY, INFINITY, false}; /* NaN */
+    p[3][k++] = (plant_f64){NAN, 2.0, false};
+    p[3][k++] = (plant_f64){2.0, INFINITY, true}; /* zero */
+    np[3] = k;
+    *count = np[op];
+    return p[op];
+}
+
+Test(kernel, arith_f64) {
+    static double A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    char ctx[160];
+    rng_seed(14);
+    for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+        const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+        double *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+            A[i] = ordinary(), B[i] = ordinary();
+        for (uint32_t ni = 0; ni < NNS; ni++) {
+            uint32_t n = NS[ni];
+            for (int op = KERN_ADD; op <= KERN_DIV; op++) {
+                snprintf(ctx, sizeof ctx, "a %s, b %s, ordinary data", MODE[PAIRS[pi][0]],
+                         MODE[PAIRS[pi][1]]);
+                cr_assert(!check_arith_f64((kern_arith)op, a, as, b, bs, n, ctx), "test data: %s", ctx);
+                if (n == 0) continue;
+                int np;
+                const plant_f64 *plants = plants_f64((kern_arith)op, &np);
+                /* start, second row, middle, first row of the scalar tail (when n % 4), end */
+                uint32_t pos[] = {0, 1, 3, n / 2, n / 4 * 4, n - 2, n - 1, rnd(n)};
+                for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+                    uint32_t r = pos[k];
+                    if (r >= n) continue;
+                    uint32_t ia = IDX(as, r), ib = IDX(bs, r);
+                    double keep_a = a[ia], keep_b = b[ib];
+                    for (int j = 0; j < np; j++) {
+                        a[ia] = plants[j].u, b[ib] = plants[j].v;
+                        snprintf(ctx, sizeof ctx, "a %s, b %s, row %u = %a %s %a planted", MODE[PAIRS[pi][0]],
+                                 MODE[PAIRS[pi][1]], r, plants[j].u, AOP[op], plants[j].v);
+                        bool want = check_arith_f64((kern_arith)op, a, as, b, bs, n, ctx);
+                        if (plants[j].suspect || !(shared(as, n, r, ia) || shared(bs, n, r, ib)))
+                            cr_assert_eq(want, plants[j].suspect, "test data: %s", ctx);
+                    }
+                    a[ia] = keep_a, b[ib] = keep_b;
+                }
+            }
+        }
+        /* edge values everywhere, against the flag's definition */
+        init_specials();
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {
+            A[i] = rnd(4) ? ordinary() : specials[rnd(NSPECIAL)];
+            B[i] = rnd(4) ? ordinary() : specials[rnd(NSPECIAL)];
+        }
+        for (uint32_t ni = 0; ni < NNS; ni++)
+            for (int op = KERN_ADD; op <= KERN_DIV; op++) {
+                snprintf(ctx, sizeof ctx, "a %s, b %s, edge values", MODE[PAIRS[pi][0]], MODE[PAIRS[pi][1]]);
+                check_arith_f64((kern_arith)op, a, as, b, bs, NS[ni], ctx);
+            }
+    }
+}
+
+/* ---- kern_arith_i64 ------------------------------------------------------------------------ */
+
+static bool exact_out(kern_arith op, int64_t u, int64_t v, int64_t lo, int64_t hi, int64_t *wrapped) {
+    __int128 x = op == KERN_ADD ? (__int128)u + v : op == KERN_SUB ? (__int128)u - v : (__int128)u * v;
+    *wrapped = (int64_t)(uint64_t)(unsigned __int128)x;
+    return x < lo || x > hi;
+}
+
+/* check_arith_i64 runs kern_arith_i64 once and compares the flag with the exact reference, and
+** every row when no row is out of [lo, hi]; returns the reference flag. */
+static bool check_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int64_t *b,
+                            const sel_t *bs, uint32_t n, int64_t lo, int64_t hi, const char *ctx) {
+    static int64_t o[VECTOR_SIZE + GUARD];
+    for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)
+        o[i] = (int64_t)CANARY64;
+    bool flag = kern_arith_i64(op, a, as, b, bs, n, lo, hi, o);
+    bool want = false;
+    int64_t first = -1;
+    for (uint32_t r = 0; r < n; r++) {
+        int64_t x;
+        if (exact_out(op, AT(a, as, r), AT(b, bs, r), lo, hi, &x) && !want) want = true, first = r;
+    }
+    if (flag != want) {
+        if (want)
+            cr_assert_fail(
+                "kern_arith_i64 %s [%lld, %lld] n=%u %s: returned false, but row %lld: %lld %s %lld is out",
+                AOP[op], (long long)lo, (long long)hi, n, ctx, (long long)first,
+                (long long)AT(a, as, (uint32_t)first), AOP[op], (long long)AT(b, bs, (uint32_t)first));
+        cr_assert_fail("kern_arith_i64 %s [%lld, %lld] n=%u %s: returned true, but every row is in range",
+                       AOP[op], (long long)lo, (long long)hi, n, ctx);
+    }
+    if (!want)
+        for (uint32_t r = 0; r < n; r++) {
+            int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
+            exact_out(op, u, v, lo, hi, &x);
+            if (o[r] != x)
+                cr_assert_fail("kern_arith_i64 %s n=%u %s: row %u: %lld %s %lld = %lld, kernel wrote %lld",
+                               AOP[op], n, ctx, r, (long long)u, AOP[op], (long long)v, (long long)x,
+                               (long long)o[r]);
+        }
+    for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)
+        if (o[i] != (int64_t)CANARY64)
+            cr_assert_fail("kern_arith_i64 %s n=%u %s: wrote o[%u] past n", AOP[op], n, ctx, i);
+    return want;
+}
+
+typedef struct plant_i64 {
+    int64_t u, v;
+    bool out;
+} plant_i64;
+
+/* plants_i64: rows out of [lo, hi] (or overflowing int64) and rows exactly on a bound, for the
+** symmetric bounds used below. */
+static int plants_i64(kern_arith op, int64_t lo, int64_t hi, plant_i64 *p) {
+    int k = 0;
+    switch (op) {
+    case KERN_ADD:
+        p[k++] = (plant_i64){hi, 1, true};
+        p[k++] = (plant_i64){lo, -1, true};
+        p[k++] = (plant_i64){hi, hi, true};
+        p[k++] = (plant_i64){lo, lo, true};
+        p[k++] = (plant_i64){INT64_MAX, 1, true};
+        p[k++] = (plant_i64){INT64_MIN, -1, true};
+        p[k++] = (plant_i64){hi - 1, 1, false};
+        p[k++] = (plant_i64){lo + 1, -1, false};
+        p[k++] = (plant_i64){hi, lo, false};
+        break;
+    case KERN_SUB:
+        p[k++] = (plant_i64){lo, 1, true};
+        p[k++] = (plant_i64){hi, -1, true};
+        p[k++] = (plant_i64){0, INT64_MIN, true};
+        p[k++] = (plant_i64){INT64_MIN, 1, true};
+        p[k++] = (plant_i64){INT64_MAX, -1, true};
+        p[k++] = (plant_i64){lo, hi, true};
+        p[k++] = (plant_i64){lo + 1, 1, false};
+        p[k++] = (plant_i64){hi - 1, -1, false};
+        p[k++] = (plant_i64){-1, lo, false};
+        break;
+    default:
+        p[k++] = (plant_i64){hi, 2, true};
+        p[k++] = (plant_i64){lo, 2, true};
+        p[k++] = (plant_i64){INT64_MIN, -1, true};
+        p[k++] = (plant_i64){INT64_C(1) << 32, INT64_C(1) << 32, true};
+        p[k++] = (plant_i64){3037000500, 3037000500, true};
+        p[k++] = (plant_i64){INT64_MAX, INT64_MAX, true};
+        p[k++] = (plant_i64){lo, hi, true};
+        p[k++] = (plant_i64){hi, 1, false};
+        p[k++] = (plant_i64){lo, 1, false};
+        p[k++] = (plant_i64){1, lo, false};
+        p[k++] = (plant_i64){-1, hi, false};
+        p[k++] = (plant_i64){0, INT64_MIN, false};
+        break;
+    }
+    return k;
+}
+
+/* isqrt_floor: the largest m with m * m <= x. */
+static int64_t isqrt_floor(int64_t x) {
+    int64_t m = (int64_t)sqrt((double)x);
+    while ((__int128)m * m > x)
+        m--;
+    while ((__int128)(m + 1) * (m + 1) <= x)
+        m++;
+    return m;
+}
+
+Test(kernel, arith_i64) {
+    static int64_t A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    static const struct {
+        int64_t lo, hi;
+    } bounds[] = {{INT64_MIN, INT64_MAX}, {INT32_MIN, INT32_MAX}, {-1000, 1000}};
+    char ctx[200];
+    plant_i64 plants[16];
+    rng_seed(15);
+    for (uint32_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+        int64_t lo = bounds[bi].lo, hi = bounds[bi].hi;
+        for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+            const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+            int64_t *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+            for (int op = KERN_ADD; op <= KERN_MUL; op++) {
+                /* in range: |u|, |v| <= hi / 4 (ADD, SUB), or <= sqrt(hi) / 2 (MUL) */
+                int64_t m = op == KERN_MUL ? isqrt_floor(hi) / 2 : hi / 4;
+                for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {
+                    A[i] = (int64_t)(rnd64() % (uint64_t)(2 * m + 1)) - m;
+                    B[i] = (int64_t)(rnd64() % (uint64_t)(2 * m + 1)) - m;
+                }
+                int np = plants_i64((kern_arith)op, lo, hi, plants);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, in-range data", MODE[PAIRS[pi][0]],
+                             MODE[PAIRS[pi][1]]);
+                    cr_assert(!check_arith_i64((kern_arith)op, a, as, b, bs, n, lo, hi, ctx), "test data: %s",
+                              ctx);
+                    if (n == 0) continue;
+                    uint32_t pos[] = {0, 1, 3, n / 2, n / 4 * 4, n - 2, n - 1, rnd(n)};
+                    for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+                        uint32_t r = pos[k];
+                        if (r >= n) continue;
+                        uint32_t ia = IDX(as, r), ib = IDX(bs, r);
+                        int64_t keep_a = a[ia], keep_b = b[ib];
+                        for (int j = 0; j < np; j++) {
+                            a[ia] = plants[j].u, b[ib] = plants[j].v;
+                            snprintf(ctx, sizeof ctx, "a %s, b %s, row %u = %lld %s %lld planted",
+                                     MODE[PAIRS[pi][0]], MODE[PAIRS[pi][1]], r, (long long)plants[j].u,
+                                     AOP[op], (long long)plants[j].v);
+                            bool want = check_arith_i64((kern_arith)op, a, as, b, bs, n, lo, hi, ctx);
+                            if (plants[j].out || !(shared(as, n, r, ia) || shared(bs, n, r, ib)))
+                                cr_assert_eq(want, plants[j].out, "test data: %s", ctx);
+                        }
+                        a[ia] = keep_a, b[ib] = keep_b;
+                    }
+                }
+            }
+        }
+    }
+
+    /* wild data (mostly small, some extremes, some anything) against the reference, also with
+    ** one-sided bounds */
+    static const struct {
+        int64_t lo, hi;
+    } wild[] = {{INT64_MIN, INT64_MAX}, {INT32_MIN, INT32_MAX}, {INT64_MIN, 0}, {0, INT64_MAX}, {-5, 7}};
+    static const int64_t edges[] = {INT64_MIN,
+                                    INT64_MAX,
+                                    INT32_MIN,
+                                    INT32_MAX,
+                                    -1,
+                                    0,
+                                    1,
+                                    (int64_t)INT32_MAX + 1,
+                                    (int64_t)INT32_MIN - 1,
+                                    3037000499,
+                                    -3037000499};
+    for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+        const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+        int64_t *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {
+            uint32_t ka = rnd(100), kb = rnd(100);
+            A[i] = ka < 97 ? (int64_t)rnd(7) - 3 : ka < 99 ? edges[rnd(11)] : (int64_t)rnd64();
+            B[i] = kb < 97 ? (int64_t)rnd(7) - 3 : kb < 99 ? edges[rnd(11)] : (int64_t)rnd64();
+        }
+        for (uint32_t wi = 0; wi < sizeof wild / sizeof wild[0]; wi++)
+            for (uint32_t ni = 0; ni < NNS; ni++)
+                for (int op = KERN_ADD; op <= KERN_MUL; op++) {
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, wild data", MODE[PAIRS[pi][0]],
+                             MODE[PAIRS[pi][1]]);
+                    check_arith_i64((kern_arith)op, a, as, b, bs, NS[ni], wild[wi].lo, wild[wi].hi, ctx);
+                }
+    }
+}
+
+/* ---- casts --------------------------------------------------------------------------------- */
+
+Test(kernel, to_f64) {
+    static int32_t d32[VECTOR_SIZE + 1];
+    static int64_t d64[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    static double o[VECTOR_SIZE + GUARD];
+    static const int64_t e32[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+    static const int64_t e64[] = {INT64_MIN,
+                                  INT64_MIN + 1,
+                                  -1,
+                                  0,
+                                  1,
+                                  INT64_MAX - 1,
+                                  INT64_MAX,
+                                  (INT64_C(1) << 53) + 1, /* rounds to even */
+                                  (INT64_C(1) << 53) + 3,
+                                  -(INT64_C(1) << 53) - 1,
+                                  INT64_C(0x7ffffffffffffdff)};
+    int64_t pool[NPOOL];
+    rng_seed(16);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_any(INT32_MIN, INT32_MAX);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d32[i] = (int32_t)gen_int(e32, 7, pool, INT32_MIN, INT32_MAX, false);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = (int64_t)rnd64();
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        d64[i] = rnd(3) ? gen_int(e64, 11, pool, INT64_MIN, INT64_MAX, false)
+                        : (int64_t)(rnd64() >> (1 + rnd(63))) * (rnd(2) ? 1 : -1);
+    for (int mode = 0; mode < NMODES; mode++) {
+        const sel_t *sel = make_sel(mode, selbuf);
+        const int32_t *a = d32 + data_off(mode);
+        const int64_t *b = d64 + data_off(mode);
+        for (uint32_t ni = 0; ni < NNS; ni++) {
+            uint32_t n = NS[ni];
+            for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)
+                o[i] = from_bits(CANARY64);
+            kern_to_f64_i32(a, sel, n, o);
+            for (uint32_t r = 0; r < n; r++)
+                if (bits_of(o[r]) != bits_of((double)AT(a, sel, r)))
+                    cr_assert_fail("kern_to_f64_i32 n=%u %s: row %u: %d gave %a", n, MODE[mode], r,
+                                   AT(a, sel, r), o[r]);
+            for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)
+                if (bits_of(o[i]) != CANARY64)
+                    cr_assert_fail("kern_to_f64_i32 n=%u %s: wrote o[%u]", n, MODE[mode], i);
+
+            for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)
+                o[i] = from_bits(CANARY64);
+            kern_to_f64_i64(b, sel, n, o);
+            for (uint32_t r = 0; r < n; r++)
+                if (bits_of(o[r]) != bits_of((double)AT(b, sel, r)))
+                    cr_assert_fail("kern_to_f64_i64 n=%u %s: row %u: %lld gave %a, want %a", n, MODE[mode], r,
+                                   (long long)AT(b, sel, r), o[r], (double)AT(b, sel, r));
+            for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)
+                if (bits_of(o[i]) != CANARY64)
+                    cr_assert_fail("kern_to_f64_i64 n=%u %s: wrote o[%u]", n, MODE[mode], i);
+        }
+    }
+    /* a few conversions stated outright */
+    const int64_t x[4] = {INT64_MAX, INT64_MIN, (INT64_C(1) << 53) + 1, -3};
+    kern_to_f64_i64(x, NULL, 4, o);
+    cr_assert_eq(o[0], 9223372036854775808.0);
+    cr_assert_eq(o[1], -9223372036854775808.0);
+    cr_assert_eq(o[2], 9007199254740992.0);
+    cr_assert_eq(o[3], -3.0);
+}
+
+/* ---- kern_sel ------------------------------------------------------------------------------ */
+
+Test(kernel, kern_sel) {
+    static const sel_t zeros[4] = {0, 0, 0, 0}, some[4] = {3, 1, 2, 0};
+    vector v;
+    memset(&v, 0, sizeof v);
+    v.kind = VEC_FLAT;
+    v.sel = some;
+    cr_assert_null(kern_sel(&v), "a flat vector is read contiguously");
+    v.kind = VEC_CONSTANT;
+    v.sel = zeros;
+    cr_assert_eq(kern_sel(&v), zeros);
+    v.kind = VEC_DICTIONARY;
+    v.sel = some;
+    cr_assert_eq(kern_sel(&v), some);
+}
