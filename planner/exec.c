@@ -1125,28 +1125,91 @@ typedef struct sort_cmp_ctx {
 
 static __thread const sort_cmp_ctx *sort_ctx;
 
+/* cell_compare compares row ra of a with row rb of b, two vectors of one column (one type),
+** neither row NULL, as value_compare does: numbers of one physical type (and DATE, TIMESTAMP,
+** DECIMAL of the column's one scale) by their stored values, DOUBLE with NaN above everything,
+** strings by their bytes; anything else through value_compare. */
+static int cell_compare(const vector *a, uint32_t ra, const vector *b, uint32_t rb) {
+    uint32_t i = a->sel[ra], j = b->sel[rb];
+#define CMP_AS(T)                                                                                \
+    do {                                                                                         \
+        T u = ((const T *)a->data)[i], v = ((const T *)b->data)[j];                              \
+        return (u > v) - (u < v);                                                                \
+    } while (0)
+    switch ((vec_phys)a->phys) {
+    case PHYS_BOOL: CMP_AS(uint8_t);
+    case PHYS_I16: CMP_AS(int16_t);
+    case PHYS_I32: CMP_AS(int32_t);
+    case PHYS_I64: CMP_AS(int64_t);
+    case PHYS_F64: {
+        double u = ((const double *)a->data)[i], v = ((const double *)b->data)[j];
+        if (isnan(u) || isnan(v)) return isnan(u) - isnan(v);
+        return (u > v) - (u < v);
+    }
+    case PHYS_STR: {
+        const sstr *u = &((const sstr *)a->data)[i], *v = &((const sstr *)b->data)[j];
+        uint32_t n = u->len < v->len ? u->len : v->len;
+        int c = n ? memcmp(sstr_data(u), sstr_data(v), n) : 0;
+        if (c) return c < 0 ? -1 : 1;
+        return (u->len > v->len) - (u->len < v->len);
+    }
+    default: {
+        sql_value u, v;
+        vec_get_value(a, ra, &u);
+        vec_get_value(b, rb, &v);
+        return value_compare(&u, &v);
+    }
+    }
+#undef CMP_AS
+}
+
 static int sort_compare(const void *a, const void *b) {
     const row_ref *x = a, *y = b;
     const plan_op *p = sort_ctx->p;
     for (uint32_t k = 0; k < p->sort.nkeys; k++) {
         const sort_key *sk = &p->sort.keys[k];
         uint32_t col = sk->e->col;
-        sql_value u, v;
-        vec_get_value(&sort_ctx->rows->chunks[x->chunk]->cols[col], x->row, &u);
-        vec_get_value(&sort_ctx->rows->chunks[y->chunk]->cols[col], y->row, &v);
+        const vector *u = &sort_ctx->rows->chunks[x->chunk]->cols[col], *v = &sort_ctx->rows->chunks[y->chunk]->cols[col];
+        bool un = vec_is_null(u, x->row), vn = vec_is_null(v, y->row);
         int c;
-        if (u.is_null || v.is_null) {
-            if (u.is_null && v.is_null) continue;
-            c = u.is_null ? 1 : -1; /* NULL is the largest ... */
+        if (un || vn) {
+            if (un && vn) continue;
+            c = un ? 1 : -1; /* NULL is the largest ... */
             if (sk->nulls_first) c = -c;
             return c;             /* ... placed by NULLS FIRST/LAST regardless of DESC */
         }
-        c = value_compare(&u, &v);
+        c = cell_compare(u, x->row, v, y->row);
         if (c) return sk->desc ? -c : c;
     }
     /* stable: input order */
     if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
+}
+
+/* sift_down restores the max-heap (by sort_compare: the root is the row that sorts last) of
+** h[0..n) below position i. */
+static void sift_down(row_ref *h, uint64_t n, uint64_t i) {
+    for (;;) {
+        uint64_t l = 2 * i + 1, m = i;
+        if (l < n && sort_compare(&h[l], &h[m]) > 0) m = l;
+        if (l + 1 < n && sort_compare(&h[l + 1], &h[m]) > 0) m = l + 1;
+        if (m == i) return;
+        row_ref t = h[i];
+        h[i] = h[m], h[m] = t;
+        i = m;
+    }
+}
+
+/* top_n moves the first k rows in sort order (k < n) to order[0..k), unsorted: a max-heap of the
+** best k seen so far, whose root each further row replaces when it sorts before it. Since the
+** comparison breaks ties by input order, the result is that of a stable full sort. */
+static void top_n(row_ref *order, uint64_t n, uint64_t k) {
+    for (uint64_t i = k / 2; i-- > 0;) sift_down(order, k, i);
+    for (uint64_t i = k; i < n && k; i++)
+        if (sort_compare(&order[i], &order[0]) < 0) {
+            order[0] = order[i];
+            sift_down(order, k, 0);
+        }
 }
 
 static int sort_finalize(exec_ctx *x, plan_op *p) {
@@ -1161,9 +1224,12 @@ static int sort_finalize(exec_ctx *x, plan_op *p) {
         for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){c, r};
     sort_cmp_ctx ctx = {p, &s->rows};
     sort_ctx = &ctx;
+    if (p->sort.limit >= 0 && (uint64_t)p->sort.limit < s->n) { /* ORDER BY ... LIMIT: the first rows only */
+        top_n(s->order, s->n, (uint64_t)p->sort.limit);
+        s->n = (uint64_t)p->sort.limit;
+    }
     qsort(s->order, s->n, sizeof *s->order, sort_compare);
     sort_ctx = NULL;
-    if (p->sort.limit >= 0 && (uint64_t)p->sort.limit < s->n) s->n = (uint64_t)p->sort.limit;
     return STRATA_OK;
 }
 

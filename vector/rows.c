@@ -186,16 +186,22 @@ void vec_groups_free(vec_groups *g) {
     memset(g, 0, sizeof *g);
 }
 
+/* A slot holds group + 1 in its low 32 bits (0: empty) and the top 32 bits of the group's hash
+** (the salt) in its high ones, so that a probe passes over other groups' slots without reading
+** their hashes or keys. */
+static inline uint64_t slot_of(uint64_t h, uint32_t gid) { return (h & ~(uint64_t)UINT32_MAX) | (gid + 1u); }
+static inline bool slot_salted(uint64_t slot, uint64_t h) { return ((slot ^ h) >> 32) == 0; }
+
 static int groups_grow(vec_groups *g, strata_err *err) {
     uint32_t nmask = g->mask * 2 + 1;
-    int rc = vec_rows_charge(&g->keys, ((size_t)nmask + 1) * sizeof(uint32_t), err);
+    int rc = vec_rows_charge(&g->keys, ((size_t)nmask + 1) * sizeof *g->slots, err);
     if (rc) return rc;
-    uint32_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
+    uint64_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
     if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-    for (uint32_t gid = 0; gid < g->ngroups; gid++) {
+    for (uint32_t gid = 0; gid < g->ngroups; gid++) { /* the kept hashes place them: no key is hashed again */
         uint32_t s = (uint32_t)g->hashes[gid] & nmask;
         while (ns[s]) s = (s + 1) & nmask;
-        ns[s] = gid + 1;
+        ns[s] = slot_of(g->hashes[gid], gid);
     }
     free(g->slots);
     g->slots = ns;
@@ -222,8 +228,8 @@ static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t 
         /* one integer key: compare the groups' keys kept flat, not their key rows */
         int64_t key = int_at(cols[0], r);
         for (; g->slots[s]; s = (s + 1) & g->mask) {
-            uint32_t cand = g->slots[s] - 1;
-            if (g->hashes[cand] == h && g->ikeys[cand] == key && cand != g->null_gid) {
+            uint32_t cand = (uint32_t)g->slots[s] - 1;
+            if (slot_salted(g->slots[s], h) && g->ikeys[cand] == key && cand != g->null_gid) {
                 *gid = cand;
                 return s;
             }
@@ -232,8 +238,8 @@ static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t 
         return s;
     }
     for (; g->slots[s]; s = (s + 1) & g->mask) {
-        uint32_t cand = g->slots[s] - 1, kr;
-        if (g->hashes[cand] != h) continue;
+        uint32_t cand = (uint32_t)g->slots[s] - 1, kr;
+        if (!slot_salted(g->slots[s], h) || g->hashes[cand] != h) continue;
         const data_chunk *kc = vec_groups_key(g, cand, &kr);
         if (keys_equal(cols, g->keys.ncols, r, kc, kr, 1)) {
             *gid = cand;
@@ -292,7 +298,25 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     vector view[n ? n : 1];
     data_chunk one = {.ncols = n, .count = count, .cols = view};
     for (uint32_t k = 0; k < n; k++) view[k] = *cols[k];
+    /* one integer key: a row whose key is the previous row's has its group (clustered keys
+    ** probe once a run) */
+    bool runs = g->int_key && cols[0]->phys <= PHYS_I64;
+    int64_t prev_key = 0;
+    bool prev_valid = false;
+    enum { AHEAD = 16 }; /* slots fetched ahead of the probes: the table is larger than the caches */
+    for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[(uint32_t)hashes[r] & g->mask]);
     for (uint32_t r = 0; r < count; r++) {
+        if (r + AHEAD < count) __builtin_prefetch(&g->slots[(uint32_t)hashes[r + AHEAD] & g->mask]);
+        if (runs) {
+            bool valid = !vec_is_null(cols[0], r);
+            int64_t key = valid ? int_at(cols[0], r) : 0;
+            if (r && valid && prev_valid && key == prev_key) {
+                gids[r] = gids[r - 1];
+                if (is_new) is_new[r] = 0;
+                continue;
+            }
+            prev_key = key, prev_valid = valid;
+        }
         uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &gid);
         if (is_new) is_new[r] = gid == UINT32_MAX;
         if (gid == UINT32_MAX) {
@@ -324,7 +348,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                 if (null) g->null_gid = gid;
                 else if ((rc = direct_note(g, g->ikeys[gid], gid, err))) return rc;
             }
-            g->slots[s] = gid + 1;
+            g->slots[s] = slot_of(hashes[r], gid);
             if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) return rc;
         }
         gids[r] = gid;

@@ -343,7 +343,7 @@ typedef struct vec_groups {
     vec_rows keys;    /* one row per group; keys.budget is charged for the arrays too */
     uint64_t *hashes; /* by group */
     int64_t *ikeys;   /* by group, when the key is one integer column: probes compare these */
-    uint32_t *slots;  /* group + 1, 0 empty */
+    uint64_t *slots;  /* group + 1 (0 empty) in the low 32 bits, the top 32 bits of its hash above */
     uint32_t mask, ngroups, cap_groups;
     uint32_t null_gid; /* one integer key: the group of NULL, or UINT32_MAX */
     bool int_key;     /* the key is one column of an integer type (BOOLEAN .. BIGINT) */
