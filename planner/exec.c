@@ -57,12 +57,16 @@ typedef struct row_ref {
 
 /* ---- operator states ---------------------------------------------------------------------- */
 
+/* One aggregate's state in one group. An aggregate uses one member of the union: a sum of
+** integers or DECIMALs isum, of DOUBLEs dsum, MIN and MAX best (valid once count > 0: the
+** values seen). Small, since a GROUP BY keeps one per group and aggregate. */
 typedef struct agg_slot {
     int64_t count;
-    int128 isum;
-    double dsum;
-    sql_value best; /* MIN/MAX */
-    bool has;
+    union {
+        int128 isum;
+        double dsum;
+        sql_value best;
+    };
 } agg_slot;
 
 /* Group keys that are all column-segment dictionaries (vector.h's dict_id) map to groups through
@@ -776,8 +780,8 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
         default: {
             sql_value val;
             vec_get_value(v, r, &val);
-            int c = sl->has ? value_compare(&val, &sl->best) : 0;
-            if (!sl->has || (ag->fn == AGG_MIN ? c < 0 : c > 0)) {
+            int c = sl->count ? value_compare(&val, &sl->best) : 0;
+            if (!sl->count || (ag->fn == AGG_MIN ? c < 0 : c > 0)) {
                 if (val.type.id == TYPE_VARCHAR || val.type.id == TYPE_BLOB) {
                     sstr cp;
                     if (sstr_copy(&s->strings, sstr_data(&val.v.s), val.v.s.len, &cp, &tmp)) {
@@ -787,7 +791,7 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
                     val.v.s = cp;
                 }
                 sl->best = val;
-                sl->has = true;
+                sl->count = 1;
             }
             break;
         }
@@ -1021,7 +1025,7 @@ static int agg_result(exec_ctx *x, const agg_expr *ag, const agg_slot *sl, sql_v
         }
         return STRATA_OK;
     default:
-        if (sl->has) *out = sl->best;
+        if (sl->count) *out = sl->best;
         return STRATA_OK;
     }
 }

@@ -620,7 +620,10 @@ ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t f
         over = simde_mm256_or_si256(over, simde_mm256_cmpgt_epi64(t, bound));
         simde_mm256_storeu_si256((simde__m256i *)(void *)(o + r), x);
     }
-    bool bad = !simde_mm256_testz_si256(wide, wide) || !simde_mm256_testz_si256(over, over);
+    /* any lane nonzero; not simde_mm256_testz_si256, whose SSE fallback in simde 0.7.4 answers
+    ** "all zero" when either 64-bit half is (simde PR #1097) */
+    simde__m256i any = simde_mm256_or_si256(wide, over);
+    bool bad = simde_mm256_movemask_pd(simde_mm256_castsi256_pd(simde_mm256_cmpeq_epi64(any, simde_mm256_setzero_si256()))) != 0xf;
     for (; r < n && !bad; r++) {
         int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
         if (u < INT32_MIN || u > INT32_MAX || v < INT32_MIN || v > INT32_MAX) return false;

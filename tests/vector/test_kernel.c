@@ -49,11 +49,22 @@
 **                    exact on in-range data and on rows landing exactly on a bound, true with one
 **                    overflowing or out-of-range row planted anywhere; random data against an
 **                    __int128 reference, also for one-sided bounds.
+**   kern_dec_*       kern_dec_mul, kern_dec_add and kern_dec_sub for lim 10, 10^9 and 10^18 and
+**                    (add, sub) fa, fb each of 1, 10, 100 and 10^9, every n, selections on either
+**                    operand: true, every result exact against __int128 and nothing written past
+**                    o[n - 1], on in-range data and with a row planted (first, middle, last row of
+**                    the last full 4-row group, first row of the scalar tail, last) holding
+**                    INT32_MIN or INT32_MAX or giving +-(lim - 1); false with a planted operand of
+**                    INT32_MIN - 1, INT32_MAX + 1, +-2^32, INT64_MIN or INT64_MAX (low halves that
+**                    look in range) or a result of +-lim; false for a factor of 2^31 or more, for
+**                    every n (0 too). Random data, in range or with wild rows: true exactly when
+**                    the reference finds every operand within int32 and every |result| below lim.
 **   kern_to_f64_T    INTEGER and BIGINT (large values rounding) to DOUBLE, flat and selected.
 **   kern_sel         NULL for a flat vector, the vector's own selection otherwise.
 **
 ** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
-** n, selection mode and row (and for the grouped sums ngroups, how gids spread and the group).
+** n, selection mode and row (and for the grouped sums ngroups, how gids spread and the group; for
+** the DECIMAL kernels fa, fb, lim, the seed and the planted row).
 */
 #include <criterion/criterion.h>
 
@@ -1697,6 +1708,454 @@ Test(kernel, arith_i64) {
                     check_arith_i64((kern_arith)op, a, as, b, bs, NS[ni], wild[wi].lo, wild[wi].hi, ctx);
                 }
     }
+}
+
+/* ---- kern_dec_mul, kern_dec_add, kern_dec_sub ---------------------------------------------- */
+
+enum { DEC_MUL, DEC_ADD, DEC_SUB };
+static const char *const DEC_NAME[] = {"kern_dec_mul", "kern_dec_add", "kern_dec_sub"};
+
+#define E9 INT64_C(1000000000)
+#define E18 INT64_C(1000000000000000000)
+#define TWO31 (INT64_C(1) << 31)
+/* The result bounds (lim, a DECIMAL's 10^precision) and the scale factors tested. */
+static const int64_t DEC_LIMS[] = {10, E9, E18};
+#define NDEC_LIMS (sizeof DEC_LIMS / sizeof DEC_LIMS[0])
+static const int64_t DEC_FACTORS[] = {1, 10, 100, E9};
+#define NDEC_FACTORS (sizeof DEC_FACTORS / sizeof DEC_FACTORS[0])
+
+static bool in_i32(__int128 x) { return x >= INT32_MIN && x <= INT32_MAX; }
+
+/* dec_exact: row (u, v)'s exact result, u * v or u * fa +/- v * fb. */
+static __int128 dec_exact(int kind, int64_t u, int64_t fa, int64_t v, int64_t fb) {
+    switch (kind) {
+    case DEC_MUL: return (__int128)u * v;
+    case DEC_ADD: return (__int128)u * fa + (__int128)v * fb;
+    default: return (__int128)u * fa - (__int128)v * fb;
+    }
+}
+
+/* dec_row_ok: kernel.h's condition for one row: both operands within int32 and |result| < lim. */
+static bool dec_row_ok(int kind, int64_t u, int64_t fa, int64_t v, int64_t fb, int64_t lim) {
+    __int128 x = dec_exact(kind, u, fa, v, fb);
+    return in_i32(u) && in_i32(v) && x > -(__int128)lim && x < lim;
+}
+
+static bool run_dec(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b,
+                    const sel_t *bs, int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
+    switch (kind) {
+    case DEC_MUL: return kern_dec_mul(a, as, b, bs, n, lim, o);
+    case DEC_ADD: return kern_dec_add(a, as, fa, b, bs, fb, n, lim, o);
+    default: return kern_dec_sub(a, as, fa, b, bs, fb, n, lim, o);
+    }
+}
+
+/* dec_row_str prints row (u, v)'s computation and exact result. */
+static const char *dec_row_str(int kind, int64_t u, int64_t fa, int64_t v, int64_t fb, char *buf,
+                               size_t size) {
+    char xs[48];
+    i128_str(dec_exact(kind, u, fa, v, fb), xs);
+    if (kind == DEC_MUL)
+        snprintf(buf, size, "%lld * %lld = %s", (long long)u, (long long)v, xs);
+    else
+        snprintf(buf, size, "%lld * %lld %c %lld * %lld = %s", (long long)u, (long long)fa,
+                 kind == DEC_ADD ? '+' : '-', (long long)v, (long long)fb, xs);
+    return buf;
+}
+
+/* check_dec runs one DECIMAL kernel once against the reference: it must return true exactly when
+** the factors are at most INT32_MAX (kern_dec_add, kern_dec_sub) and every row's operands are
+** within int32 and its result's magnitude below lim, and then every o[r] must be the exact result;
+** nothing is written past o[n - 1] either way. Returns the reference's answer. */
+static bool check_dec(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b,
+                      const sel_t *bs, int64_t fb, uint32_t n, int64_t lim, const char *ctx) {
+    static int64_t o[VECTOR_SIZE + GUARD];
+    char what[128], row[160];
+    for (uint32_t i = 0; i < n + GUARD; i++)
+        o[i] = (int64_t)CANARY64;
+    bool got = run_dec(kind, a, as, fa, b, bs, fb, n, lim, o);
+    bool factors_ok = kind == DEC_MUL || (fa <= INT32_MAX && fb <= INT32_MAX);
+    int64_t first = -1;
+    for (uint32_t r = 0; r < n && first < 0; r++)
+        if (!dec_row_ok(kind, AT(a, as, r), fa, AT(b, bs, r), fb, lim)) first = r;
+    bool want = factors_ok && first < 0;
+    if (kind == DEC_MUL)
+        snprintf(what, sizeof what, "kern_dec_mul lim=%lld n=%u", (long long)lim, n);
+    else
+        snprintf(what, sizeof what, "%s fa=%lld fb=%lld lim=%lld n=%u", DEC_NAME[kind], (long long)fa,
+                 (long long)fb, (long long)lim, n);
+    if (got != want) {
+        if (got && first >= 0)
+            cr_assert_fail(
+                "%s %s: returned true, but row %lld: %s (an operand outside int32 or |result| >= lim)", what,
+                ctx, (long long)first,
+                dec_row_str(kind, AT(a, as, (uint32_t)first), fa, AT(b, bs, (uint32_t)first), fb, row,
+                            sizeof row));
+        if (got) cr_assert_fail("%s %s: returned true with a factor above INT32_MAX", what, ctx);
+        cr_assert_fail("%s %s: returned false, but every operand is within int32 and every |result| < lim",
+                       what, ctx);
+    }
+    if (got)
+        for (uint32_t r = 0; r < n; r++) {
+            int64_t u = AT(a, as, r), v = AT(b, bs, r);
+            if ((__int128)o[r] != dec_exact(kind, u, fa, v, fb))
+                cr_assert_fail("%s %s: row %u: %s, kernel wrote %lld", what, ctx, r,
+                               dec_row_str(kind, u, fa, v, fb, row, sizeof row), (long long)o[r]);
+        }
+    for (uint32_t i = n; i < n + GUARD; i++)
+        if (o[i] != (int64_t)CANARY64)
+            cr_assert_fail("%s %s: wrote o[%u] past n (returned %s)", what, ctx, i, got ? "true" : "false");
+    return want;
+}
+
+static __int128 floor_div(__int128 x, __int128 y) { return x / y - (x % y != 0 && (x < 0) != (y < 0)); }
+static __int128 ceil_div(__int128 x, __int128 y) { return x / y + (x % y != 0 && (x < 0) == (y < 0)); }
+
+/* rnd_in: a uniform value of [lo, hi] (a span below 2^64). */
+static int64_t rnd_in(__int128 lo, __int128 hi) {
+    return (int64_t)(lo + (__int128)(rnd64() % (uint64_t)(hi - lo + 1)));
+}
+
+/* dec_solve looks for operands within int32 whose exact result is t (variant 0 or 1: two
+** different pairs where it can); false when no such pair is found (t not a multiple of the
+** smaller factor, or too large for int32 operands). */
+static bool dec_solve(int kind, int64_t fa, int64_t fb, int64_t t, int variant, int64_t *u, int64_t *v) {
+    __int128 T = t, at = T < 0 ? -T : T;
+    if (kind == DEC_MUL) {
+        if (t == 0) return false;
+        int64_t d = isqrt_floor((int64_t)at); /* the divisor nearest the square root */
+        while (at % d)
+            d--;
+        __int128 q = at / d;
+        if (!in_i32(q)) return false;
+        if (variant == 0)
+            *u = t < 0 ? -d : d, *v = (int64_t)q;
+        else
+            *u = t < 0 ? (int64_t)q : -(int64_t)q, *v = -d;
+        return true;
+    }
+    /* u * ca + v * cb = tt after dividing by the smaller factor: ca or |cb| is 1 */
+    __int128 g = kind == DEC_ADD ? (__int128)fb : -(__int128)fb, m = fa < fb ? fa : fb;
+    if (T % m) return false;
+    __int128 tt = T / m, ca = fa / m, cb = g / m;
+    bool free_v = ca == 1; /* v chosen, u = tt - v * cb; else u chosen, v = (tt - u * ca) / cb */
+    __int128 q = tt / (free_v ? cb : ca);
+    const __int128 cand[2][4] = {{q, q + 1, q - 1, q / 2}, {q / 2, q - 1, q + 1, q}};
+    for (int k = 0; k < 4; k++) {
+        __int128 x = cand[variant][k], y = free_v ? tt - x * cb : (tt - x * ca) / cb;
+        __int128 uu = free_v ? y : x, vv = free_v ? x : y;
+        if (in_i32(uu) && in_i32(vv)) {
+            *u = (int64_t)uu, *v = (int64_t)vv;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* dec_partner: the operand within int32 that brings the result nearest 0 when the other side is
+** e (with factor fe; fo the partner's factor): 0 for kern_dec_mul. */
+static int64_t dec_partner(int kind, int64_t e, int64_t fe, int64_t fo) {
+    if (kind == DEC_MUL) return 0;
+    __int128 p = (__int128)e * fe / fo * (kind == DEC_ADD ? -1 : 1);
+    return p < INT32_MIN ? INT32_MIN : p > INT32_MAX ? INT32_MAX : (int64_t)p;
+}
+
+/* Which planted rows a lim's runs met (reached[] bits): results at lim - 1, -(lim - 1), lim,
+** -lim; INT32_MIN and INT32_MAX accepted as a's operand, then as b's. */
+enum { R_LIM1 = 1, R_NLIM1 = 2, R_LIM = 4, R_NLIM = 8, R_AMIN = 16, R_AMAX = 32, R_BMIN = 64, R_BMAX = 128 };
+
+/* plants_dec: the rows planted for (kind, fa, fb, lim), .out = the row must make the kernel return
+** false: results at +-(lim - 1) and +-lim (where int32 operands reach them); INT32_MIN and INT32_MAX
+** on either side with a partner bringing the result in range (where there is one); INT32_MIN - 1
+** and INT32_MAX + 1 (whose low halves are INT32_MAX and INT32_MIN) with the partner of that edge,
+** and +-2^32, INT64_MIN, INT64_MAX (low halves 0 and -1) with 0; the four pairs of int32 edges. */
+static int plants_dec(int kind, int64_t fa, int64_t fb, int64_t lim, plant_i64 *p, unsigned *reached) {
+    int k = 0;
+    const int64_t targets[4] = {lim - 1, -(lim - 1), lim, -lim};
+    for (int ti = 0; ti < 4; ti++)
+        for (int variant = 0; variant < 2; variant++) {
+            int64_t u, v;
+            if (!dec_solve(kind, fa, fb, targets[ti], variant, &u, &v)) continue;
+            cr_assert(dec_exact(kind, u, fa, v, fb) == targets[ti], "test data: dec_solve");
+            if (k > 0 && p[k - 1].u == u && p[k - 1].v == v) continue;
+            p[k++] = (plant_i64){u, v, ti >= 2};
+            *reached |= 1u << ti;
+        }
+    const int64_t edges[2] = {INT32_MIN, INT32_MAX};
+    for (int ei = 0; ei < 2; ei++) {
+        int64_t e = edges[ei], pb = dec_partner(kind, e, fa, fb), pa = dec_partner(kind, e, fb, fa);
+        if (dec_row_ok(kind, e, fa, pb, fb, lim))
+            p[k++] = (plant_i64){e, pb, false}, *reached |= R_AMIN << ei;
+        if (dec_row_ok(kind, pa, fa, e, fb, lim))
+            p[k++] = (plant_i64){pa, e, false}, *reached |= R_BMIN << ei;
+        if (kind == DEC_MUL && dec_row_ok(kind, e, 1, -1, 1, lim)) /* -e, exact past int32 */
+            p[k++] = (plant_i64){e, -1, false}, p[k++] = (plant_i64){-1, e, false};
+        /* just past the edge, its low half the other edge */
+        int64_t x = ei ? (int64_t)INT32_MAX + 1 : (int64_t)INT32_MIN - 1, oe = edges[1 - ei];
+        p[k++] = (plant_i64){x, dec_partner(kind, oe, fa, fb), true};
+        p[k++] = (plant_i64){dec_partner(kind, oe, fb, fa), x, true};
+    }
+    const int64_t far[4] = {INT64_C(1) << 32, -(INT64_C(1) << 32), INT64_MIN, INT64_MAX};
+    for (int i = 0; i < 4; i++)
+        p[k++] = (plant_i64){far[i], 0, true}, p[k++] = (plant_i64){0, far[i], true};
+    for (int i = 0; i < 4; i++) {
+        int64_t u = edges[i & 1], v = edges[i >> 1];
+        p[k++] = (plant_i64){u, v, !dec_row_ok(kind, u, fa, v, fb, lim)};
+    }
+    for (int j = 0; j < k; j++)
+        cr_assert_eq(dec_row_ok(kind, p[j].u, fa, p[j].v, fb, lim), !p[j].out, "test data: plant %lld, %lld",
+                     (long long)p[j].u, (long long)p[j].v);
+    return k;
+}
+
+/* dec_fill puts values into a and b such that every pairing of them is in range: |x| <=
+** sqrt(lim - 1) (kern_dec_mul) or |x * f| <= (lim - 1) / 2, sometimes exactly on that bound. */
+static void dec_fill(int kind, int64_t fa, int64_t fb, int64_t lim, int64_t *A, int64_t *B) {
+    int64_t ma = kind == DEC_MUL ? isqrt_floor(lim - 1) : (lim - 1) / 2 / fa;
+    int64_t mb = kind == DEC_MUL ? ma : (lim - 1) / 2 / fb;
+    if (ma > INT32_MAX) ma = INT32_MAX;
+    if (mb > INT32_MAX) mb = INT32_MAX;
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {
+        A[i] = rnd(16) ? rnd_in(-ma, ma) : rnd(2) ? ma : -ma;
+        B[i] = rnd(16) ? rnd_in(-mb, mb) : rnd(2) ? mb : -mb;
+    }
+}
+
+/* check_dec_planted: every factor pair and lim, every n, in-range data (true, exact) and each
+** plant at the first row, the middle, the last row of the last full 4-row group, the first row of
+** the scalar tail and the last row. kern_dec_mul runs every PAIRS mode pair; kern_dec_add and
+** kern_dec_sub, with 48 (fa, fb, lim), flat/flat and one other pair in turn. */
+static void check_dec_planted(int kind, uint64_t seed) {
+    static int64_t A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    char ctx[200];
+    plant_i64 plants[48];
+    unsigned reached[NDEC_LIMS] = {0};
+    uint32_t nf = kind == DEC_MUL ? 1 : NDEC_FACTORS, combo = 0;
+    rng_seed(seed);
+    for (uint32_t fi = 0; fi < nf * nf; fi++)
+        for (uint32_t li = 0; li < NDEC_LIMS; li++, combo++) {
+            int64_t fa = kind == DEC_MUL ? 1 : DEC_FACTORS[fi / nf],
+                    fb = kind == DEC_MUL ? 1 : DEC_FACTORS[fi % nf];
+            int64_t lim = DEC_LIMS[li];
+            int np = plants_dec(kind, fa, fb, lim, plants, &reached[li]);
+            for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+                if (kind != DEC_MUL && pi != 0 && pi != 1 + combo % (NPAIRS - 1)) continue;
+                const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+                int64_t *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+                dec_fill(kind, fa, fb, lim, A, B);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, seed %llu, in-range data", MODE[PAIRS[pi][0]],
+                             MODE[PAIRS[pi][1]], (unsigned long long)seed);
+                    cr_assert(check_dec(kind, a, as, fa, b, bs, fb, n, lim, ctx), "test data: %s", ctx);
+                    if (n == 0) continue;
+                    /* first, middle, last of the last full 4-row group, first of the tail, last */
+                    uint32_t pos[] = {0, n / 2, n >= 4 ? n / 4 * 4 - 1 : 0, n % 4 ? n / 4 * 4 : 0, n - 1};
+                    for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+                        uint32_t r = pos[k];
+                        bool seen = false;
+                        for (uint32_t j = 0; j < k; j++)
+                            seen |= pos[j] == r;
+                        if (seen) continue;
+                        uint32_t ia = IDX(as, r), ib = IDX(bs, r);
+                        int64_t keep_a = a[ia], keep_b = b[ib];
+                        bool alone = !(shared(as, n, r, ia) || shared(bs, n, r, ib));
+                        for (int j = 0; j < np; j++) {
+                            a[ia] = plants[j].u, b[ib] = plants[j].v;
+                            snprintf(ctx, sizeof ctx, "a %s, b %s, seed %llu, row %u = (%lld, %lld) planted",
+                                     MODE[PAIRS[pi][0]], MODE[PAIRS[pi][1]], (unsigned long long)seed, r,
+                                     (long long)plants[j].u, (long long)plants[j].v);
+                            bool want = check_dec(kind, a, as, fa, b, bs, fb, n, lim, ctx);
+                            if (plants[j].out || alone)
+                                cr_assert_eq(want, !plants[j].out, "test data: %s", ctx);
+                        }
+                        a[ia] = keep_a, b[ib] = keep_b;
+                    }
+                }
+            }
+        }
+    for (uint32_t li = 0; li < NDEC_LIMS; li++)
+        cr_assert_eq(reached[li], 255u, "test data: %s lim=%lld planted only 0x%x", DEC_NAME[kind],
+                     (long long)DEC_LIMS[li], reached[li]);
+}
+
+Test(kernel, dec_mul) { check_dec_planted(DEC_MUL, 25); }
+Test(kernel, dec_add) { check_dec_planted(DEC_ADD, 26); }
+Test(kernel, dec_sub) { check_dec_planted(DEC_SUB, 27); }
+
+/* Factors past INT32_MAX: false for every n (0 too) and selection, though the data are in range. */
+Test(kernel, dec_factor_limit) {
+    static int64_t A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    static const int64_t f[][2] = {{TWO31, 1},  {1, TWO31},   {TWO31, TWO31},
+                                   {E9, TWO31}, {TWO31, 100}, {10 * E9, 1}};
+    char ctx[160];
+    rng_seed(28);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        A[i] = (int64_t)rnd(3) - 1, B[i] = (int64_t)rnd(3) - 1;
+    for (int kind = DEC_ADD; kind <= DEC_SUB; kind++)
+        for (uint32_t fi = 0; fi < sizeof f / sizeof f[0]; fi++)
+            for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+                const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+                int64_t *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    for (uint32_t r = 0; r < n; r++)
+                        cr_assert(dec_row_ok(kind, AT(a, as, r), f[fi][0], AT(b, bs, r), f[fi][1], E18),
+                                  "test data: row %u", r);
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, seed 28, data of -1, 0, 1", MODE[PAIRS[pi][0]],
+                             MODE[PAIRS[pi][1]]);
+                    check_dec(kind, a, as, f[fi][0], b, bs, f[fi][1], n, E18, ctx);
+                }
+            }
+}
+
+/* dec_gen_ok: a row within int32 and below lim, often on the edge of what the other side allows
+** (the result at +-(lim - 1), an operand at INT32_MIN or INT32_MAX). One side is drawn first, x
+** with coefficient cx, and the other, y, within what keeps |x * cx + y * cy| < lim. */
+static void dec_gen_ok(int kind, int64_t fa, int64_t fb, int64_t lim, int64_t *u, int64_t *v) {
+    bool a_first = rnd(2);
+    __int128 cx = a_first ? fa : kind == DEC_SUB ? -fb : fb, cy = a_first ? (kind == DEC_SUB ? -fb : fb) : fa;
+    __int128 l1 = lim - 1, x, xm = l1 / (cx < 0 ? -cx : cx);
+    __int128 xlo = xm > TWO31 ? INT32_MIN : -xm, xhi = xm > INT32_MAX ? INT32_MAX : xm;
+    if (kind == DEC_MUL) xlo = INT32_MIN, xhi = INT32_MAX;
+    switch (rnd(8)) {
+    case 0: x = xlo; break;
+    case 1: x = xhi; break;
+    case 2: x = (int64_t)rnd(7) - 3; break;
+    case 3:
+    case 4: x = rnd_in(xlo, xhi); break;
+    default: { /* a random magnitude */
+        uint32_t bits = rnd(32);
+        x = bits ? (int64_t)(rnd64() >> (64 - bits)) * (rnd(2) ? 1 : -1) : 0;
+    }
+    }
+    if (x < xlo) x = xlo;
+    if (x > xhi) x = xhi;
+    __int128 ylo, yhi;
+    if (kind == DEC_MUL) {
+        __int128 ym = x == 0 ? INT32_MAX : l1 / (x < 0 ? -x : x);
+        ylo = -ym, yhi = ym;
+    } else { /* y * cy within [-l1 - x * cx, l1 - x * cx] */
+        __int128 lo = -l1 - x * cx, hi = l1 - x * cx;
+        ylo = cy > 0 ? ceil_div(lo, cy) : ceil_div(hi, cy);
+        yhi = cy > 0 ? floor_div(hi, cy) : floor_div(lo, cy);
+    }
+    if (ylo < INT32_MIN) ylo = INT32_MIN;
+    if (yhi > INT32_MAX) yhi = INT32_MAX;
+    cr_assert(ylo <= 0 && 0 <= yhi, "test data: dec_gen_ok");
+    __int128 y = rnd(4) == 0 ? ylo : rnd(3) == 0 ? yhi : rnd_in(ylo, yhi);
+    *u = (int64_t)(a_first ? x : y), *v = (int64_t)(a_first ? y : x);
+}
+
+/* dec_gen_wild: a row that is usually out: an operand past int32 in an otherwise good row, a
+** result at +-lim, two int32 edges, or any two int32 values. */
+static void dec_gen_wild(int kind, int64_t fa, int64_t fb, int64_t lim, int64_t *u, int64_t *v) {
+    static const int64_t past[] = {(int64_t)INT32_MAX + 1,
+                                   (int64_t)INT32_MIN - 1,
+                                   INT64_C(1) << 32,
+                                   -(INT64_C(1) << 32),
+                                   INT64_MIN,
+                                   INT64_MAX};
+    switch (rnd(4)) {
+    case 0:
+        dec_gen_ok(kind, fa, fb, lim, u, v);
+        *(rnd(2) ? u : v) = rnd(4) ? past[rnd(6)] : (int64_t)rnd64();
+        return;
+    case 1: /* a result at +-lim, or (out of reach) two edges */
+        if (dec_solve(kind, fa, fb, rnd(2) ? lim : -lim, (int)rnd(2), u, v)) return;
+        *u = rnd(2) ? INT32_MIN : INT32_MAX, *v = rnd(2) ? INT32_MIN : INT32_MAX;
+        return;
+    case 2: *u = rnd(2) ? INT32_MIN : INT32_MAX, *v = rnd(2) ? INT32_MIN : INT32_MAX; return;
+    default: *u = rnd_in(INT32_MIN, INT32_MAX), *v = rnd_in(INT32_MIN, INT32_MAX);
+    }
+}
+
+/* The property, on random data: the kernel returns true exactly when the reference finds every
+** operand within int32 and every |result| below lim (check_dec), for every factor pair, lim, n
+** and mode pair; the rows are drawn in range, then none, one or about n / 64 of them made wild.
+** count[0] and count[1] are set to how many runs the reference answered false and true. */
+static void check_dec_random(int kind, uint64_t seed, uint32_t count[2]) {
+    static int64_t A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    static const char *const DATA[] = {"in-range rows", "one wild row", "wild rows"};
+    char ctx[200];
+    uint32_t nf = kind == DEC_MUL ? 1 : NDEC_FACTORS;
+    rng_seed(seed);
+    count[0] = count[1] = 0;
+    for (uint32_t fi = 0; fi < nf * nf; fi++)
+        for (uint32_t li = 0; li < NDEC_LIMS; li++) {
+            int64_t fa = kind == DEC_MUL ? 1 : DEC_FACTORS[fi / nf];
+            int64_t fb = kind == DEC_MUL ? 1 : DEC_FACTORS[fi % nf], lim = DEC_LIMS[li];
+            for (uint32_t pi = 0; pi < NPAIRS; pi++) {
+                const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);
+                int64_t *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    for (int data = 0; data < 3; data++) {
+                        /* row r's values go where it reads them (a later row sharing a slot
+                        ** overwrites them: the reference decides) */
+                        uint32_t wild = n ? rnd(n) : 0;
+                        for (uint32_t r = 0; r < n; r++) {
+                            int64_t u, v;
+                            if ((data == 1 && r == wild) || (data == 2 && rnd(64) == 0))
+                                dec_gen_wild(kind, fa, fb, lim, &u, &v);
+                            else
+                                dec_gen_ok(kind, fa, fb, lim, &u, &v);
+                            a[IDX(as, r)] = u, b[IDX(bs, r)] = v;
+                        }
+                        snprintf(ctx, sizeof ctx, "a %s, b %s, seed %llu, %s", MODE[PAIRS[pi][0]],
+                                 MODE[PAIRS[pi][1]], (unsigned long long)seed, DATA[data]);
+                        count[check_dec(kind, a, as, fa, b, bs, fb, n, lim, ctx)]++;
+                    }
+                }
+            }
+        }
+}
+
+/* Both answers, many times over. */
+#define DEC_RANDOM_TEST(NAME, KIND, SEED, MIN_EACH)                                                          \
+    Test(kernel, NAME) {                                                                                     \
+        uint32_t count[2];                                                                                   \
+        check_dec_random(KIND, SEED, count);                                                                 \
+        cr_assert(count[0] >= (MIN_EACH) && count[1] >= (MIN_EACH), "test data: %u false, %u true",          \
+                  count[0], count[1]);                                                                       \
+    }
+DEC_RANDOM_TEST(dec_mul_random, DEC_MUL, 29, 400)
+DEC_RANDOM_TEST(dec_add_random, DEC_ADD, 30, 6000)
+DEC_RANDOM_TEST(dec_sub_random, DEC_SUB, 31, 6000)
+
+/* A few results stated outright. */
+Test(kernel, dec_fixed) {
+    int64_t o[8];
+    const int64_t a[5] = {INT32_MIN, INT32_MAX, -3, E9 - 1, 5}, b[5] = {-1, 1, 3, E9 + 1, 0};
+    cr_assert(kern_dec_mul(a, NULL, b, NULL, 5, E18, o), "mul within int32 and 10^18");
+    cr_assert(o[0] == TWO31 && o[1] == INT32_MAX && o[2] == -9 && o[3] == E18 - 1 && o[4] == 0,
+              "mul: %lld %lld %lld %lld %lld", (long long)o[0], (long long)o[1], (long long)o[2],
+              (long long)o[3], (long long)o[4]);
+    const int64_t d[5] = {-1, 1, 3, E9, 0}; /* row 3: (10^9 - 1) * 10^9 < 10^18 */
+    cr_assert(kern_dec_mul(a, NULL, d, NULL, 5, E18, o) && o[3] == E18 - E9, "mul: o[3] = %lld",
+              (long long)o[3]);
+    const int64_t e[5] = {INT32_MIN, INT32_MAX, -3, E9, 5}; /* row 3: 10^9 * 10^9 = lim */
+    cr_assert(!kern_dec_mul(e, NULL, d, NULL, 5, E18, o), "10^9 * 10^9 reaches lim 10^18");
+    const int64_t c[5] = {-1, 1, 3, E9 + 1, INT64_C(1) << 32}; /* 2^32 in the tail (low half 0) */
+    cr_assert(!kern_dec_mul(a, NULL, c, NULL, 5, E18, o), "2^32 is outside int32");
+    /* 12.5 (scale 1) + 0.25 (scale 2) = 12.75, 12.5 - 0.25 = 12.25, at scale 2 */
+    const int64_t x[5] = {125, -125, 0, INT32_MAX, INT32_MIN}, y[5] = {25, 25, -25, INT32_MAX, INT32_MIN};
+    cr_assert(kern_dec_add(x, NULL, 10, y, NULL, 1, 5, E18, o), "add");
+    cr_assert(o[0] == 1275 && o[1] == -1225 && o[2] == -25 && o[3] == (int64_t)INT32_MAX * 11 &&
+                  o[4] == (int64_t)INT32_MIN * 11,
+              "add: %lld %lld %lld %lld %lld", (long long)o[0], (long long)o[1], (long long)o[2],
+              (long long)o[3], (long long)o[4]);
+    cr_assert(kern_dec_sub(x, NULL, 10, y, NULL, 1, 5, E18, o), "sub");
+    cr_assert(o[0] == 1225 && o[1] == -1275 && o[2] == 25 && o[3] == (int64_t)INT32_MAX * 9 &&
+                  o[4] == (int64_t)INT32_MIN * 9,
+              "sub: %lld %lld %lld %lld %lld", (long long)o[0], (long long)o[1], (long long)o[2],
+              (long long)o[3], (long long)o[4]);
+    cr_assert(!kern_dec_add(x, NULL, 10, y, NULL, 1, 5, E9, o), "INT32_MAX * 11 reaches 10^9");
+    cr_assert(!kern_dec_add(x, NULL, TWO31, y, NULL, 1, 0, E18, o), "fa = 2^31, even for n = 0");
+    cr_assert(kern_dec_sub(x, NULL, INT32_MAX, y, NULL, 1, 0, E18, o), "fa = INT32_MAX, n = 0");
 }
 
 /* ---- casts --------------------------------------------------------------------------------- */
