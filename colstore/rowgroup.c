@@ -559,8 +559,9 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
 static int filter_encoded(rowgroup_scan *s, uint32_t k, sel_t *keep, uint32_t *n) {
     uint64_t rows[VALIDITY_WORDS], pass[VALIDITY_WORDS];
     uint32_t vrows = 0;
-    bool any = false;
+    bool any = false, done[ROWGROUP_MAX_PREDS] = {false};
     for (uint32_t j = 0; j < s->npreds; j++) {
+        if (done[j]) continue;
         const rowgroup_pred *p = &s->preds[j];
         group_col *c = &s->g.cols[p->i];
         int rc = group_col_ready(s->t, s->td, &s->g, p->i, s->cols[p->i]);
@@ -568,7 +569,14 @@ static int filter_encoded(rowgroup_scan *s, uint32_t k, sel_t *keep, uint32_t *n
         if (!c->stored || c->rd->phys == PHYS_STR) continue;
         uint8_t e = c->rd->encoding;
         if (e != SEG_DICTIONARY && e != SEG_FOR && e != SEG_CONSTANT) continue;
-        if ((rc = segment_filter_mask(c->rd, k, p->op, &p->c, any ? pass : rows, pager_txn_err(s->t)))) return rc;
+        seg_cond conds[ROWGROUP_MAX_PREDS]; /* every condition on this column: one decode */
+        uint32_t nc = 0;
+        for (uint32_t q = j; q < s->npreds; q++)
+            if (s->preds[q].i == p->i) {
+                conds[nc++] = (seg_cond){s->preds[q].op, s->preds[q].c};
+                done[q] = true;
+            }
+        if ((rc = segment_filter_mask(c->rd, k, conds, nc, any ? pass : rows, pager_txn_err(s->t)))) return rc;
         if (!any) {
             vrows = segment_vector_rows(c->rd, k);
             any = true;

@@ -2538,61 +2538,91 @@ static int compare_entry(const segment_reader *r, uint32_t j, const seg_const *c
     }
 }
 
-int segment_filter_mask(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, uint64_t *mask,
+/* cond_mask sets m to the rows of the decoded vector (vals, its FOR base, or the resolved
+** strings) that meet one condition; scratch holds a vector of three-way results. */
+static void cond_mask(segment_reader *r, const payload *pl, const uint64_t *vals, uint32_t n, const seg_cond *cd,
+                      uint64_t *scratch, uint64_t *m) {
+    seg_cmp op = cd->op;
+    const seg_const *c = &cd->c;
+    int fam = family((vec_phys)r->phys);
+    if (r->encoding == SEG_CONSTANT) {
+        memset(m, 0, KERN_WORDS(n) * sizeof *m);
+        if (cmp_result(op, compare_entry(r, 0, c))) mask_all(m, n);
+    } else if (r->encoding == SEG_DICTIONARY) { /* each entry once, then the codes */
+        uint64_t *pass = scratch; /* SEGMENT_DICT_MAX bits fit in TMP_N words */
+        memset(pass, 0, ((size_t)r->dict_count + 63) / 64 * sizeof *pass);
+        for (uint32_t j = 0; j < r->dict_count; j++)
+            pass[j >> 6] |= (uint64_t)cmp_result(op, compare_entry(r, j, c)) << (j & 63);
+        MASK_ROWS(m, n, pass[vals[i] >> 6] >> (vals[i] & 63) & 1);
+    } else if (r->encoding == SEG_FOR) {
+        /* compare the packed offsets with c - base: values below the base compare alike; offsets
+        ** below 2^63 compare as int64 */
+        memset(m, 0, KERN_WORDS(n) * sizeof *m);
+        if (c->i < (int64_t)pl->base) {
+            if (op == SEG_NE || op == SEG_GT || op == SEG_GE) mask_all(m, n);
+        } else if (pl->w < 64 && (uint64_t)c->i - pl->base <= INT64_MAX) {
+            mask_cmp(vals, n, op, (int64_t)((uint64_t)c->i - pl->base), m);
+        } else {
+            uint64_t cu = (uint64_t)c->i - pl->base;
+            MASK_ROWS(m, n, cmp_result(op, (vals[i] > cu) - (vals[i] < cu)));
+        }
+    } else if (fam == FAM_INT) {
+        mask_cmp(vals, n, op, c->i, m);
+    } else if (fam == FAM_F64) { /* three-way comparisons + 1, then the kernel against 1 */
+        for (uint32_t i = 0; i < n; i++) scratch[i] = (uint64_t)(cmp_f64(bits_f64(vals[i]), c->d) + 1);
+        mask_cmp(scratch, n, op, 1, m);
+    } else {
+        const void *cs = c->s ? c->s : "";
+        for (uint32_t i = 0; i < n; i++) scratch[i] = (uint64_t)(cmp_bytes(r->sptr[i], r->slen[i], cs, c->len) + 1);
+        mask_cmp(scratch, n, op, 1, m);
+    }
+}
+
+int segment_filter_mask(segment_reader *r, uint32_t k, const seg_cond *conds, uint32_t nconds, uint64_t *mask,
                         strata_err *err) {
-    if (k >= r->nvectors || (unsigned)op > SEG_GE || r->phys == PHYS_INTERVAL || (c->s == NULL && c->len > 0))
-        return err_set(err, STRATA_MISUSE, "segment_filter: vector %u of %u, op %d, physical type %u", k,
-                       r->nvectors, (int)op, r->phys);
+    if (k >= r->nvectors || r->phys == PHYS_INTERVAL)
+        return err_set(err, STRATA_MISUSE, "segment_filter: vector %u of %u, physical type %u", k, r->nvectors,
+                       r->phys);
+    for (uint32_t j = 0; j < nconds; j++)
+        if ((unsigned)conds[j].op > SEG_GE || (conds[j].c.s == NULL && conds[j].c.len > 0))
+            return err_set(err, STRATA_MISUSE, "segment_filter: op %d", (int)conds[j].op);
     int rc = ensure_tmp(r, err);
     if (rc) return rc;
     vblock b;
     payload pl;
     if ((rc = open_block(r, k, &b, err)) || (rc = parse_payload(r, &b, &pl, err))) return rc;
     uint32_t n = b.n;
-    memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
-    if (b.mode == 1) return STRATA_OK; /* every row NULL */
+    if (b.mode == 1 || nconds == 0) { /* every row NULL (or nothing to check: every row passes) */
+        memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
+        if (b.mode != 1) mask_all(mask, n);
+        return STRATA_OK;
+    }
+    /* the vector's values once, then each condition */
     int fam = family((vec_phys)r->phys);
-    uint64_t *vals = r->tmp;
+    uint64_t *vals = r->tmp, *scratch = r->tmp + TMP_N;
     if (r->encoding == SEG_CONSTANT) {
-        if (cmp_result(op, compare_entry(r, 0, c))) mask_all(mask, n);
+        /* compare_entry reads the constant */
     } else if (r->encoding == SEG_DICTIONARY) {
-        /* each entry once, then the codes */
-        uint64_t *pass = r->tmp + TMP_N; /* SEGMENT_DICT_MAX bits fit in TMP_N words */
-        memset(pass, 0, ((size_t)r->dict_count + 63) / 64 * sizeof *pass);
-        for (uint32_t j = 0; j < r->dict_count; j++)
-            pass[j >> 6] |= (uint64_t)cmp_result(op, compare_entry(r, j, c)) << (j & 63);
         bitpack_unpack(pl.packed, n, pl.w, vals);
         if (!check_codes(vals, n, r->dict_count))
             return CORRUPT("vector %u: dictionary code out of range", k);
-        MASK_ROWS(mask, n, pass[vals[i] >> 6] >> (vals[i] & 63) & 1);
     } else if (r->encoding == SEG_FOR) {
-        /* compare the packed offsets with c - base: values below the base compare alike; offsets
-        ** below 2^63 compare as int64 */
         bitpack_unpack(pl.packed, n, pl.w, vals);
-        if (c->i < (int64_t)pl.base) {
-            if (op == SEG_NE || op == SEG_GT || op == SEG_GE) mask_all(mask, n);
-        } else if (pl.w < 64 && (uint64_t)c->i - pl.base <= INT64_MAX) {
-            mask_cmp(vals, n, op, (int64_t)((uint64_t)c->i - pl.base), mask);
-        } else {
-            uint64_t cu = (uint64_t)c->i - pl.base;
-            MASK_ROWS(mask, n, cmp_result(op, (vals[i] > cu) - (vals[i] < cu)));
-        }
     } else if (fam == FAM_INT) {
         uint64_t base;
         int check;
         if ((rc = decode_ints(r, &b, &pl, vals, &base, &check, err))) return rc;
         for (uint32_t i = 0; i < n; i++) vals[i] += base;
-        mask_cmp(vals, n, op, c->i, mask);
-    } else if (fam == FAM_F64) { /* three-way comparisons + 1, then the kernel against 1 */
+    } else if (fam == FAM_F64) {
         if ((rc = decode_f64(r, &b, &pl, vals, err))) return rc;
-        for (uint32_t i = 0; i < n; i++) vals[i] = (uint64_t)(cmp_f64(bits_f64(vals[i]), c->d) + 1);
-        mask_cmp(vals, n, op, 1, mask);
-    } else {
-        if ((rc = resolve_strings(r, &b, &pl, err))) return rc;
-        const void *cs = c->s ? c->s : "";
-        for (uint32_t i = 0; i < n; i++)
-            vals[i] = (uint64_t)(cmp_bytes(r->sptr[i], r->slen[i], cs, c->len) + 1);
-        mask_cmp(vals, n, op, 1, mask);
+    } else if ((rc = resolve_strings(r, &b, &pl, err))) {
+        return rc;
+    }
+    cond_mask(r, &pl, vals, n, &conds[0], scratch, mask);
+    for (uint32_t j = 1; j < nconds; j++) {
+        uint64_t m[VALIDITY_WORDS];
+        cond_mask(r, &pl, vals, n, &conds[j], scratch, m);
+        for (uint32_t w = 0; w < KERN_WORDS(n); w++) mask[w] &= m[w];
     }
     if (b.mode != 0) { /* NULLs never pass */
         uint64_t valid[VALIDITY_WORDS];
@@ -2606,7 +2636,8 @@ int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c
                    strata_err *err) {
     uint64_t mask[VALIDITY_WORDS];
     *count = 0;
-    int rc = segment_filter_mask(r, k, op, c, mask, err);
+    seg_cond cond = {op, *c};
+    int rc = segment_filter_mask(r, k, &cond, 1, mask, err);
     if (rc == STRATA_OK) *count = kern_mask_to_sel(mask, segment_vector_rows(r, k), sel);
     return rc;
 }

@@ -353,10 +353,15 @@ typedef struct seg_const {
 ** STRATA_CORRUPT, STRATA_NOMEM as for decoding. */
 int segment_filter(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, sel_t *sel, uint32_t *count,
                    strata_err *err);
-/* segment_filter_mask is segment_filter writing a row mask (vector/kernel.h's: bit i % 64 of word
-** i / 64 set for row i that passes, KERN_WORDS(n_k) words, the bits past n_k zero), which scans
-** combine across conditions with AND. */
-int segment_filter_mask(segment_reader *r, uint32_t k, seg_cmp op, const seg_const *c, uint64_t *mask,
+/* One condition `value op c`. */
+typedef struct seg_cond {
+    seg_cmp op;
+    seg_const c;
+} seg_cond;
+/* segment_filter_mask is segment_filter for conds[0..nconds) together (ANDed: a range such as
+** `x >= a AND x < b` decodes the vector once), writing a row mask (vector/kernel.h's: bit i % 64
+** of word i / 64 set for row i that passes, KERN_WORDS(n_k) words, the bits past n_k zero). */
+int segment_filter_mask(segment_reader *r, uint32_t k, const seg_cond *conds, uint32_t nconds, uint64_t *mask,
                         strata_err *err);
 
 #endif

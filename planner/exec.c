@@ -1046,12 +1046,19 @@ static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
                 if (rc) return rc;
             }
         }
-        for (uint32_t a = 0; a < p->agg.naggs; a++)
+        for (uint32_t a = 0; a < p->agg.naggs; a++) {
+            const agg_expr *ag = &p->agg.aggs[a];
+            if ((ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) && out->cols[nk + a].phys == PHYS_I64) {
+                int64_t *o = out->cols[nk + a].data; /* counts: no value to convert */
+                for (uint32_t r = 0; r < n; r++) o[r] = s->slots[(size_t)(first + r) * p->agg.naggs + a].count;
+                continue;
+            }
             for (uint32_t r = 0; r < n; r++) {
                 sql_value v;
                 int rc = agg_result(x, &p->agg.aggs[a], &s->slots[(size_t)(first + r) * p->agg.naggs + a], &v);
                 if (rc || (rc = vec_set_value(&out->cols[nk + a], r, &v, x->err))) return rc;
             }
+        }
         s->emitted += n;
     }
     out->count = n;

@@ -182,8 +182,7 @@ typedef struct dec_side {
 
 /* dec_side_init reads vector a as int64 values. DECIMAL and BIGINT are read in place; a SMALLINT
 ** or INTEGER constant is widened once (its sel is all zeros, so every row reads konst); any other
-** SMALLINT or INTEGER vector is widened into wide[0..count). The caller passes its output buffer
-** as wide: the kernels read row r before they write it, and only one side can be narrow. */
+** SMALLINT or INTEGER vector is widened into wide[0..count) (only one side can be narrow). */
 static void dec_side_init(dec_side *s, const vector *a, int64_t *wide, uint32_t count) {
     s->scale = a->type.id == TYPE_DECIMAL ? a->type.scale : 0;
     if (a->phys == PHYS_I64) {
@@ -271,9 +270,12 @@ static inline bool mul_round(int64_t u, int64_t v, int64_t d, int64_t *res) {
 static int eval_dec_arith(exec_ctx *x, expr *e, uint32_t count) {
     vector *va = e->args[0]->result, *vb = e->args[1]->result, *out = e->result;
     int64_t *o = out->data;
+    /* a narrow side is widened apart from o: the kernels write o before they may give up and
+    ** leave the vector to the loops, which then read both sides again */
+    int64_t wide[VECTOR_SIZE];
     dec_side sa, sb;
-    dec_side_init(&sa, va, o, count);
-    dec_side_init(&sb, vb, o, count);
+    dec_side_init(&sa, va, wide, count);
+    dec_side_init(&sb, vb, wide, count);
     const dec_side *a = &sa, *b = &sb;
     int m = a->scale > b->scale ? a->scale : b->scale, drop = a->scale + b->scale - e->type.scale;
     int64_t lim = dec_pow10[e->type.precision > 18 ? 18 : e->type.precision];

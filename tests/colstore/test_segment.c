@@ -1106,6 +1106,28 @@ static void check_filters(const col *c, const uint8_t *buf, size_t len, const ch
                 cr_assert_eq(m, n, "%s: op %d, vector %u: %u rows pass, want %u", what, op, v, n, m);
             }
         }
+        /* two conditions on the column at once (a range: the vector decoded once), against the
+        ** model of both: this probe's constant with every operator, and a second constant from
+        ** another row */
+        seg_const k2 = k;
+        uint32_t from2 = (uint32_t)(rnd() % (c->rows ? c->rows : 1));
+        if (c->rows && c->phys == PHYS_STR) k2.s = c->s[from2], k2.len = c->slen[from2];
+        else if (c->rows) k2.i = c->i[from2], k2.d = c->d[from2];
+        for (int op = SEG_EQ; op <= SEG_GE; op++) {
+            seg_cond conds[2] = {{(seg_cmp)op, k}, {(seg_cmp)(SEG_GE - op), k2}};
+            for (uint32_t v = 0; v < segment_nvectors(&r); v++) {
+                uint64_t mask[VALIDITY_WORDS];
+                cr_assert_eq(segment_filter_mask(&r, v, conds, 2, mask, &err), STRATA_OK, "%s: %s", what, err.msg);
+                uint32_t rows = segment_vector_rows(&r, v);
+                for (uint32_t i = 0; i < VALIDITY_WORDS * 64; i++) {
+                    bool want = i < rows && model_passes(c, v * VECTOR_SIZE + i, conds[0].op, &k) &&
+                                model_passes(c, v * VECTOR_SIZE + i, conds[1].op, &k2);
+                    bool got = i < (rows + 63) / 64 * 64 && (mask[i >> 6] >> (i & 63) & 1);
+                    cr_assert_eq(got, want, "%s: ops %d and %d, vector %u, row %u: %d, want %d", what, conds[0].op,
+                                 conds[1].op, v, i, got, want);
+                }
+            }
+        }
     }
     segment_reader_close(&r);
 }
