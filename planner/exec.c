@@ -668,6 +668,29 @@ static bool agg_sum_one(agg_slot *sl, const vector *v, uint32_t count) {
     return true;
 }
 
+/* agg_minmax_one updates MIN or MAX of integers (and DATE, TIMESTAMP, DECIMAL: one column type,
+** compared by their stored values) of an aggregate without GROUP BY through the min/max kernels;
+** false for other types. */
+static bool agg_minmax_one(agg_slot *sl, agg_fn fn, const vector *v, uint32_t count) {
+    int64_t lo, hi;
+    uint32_t n;
+    const sel_t *sel = kern_sel(v);
+    switch ((vec_phys)v->phys) {
+    case PHYS_I16: n = kern_minmax_i16(v->data, sel, v->validity, count, &lo, &hi); break;
+    case PHYS_I32: n = kern_minmax_i32(v->data, sel, v->validity, count, &lo, &hi); break;
+    case PHYS_I64: n = kern_minmax_i64(v->data, sel, v->validity, count, &lo, &hi); break;
+    default: return false;
+    }
+    int64_t x = fn == AGG_MIN ? lo : hi;
+    if (n && (!sl->count || (fn == AGG_MIN ? x < sl->best.v.i : x > sl->best.v.i))) {
+        memset(&sl->best, 0, sizeof sl->best);
+        sl->best.type = v->type;
+        sl->best.v.i = x;
+        sl->count = 1;
+    }
+    return true;
+}
+
 /* agg_few_groups updates aggregate a of a GROUP BY with at most KERN_GROUPS_MAX groups through
 ** the grouped-sum kernels: count(*), and count, sum and avg over numbers without a NULL in this
 ** chunk. rows[g] is the chunk's row count of group g. false: not such an aggregate (or values
@@ -713,6 +736,7 @@ static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector 
     uint32_t na = p->agg.naggs;
     agg_slot *slots = s->slots + a;
     if (!p->agg.nkeys && (fn == AGG_SUM || fn == AGG_AVG)) return agg_sum_one(slots, v, count);
+    if (!p->agg.nkeys && (fn == AGG_MIN || fn == AGG_MAX)) return agg_minmax_one(slots, fn, v, count);
     if (fn == AGG_COUNT_STAR || (fn == AGG_COUNT && !v->validity)) {
         for (uint32_t r = 0; r < count; r++) slots[(size_t)gids[r] * na].count++;
         return true;
