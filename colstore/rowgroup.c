@@ -30,7 +30,7 @@
 #define DESC_SIZE (1 + 4 + 4 + 8 + 8 + 8 + 4)
 #define GROUP_KEY_LEN (1 + ROWID_KEY_LEN)
 #define SEG_KEY_LEN (1 + ROWID_KEY_LEN + 4)
-#define FEW_ROWS 16 /* a scan reads this few rows of a vector one value at a time */
+#define FEW_ROWS 128 /* a scan reads this few rows of a vector one value at a time (segment_get_rows) */
 
 /* ---- keys and descriptors ----------------------------------------------------------------- */
 
@@ -671,7 +671,7 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         } else if (segment_is_string_dict(g->cols[i].rd)) { /* codes only: no string is copied */
             rc = segment_decode_dict(g->cols[i].rd, k, whole ? NULL : keep, n, v, err);
         } else if (few && !whole) {
-            for (uint32_t r = 0; r < n && rc == STRATA_OK; r++) rc = segment_get(g->cols[i].rd, base + keep[r], v, r, err);
+            rc = segment_get_rows(g->cols[i].rd, k, keep, n, v, err);
         } else {
             rc = segment_decode_vector(g->cols[i].rd, k, v, err);
             if (rc == STRATA_OK && !whole) compact(v, keep, n);

@@ -2420,6 +2420,42 @@ int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, 
     return STRATA_OK;
 }
 
+int segment_get_rows(segment_reader *r, uint32_t k, const sel_t *rows, uint32_t n, vector *out, strata_err *err) {
+    if (k >= r->nvectors || n > VECTOR_SIZE)
+        return err_set(err, STRATA_MISUSE, "rows of vector %u of a segment of %u vectors", k, r->nvectors);
+    int rc = check_out(r, out, err);
+    if (rc || (rc = point_block(r, k, err))) return rc;
+    const vblock *b = &r->point->b;
+    const payload *pl = &r->point->pl;
+    vec_phys phys = (vec_phys)r->phys;
+    bool ints = phys == PHYS_I16 || phys == PHYS_I32 || phys == PHYS_I64;
+    bool dict = r->encoding == SEG_DICTIONARY;
+    /* no NULL, and bit-packed values or codes: each row's bits straight into its slot */
+    if (b->mode == 0 && ((ints && (dict || (r->encoding == SEG_FOR && frame_fits(phys, pl->base, pl->w)))) ||
+                         (phys == PHYS_F64 && dict))) {
+        unsigned bytes = phys == PHYS_F64 ? 8 : int_bytes(phys);
+        for (uint32_t i = 0; i < n; i++) {
+            if (rows[i] >= b->n) return err_set(err, STRATA_MISUSE, "row %u of a vector of %u", rows[i], b->n);
+            uint64_t v = bitpack_get(pl->packed, rows[i], pl->w);
+            if (dict) {
+                if (v >= r->dict_count)
+                    return CORRUPT("vector %u: dictionary code %llu of %u", k, (unsigned long long)v, r->dict_count);
+                v = phys == PHYS_F64 ? ld64(r->dict + 8 * v) : (uint64_t)load_one(phys, r->dict + v * bytes);
+            } else {
+                v += pl->base;
+            }
+            switch (phys) {
+            case PHYS_I16: VEC_DATA(out, int16_t)[i] = (int16_t)v; break;
+            case PHYS_I32: VEC_DATA(out, int32_t)[i] = (int32_t)v; break;
+            default: VEC_DATA(out, uint64_t)[i] = v; break; /* BIGINT, DOUBLE's bits */
+            }
+        }
+        return STRATA_OK;
+    }
+    for (uint32_t i = 0; i < n && rc == STRATA_OK; i++) rc = segment_get(r, (uint64_t)k * VECTOR_SIZE + rows[i], out, i, err);
+    return rc;
+}
+
 void segment_prefetch(const segment_reader *r, uint64_t row, int step) {
     if (row >= r->rows || r->nblocks == 0) return;
     uint32_t k = (uint32_t)(row / VECTOR_SIZE);

@@ -312,6 +312,12 @@ static inline int segment_is_string_dict(const segment_reader *r) {
 ** STRATA_NOMEM as for decoding. */
 int segment_get(segment_reader *r, uint64_t row, vector *out, uint32_t out_row, strata_err *err);
 
+/* segment_get_rows writes rows rows[0..n) of vector k (positions in the vector) to rows 0..n-1
+** of out, as segment_get would one by one, opening the vector once: bit-packed values and
+** dictionary codes without NULLs are read straight from their bits, so that a few rows of a
+** vector cost a few reads, not a decode of the vector. */
+int segment_get_rows(segment_reader *r, uint32_t k, const sel_t *rows, uint32_t n, vector *out, strata_err *err);
+
 /* segment_prefetch and segment_prepare start the CPU loading what segment_get(r, row) reads, so
 ** that a point read of several columns has their cache misses overlap instead of following one
 ** another: it calls segment_prefetch step 0 (the block directory's entry) for every column, then
