@@ -494,6 +494,22 @@ checksum sales_expected(int q, uint64_t rows) {
     return c;
 }
 
+int sales_load(const engine *e, void *db, uint64_t rows) {
+    void *ld = NULL;
+    if (e->load_begin(db, "sales", 5, &ld)) return wl_fail(e, db, "begin the load of sales");
+    for (uint64_t i = 0; i < rows; i++) {
+        sale s = sale_for(i);
+        if (e->load_int64(ld, s.id) || e->load_int64(ld, s.region) || e->load_int64(ld, s.qty) ||
+            e->load_double(ld, s.price) || e->load_int64(ld, s.day) || e->load_end_row(ld)) {
+            wl_fail(e, db, "load a row of sales");
+            e->load_abort(ld);
+            return -1;
+        }
+    }
+    if (e->load_finish(ld)) return wl_fail(e, db, "finish the load of sales");
+    return 0;
+}
+
 int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c) {
     int q = *(const int *)arg, rc;
     memset(c, 0, sizeof *c);

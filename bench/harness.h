@@ -194,6 +194,9 @@ sale sale_for(uint64_t id);
 ** the prepared query to its end and folds its result the same way. */
 extern const char *const sales_query_sql[3];
 checksum sales_expected(int q, uint64_t rows);
+/* sales_load bulk-loads rows 0..rows-1 of sales (sale_for) into the existing table through the
+** engine's loader: 0, or -1 with the failure recorded (wl_fail). */
+int sales_load(const engine *e, void *db, uint64_t rows);
 int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the

@@ -529,22 +529,6 @@ static int create_table(const engine *e, void *db, const char *table) {
     return e->exec(db, sql) ? wl_fail(e, db, sql) : 0;
 }
 
-static int load_sales(const engine *e, void *db, uint64_t rows) {
-    void *ld = NULL;
-    if (e->load_begin(db, "sales", 5, &ld)) return wl_fail(e, db, "begin the load of sales");
-    for (uint64_t i = 0; i < rows; i++) {
-        sale s = sale_for(i);
-        if (e->load_int64(ld, s.id) || e->load_int64(ld, s.region) || e->load_int64(ld, s.qty) ||
-            e->load_double(ld, s.price) || e->load_int64(ld, s.day) || e->load_end_row(ld)) {
-            wl_fail(e, db, "load a row of sales");
-            e->load_abort(ld);
-            return -1;
-        }
-    }
-    if (e->load_finish(ld)) return wl_fail(e, db, "finish the load of sales");
-    return 0;
-}
-
 /* The load of sales: CREATE TABLE, the bulk load timed, strata's CHECKPOINT, close; the size. */
 static int wl_load_sales(const engine *e, const char *path, const options *o) {
     uint64_t rows = size_of(o, "analytics_sales");
@@ -557,7 +541,7 @@ static int wl_load_sales(const engine *e, const char *path, const options *o) {
     if (create_table(e, db, SALES_TABLE)) goto fail;
     peak_reset();
     uint64_t t0 = now_ns();
-    if (load_sales(e, db, rows)) goto fail;
+    if (sales_load(e, db, rows)) goto fail;
     double load_ms = ms_since(t0);
     if (is_strata(e) && strata_checkpoint(e, db, "sales", "an_sales", (int64_t)rows)) goto fail;
     e->close(db);

@@ -523,22 +523,6 @@ static int load_lineitem(const engine *e, void *db, uint64_t rows) {
     return 0;
 }
 
-static int load_sales(const engine *e, void *db, uint64_t rows) {
-    void *ld = NULL;
-    if (e->load_begin(db, "sales", SALES_NCOLS, &ld)) return wl_fail(e, db, "begin the load of sales");
-    for (uint64_t i = 0; i < rows; i++) {
-        sale s = sale_for(i);
-        if (e->load_int64(ld, s.id) || e->load_int64(ld, s.region) || e->load_int64(ld, s.qty) ||
-            e->load_double(ld, s.price) || e->load_int64(ld, s.day) || e->load_end_row(ld)) {
-            wl_fail(e, db, "load a row of sales");
-            e->load_abort(ld);
-            return -1;
-        }
-    }
-    if (e->load_finish(ld)) return wl_fail(e, db, "finish the load of sales");
-    return 0;
-}
-
 /* A table of the suite: what its phases need to create, load and name it. */
 typedef struct table_load {
     const char *key;       /* "li" or "sales", in workload and figure ids (cs_load_<key>, ...) */
@@ -550,7 +534,7 @@ typedef struct table_load {
 
 static const table_load tables[2] = {
     {"li", "lineitem", LINEITEM_COLUMNS, "cs_li_rows", load_lineitem},
-    {"sales", "sales", SALES_COLUMNS, "cs_sales_rows", load_sales},
+    {"sales", "sales", SALES_COLUMNS, "cs_sales_rows", sales_load},
 };
 
 /* The database file of a table and variant in dir. */
@@ -980,30 +964,7 @@ static uint64_t sales_group_hash(int64_t region, int64_t count, int64_t sum_qty)
     return mix(mix(mix(0, (uint64_t)region), (uint64_t)count), (uint64_t)sum_qty) & MASK52;
 }
 
-static checksum sales_checksum(int q, const options *o) {
-    checksum c = {0};
-    uint64_t n = size_of(o, "cs_sales_rows");
-    if (q == 1) {
-        int64_t count[SALES_REGIONS] = {0}, qty[SALES_REGIONS] = {0};
-        for (uint64_t i = 0; i < n; i++) {
-            sale s = sale_for(i);
-            count[s.region]++, qty[s.region] += s.qty;
-        }
-        for (int r = 0; r < SALES_REGIONS; r++)
-            if (count[r])
-                c.a++, c.b += (uint64_t)count[r],
-                    c.c = (c.c + sales_group_hash(r, count[r], qty[r])) & MASK52;
-        return c;
-    }
-    double sum = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        sale s = sale_for(i);
-        if (q == 0 && s.qty > 50) sum += s.price;
-        if (q == 2 && s.price * (double)s.qty > 1000) sum += s.price * (double)s.qty;
-    }
-    c.a = 1, c.b = double_bits(sum) >> 12, c.c = double_bits(sum) & 0xFFF;
-    return c;
-}
+static checksum sales_checksum(int q, const options *o) { return sales_expected(q, size_of(o, "cs_sales_rows")); }
 
 /* ---------------------------------------------------------------------------------------------
 ** Scans.

@@ -293,23 +293,12 @@ static int check_last_commit(const engine *e, void *db, const options *o) {
 /* --- the analytic table ------------------------------------------------------------------ */
 
 static int wl_load_sales(const engine *e, void *db, const options *o) {
-    void *ld = NULL;
     if (e->exec(db, "CREATE TABLE sales(id INTEGER PRIMARY KEY, region INTEGER, qty INTEGER, price DOUBLE, "
                     "day INTEGER)"))
         return wl_fail(e, db, "CREATE TABLE sales");
     peak_reset();
     uint64_t t0 = now_ns();
-    if (e->load_begin(db, "sales", 5, &ld)) return wl_fail(e, db, "begin the load of sales");
-    for (uint64_t i = 0, n = size_of(o, "sales"); i < n; i++) {
-        sale s = sale_for(i);
-        if (e->load_int64(ld, s.id) || e->load_int64(ld, s.region) || e->load_int64(ld, s.qty) ||
-            e->load_double(ld, s.price) || e->load_int64(ld, s.day) || e->load_end_row(ld)) {
-            wl_fail(e, db, "load a row of sales");
-            e->load_abort(ld);
-            return -1;
-        }
-    }
-    if (e->load_finish(ld)) return wl_fail(e, db, "finish the load of sales");
+    if (sales_load(e, db, size_of(o, "sales"))) return -1;
     put_metric("load_sales_ms", ms_since(t0));
     put_peak("load_sales");
     return 0;
