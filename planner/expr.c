@@ -940,49 +940,59 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
 
 /* ---- selection ---------------------------------------------------------------------------- */
 
-/* cmp_const_mask sets mask to the rows where comparison e of a column (any expression) with a
-** constant holds, through the comparison kernels; *done false when e is not such a comparison of
-** numbers of one physical type (the caller evaluates it). */
-static int cmp_const_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
+/* cmp_mask sets mask to the rows where comparison e holds, through the comparison kernels: a
+** column (any expression) against a constant or parameter, or two columns, of one physical type
+** (DECIMALs of one scale, as eval_cmp's typed loops need). *done false when e is not such a
+** comparison (the caller evaluates it). */
+static int cmp_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
     static const kern_cmp mirrored[] = {KERN_EQ, KERN_NE, KERN_GT, KERN_GE, KERN_LT, KERN_LE};
     *done = false;
-    expr *col = e->args[0], *k = e->args[1];
+    expr *ea = e->args[0], *eb = e->args[1];
     kern_cmp op = (kern_cmp)e->cmp;
-    if (col->kind == EXPR_CONST || col->kind == EXPR_PARAM) { /* 5 < x is x > 5 */
-        col = e->args[1], k = e->args[0];
+    if (ea->kind == EXPR_CONST || ea->kind == EXPR_PARAM) { /* 5 < x is x > 5 */
+        ea = e->args[1], eb = e->args[0];
         op = mirrored[op];
     }
-    if (k->kind != EXPR_CONST && k->kind != EXPR_PARAM) return STRATA_OK;
-    /* one physical type on both sides, as eval_cmp's typed loops need (DECIMALs of one scale) */
-    vec_phys phys = vec_phys_of(col->type.id);
-    if (phys != vec_phys_of(k->type.id) || (phys != PHYS_I16 && phys != PHYS_I32 && phys != PHYS_I64 && phys != PHYS_F64))
+    vec_phys phys = vec_phys_of(ea->type.id);
+    if (phys != vec_phys_of(eb->type.id) || (phys != PHYS_I16 && phys != PHYS_I32 && phys != PHYS_I64 && phys != PHYS_F64))
         return STRATA_OK;
-    if ((col->type.id == TYPE_DECIMAL || k->type.id == TYPE_DECIMAL) &&
-        (col->type.id != k->type.id || col->type.scale != k->type.scale))
+    if ((ea->type.id == TYPE_DECIMAL || eb->type.id == TYPE_DECIMAL) &&
+        (ea->type.id != eb->type.id || ea->type.scale != eb->type.scale))
         return STRATA_OK;
     int rc;
-    if ((rc = expr_eval(x, k, in, count)) || (rc = expr_eval(x, col, in, count))) return rc;
-    vector *v = col->result, *c = k->result;
-    if (v->kind == VEC_CONSTANT) return STRATA_OK; /* both constant: rare, left to eval_cmp */
+    if ((rc = expr_eval(x, eb, in, count)) || (rc = expr_eval(x, ea, in, count))) return rc;
+    vector *u = ea->result, *v = eb->result;
+    if (u->kind == VEC_CONSTANT) return STRATA_OK; /* both constant: rare, left to eval_cmp */
     *done = true;
-    if (row_null(c, 0)) { /* x op NULL holds nowhere */
-        memset(mask, 0, KERN_WORDS(count) * sizeof *mask);
-        return STRATA_OK;
+    const sel_t *us = kern_sel(u);
+    if (v->kind == VEC_CONSTANT) {
+        if (row_null(v, 0)) { /* x op NULL holds nowhere */
+            memset(mask, 0, KERN_WORDS(count) * sizeof *mask);
+            return STRATA_OK;
+        }
+        switch ((vec_phys)u->phys) {
+        case PHYS_I16: kern_cmp_i16(op, u->data, us, count, VEC_DATA(v, int16_t)[0], mask); break;
+        case PHYS_I32: kern_cmp_i32(op, u->data, us, count, VEC_DATA(v, int32_t)[0], mask); break;
+        case PHYS_I64: kern_cmp_i64(op, u->data, us, count, VEC_DATA(v, int64_t)[0], mask); break;
+        default: kern_cmp_f64(op, u->data, us, count, VEC_DATA(v, double)[0], mask); break;
+        }
+    } else {
+        const sel_t *vs = kern_sel(v);
+        switch ((vec_phys)u->phys) {
+        case PHYS_I16: kern_cmp2_i16(op, u->data, us, v->data, vs, count, mask); break;
+        case PHYS_I32: kern_cmp2_i32(op, u->data, us, v->data, vs, count, mask); break;
+        case PHYS_I64: kern_cmp2_i64(op, u->data, us, v->data, vs, count, mask); break;
+        default: kern_cmp2_f64(op, u->data, us, v->data, vs, count, mask); break;
+        }
+        kern_mask_valid(mask, v->validity, vs, count);
     }
-    const sel_t *sel = kern_sel(v);
-    switch ((vec_phys)v->phys) {
-    case PHYS_I16: kern_cmp_i16(op, v->data, sel, count, VEC_DATA(c, int16_t)[0], mask); break;
-    case PHYS_I32: kern_cmp_i32(op, v->data, sel, count, VEC_DATA(c, int32_t)[0], mask); break;
-    case PHYS_I64: kern_cmp_i64(op, v->data, sel, count, VEC_DATA(c, int64_t)[0], mask); break;
-    default: kern_cmp_f64(op, v->data, sel, count, VEC_DATA(c, double)[0], mask); break;
-    }
-    kern_mask_valid(mask, v->validity, sel, count);
+    kern_mask_valid(mask, u->validity, us, count);
     return STRATA_OK;
 }
 
 /* select_mask sets mask to the rows of in where e is true (neither false nor NULL). AND and OR
 ** combine their arguments' masks (a row is true under AND when every argument is true, under OR
-** when one is: NULL and false both drop it), comparisons with a constant go through the kernels,
+** when one is: NULL and false both drop it), comparisons of numbers go through the kernels,
 ** anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on every row,
 ** as expr_eval does. */
 static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask) {
@@ -1000,7 +1010,7 @@ static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uin
     }
     if (e->kind == EXPR_CMP) {
         bool done;
-        if ((rc = cmp_const_mask(x, e, in, count, mask, &done)) || done) return rc;
+        if ((rc = cmp_mask(x, e, in, count, mask, &done)) || done) return rc;
     }
     if ((rc = expr_eval(x, e, in, count))) return rc;
     vector *v = e->result;

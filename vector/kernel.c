@@ -188,6 +188,70 @@ void kern_cmp_f64(kern_cmp op, const double *d, const sel_t *sel, uint32_t n, do
     MASK_TAIL(n / 64 * 64, f64_holds(op, AT(d, sel, r), c));
 }
 
+/* Two columns: the same compares with the second operand loaded like the first. */
+#define CMP2_INT_KERNEL(NAME, T, LANES, LOAD, LANEFN)                                            \
+    ALWAYS_INLINE void NAME##_by(int base, uint64_t invert, const T *a, const sel_t *as, const T *b, \
+                                 const sel_t *bs, uint32_t n, uint64_t *mask) {                  \
+        CMP_WORDS(LANES, LANEFN(LOAD(a, as, w * 64 + j), LOAD(b, bs, w * 64 + j), base));        \
+    }                                                                                            \
+    void NAME(kern_cmp op, const T *a, const sel_t *as, const T *b, const sel_t *bs, uint32_t n, uint64_t *mask) { \
+        int base;                                                                                \
+        uint64_t invert;                                                                         \
+        cmp_base(op, &base, &invert);                                                            \
+        switch (base) {                                                                          \
+        case BASE_EQ: NAME##_by(BASE_EQ, invert, a, as, b, bs, n, mask); break;                  \
+        case BASE_GT: NAME##_by(BASE_GT, invert, a, as, b, bs, n, mask); break;                  \
+        default: NAME##_by(BASE_LT, invert, a, as, b, bs, n, mask); break;                       \
+        }                                                                                        \
+        MASK_TAIL(n / 64 * 64, int_holds(op, AT(a, as, r), AT(b, bs, r)));                       \
+    }
+
+CMP2_INT_KERNEL(kern_cmp2_i32, int32_t, 8, load8_i32, cmp_lanes8)
+CMP2_INT_KERNEL(kern_cmp2_i16, int16_t, 8, load8_i16, cmp_lanes8)
+CMP2_INT_KERNEL(kern_cmp2_i64, int64_t, 4, load4_i64, cmp_lanes4_i64)
+
+/* DOUBLE against DOUBLE: the ordered <, = and > of each pair, then NaN's place by the operands'
+** NaN bits (NaN = NaN, NaN above every number). */
+ALWAYS_INLINE uint64_t cmp2_f64_lanes(kern_cmp op, simde__m256d u, simde__m256d v) {
+    uint64_t lt = (uint32_t)simde_mm256_movemask_pd(simde_mm256_cmp_pd(u, v, SIMDE_CMP_LT_OQ));
+    uint64_t eq = (uint32_t)simde_mm256_movemask_pd(simde_mm256_cmp_pd(u, v, SIMDE_CMP_EQ_OQ));
+    uint64_t gt = (uint32_t)simde_mm256_movemask_pd(simde_mm256_cmp_pd(u, v, SIMDE_CMP_GT_OQ));
+    uint64_t nu = (uint32_t)simde_mm256_movemask_pd(simde_mm256_cmp_pd(u, u, SIMDE_CMP_UNORD_Q));
+    uint64_t nv = (uint32_t)simde_mm256_movemask_pd(simde_mm256_cmp_pd(v, v, SIMDE_CMP_UNORD_Q));
+    eq |= nu & nv, lt |= ~nu & nv & 0xf, gt |= nu & ~nv & 0xf;
+    switch (op) {
+    case KERN_EQ: return eq;
+    case KERN_NE: return ~eq & 0xf;
+    case KERN_LT: return lt;
+    case KERN_LE: return lt | eq;
+    case KERN_GT: return gt;
+    default: return gt | eq;
+    }
+}
+
+ALWAYS_INLINE void cmp2_f64_by(kern_cmp op, const double *a, const sel_t *as, const double *b, const sel_t *bs,
+                               uint32_t n, uint64_t *mask) {
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 4)
+            m |= cmp2_f64_lanes(op, load4_f64(a, as, w * 64 + j), load4_f64(b, bs, w * 64 + j)) << j;
+        mask[w] = m;
+    }
+}
+
+void kern_cmp2_f64(kern_cmp op, const double *a, const sel_t *as, const double *b, const sel_t *bs, uint32_t n,
+                   uint64_t *mask) {
+    switch (op) {
+    case KERN_EQ: cmp2_f64_by(KERN_EQ, a, as, b, bs, n, mask); break;
+    case KERN_NE: cmp2_f64_by(KERN_NE, a, as, b, bs, n, mask); break;
+    case KERN_LT: cmp2_f64_by(KERN_LT, a, as, b, bs, n, mask); break;
+    case KERN_LE: cmp2_f64_by(KERN_LE, a, as, b, bs, n, mask); break;
+    case KERN_GT: cmp2_f64_by(KERN_GT, a, as, b, bs, n, mask); break;
+    default: cmp2_f64_by(KERN_GE, a, as, b, bs, n, mask); break;
+    }
+    MASK_TAIL(n / 64 * 64, f64_holds(op, AT(a, as, r), AT(b, bs, r)));
+}
+
 /* ---- masks -------------------------------------------------------------------------------- */
 
 void kern_mask_valid(uint64_t *mask, const uint64_t *validity, const sel_t *sel, uint32_t n) {

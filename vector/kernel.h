@@ -39,6 +39,17 @@ void kern_cmp_i32(kern_cmp op, const int32_t *d, const sel_t *sel, uint32_t n, i
 void kern_cmp_i64(kern_cmp op, const int64_t *d, const sel_t *sel, uint32_t n, int64_t c, uint64_t *mask);
 void kern_cmp_f64(kern_cmp op, const double *d, const sel_t *sel, uint32_t n, double c, uint64_t *mask);
 
+/* kern_cmp2_T sets mask to (row r of a op row r of b) for rows 0..n-1: two columns compared,
+** each read through its own selection (NULL: flat); DOUBLE ordered as in kern_cmp_f64. */
+void kern_cmp2_i16(kern_cmp op, const int16_t *a, const sel_t *as, const int16_t *b, const sel_t *bs, uint32_t n,
+                   uint64_t *mask);
+void kern_cmp2_i32(kern_cmp op, const int32_t *a, const sel_t *as, const int32_t *b, const sel_t *bs, uint32_t n,
+                   uint64_t *mask);
+void kern_cmp2_i64(kern_cmp op, const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n,
+                   uint64_t *mask);
+void kern_cmp2_f64(kern_cmp op, const double *a, const sel_t *as, const double *b, const sel_t *bs, uint32_t n,
+                   uint64_t *mask);
+
 /* kern_mask_valid clears the bits of the rows whose value is NULL: bit sel[r] (r with sel NULL)
 ** of validity is 0. validity NULL: no NULLs, nothing changes. */
 void kern_mask_valid(uint64_t *mask, const uint64_t *validity, const sel_t *sel, uint32_t n);

@@ -192,16 +192,24 @@ void vec_groups_free(vec_groups *g) {
 static inline uint64_t slot_of(uint64_t h, uint32_t gid) { return (h & ~(uint64_t)UINT32_MAX) | (gid + 1u); }
 static inline bool slot_salted(uint64_t slot, uint64_t h) { return ((slot ^ h) >> 32) == 0; }
 
+/* A row's probe starts at the top bits of its hash (as many as the table's size has), which its
+** slot's salt holds too: growing reads the salts, not the groups' hashes, and as it walks the old
+** slots in order it fills the new ones nearly in order. */
+static inline uint32_t slot_start(uint32_t mask, uint64_t h) {
+    return (uint32_t)((h >> 32) >> (32 - __builtin_popcount(mask)));
+}
+
 static int groups_grow(vec_groups *g, strata_err *err) {
     uint32_t nmask = g->mask * 2 + 1;
     int rc = vec_rows_charge(&g->keys, ((size_t)nmask + 1) * sizeof *g->slots, err);
     if (rc) return rc;
     uint64_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
     if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-    for (uint32_t gid = 0; gid < g->ngroups; gid++) { /* the kept hashes place them: no key is hashed again */
-        uint32_t s = (uint32_t)g->hashes[gid] & nmask;
+    for (uint64_t i = 0; i <= g->mask; i++) { /* the salts place them: no key is hashed again */
+        if (!g->slots[i]) continue;
+        uint32_t s = slot_start(nmask, g->slots[i]);
         while (ns[s]) s = (s + 1) & nmask;
-        ns[s] = slot_of(g->hashes[gid], gid);
+        ns[s] = g->slots[i];
     }
     free(g->slots);
     g->slots = ns;
@@ -223,7 +231,7 @@ static inline int64_t int_at(const vector *v, uint32_t r) {
 }
 
 static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h, uint32_t *gid) {
-    uint32_t s = (uint32_t)h & g->mask;
+    uint32_t s = slot_start(g->mask, h);
     if (g->int_key && cols[0]->phys <= PHYS_I64 && !vec_is_null(cols[0], r)) {
         /* one integer key: compare the groups' keys kept flat, not their key rows */
         int64_t key = int_at(cols[0], r);
@@ -304,9 +312,9 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     int64_t prev_key = 0;
     bool prev_valid = false;
     enum { AHEAD = 16 }; /* slots fetched ahead of the probes: the table is larger than the caches */
-    for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[(uint32_t)hashes[r] & g->mask]);
+    for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
     for (uint32_t r = 0; r < count; r++) {
-        if (r + AHEAD < count) __builtin_prefetch(&g->slots[(uint32_t)hashes[r + AHEAD] & g->mask]);
+        if (r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
         if (runs) {
             bool valid = !vec_is_null(cols[0], r);
             int64_t key = valid ? int_at(cols[0], r) : 0;

@@ -13,6 +13,17 @@
 **                    strata's order (NaN = NaN and above everything, -0.0 = 0.0); the whole mask
 **                    is checked: bits at and past n are zero and no word past KERN_WORDS(n) is
 **                    written.
+**   kern_cmp2_T      the same four types column against column (row r of a op row r of b), the six
+**                    operators, every n, over pairs of the modes above that put each mode on each
+**                    side; values drawn independently, paired (about half the rows equal, for
+**                    DOUBLE in strata's order: NaNs of other sign or payload, -0.0 against 0.0;
+**                    others one apart, or the next DOUBLE up or down) and every edge value against
+**                    every edge value (the type's extremes, 0, +-1 and the values around the
+**                    boundaries of its halves, bytes for SMALLINT; for DOUBLE kern_cmp_f64's
+**                    edge values on either side or both); each column against itself (EQ for
+**                    every row); the whole mask checked as for kern_cmp_T, and flat operands once
+**                    more in exactly sized heap buffers; the NaN pair rules also stated outright,
+**                    over whole SIMD words and the scalar tail.
 **   kern_mask_valid  random validity bitmaps of several densities, flat and through selections
 **                    (a bit is looked up at sel[r]); a NULL bitmap changes nothing.
 **   kern_mask_to_sel masks of every density and shape (empty, full, sparse, dense, alternating,
@@ -63,7 +74,8 @@
 **   kern_sel         NULL for a flat vector, the vector's own selection otherwise.
 **
 ** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
-** n, selection mode and row (and for the grouped sums ngroups, how gids spread and the group; for
+** n, selection mode and row (and for the two-column comparisons both sides' modes, the data, the
+** seed and both values; for the grouped sums ngroups, how gids spread and the group; for
 ** the DECIMAL kernels fa, fb, lim, the seed and the planted row).
 */
 #include <criterion/criterion.h>
@@ -444,6 +456,355 @@ Test(kernel, cmp_f64_nan_and_zero_rules) {
     cr_assert_eq(m[0], 0xffu, "everything >= -inf: 0x%llx", (unsigned long long)m[0]);
     kern_cmp_f64(KERN_LT, d, NULL, 8, 0.0, m);
     cr_assert_eq(m[0], 0x10u, "only -inf < 0: 0x%llx", (unsigned long long)m[0]);
+}
+
+/* ---- comparisons of two columns ------------------------------------------------------------ */
+
+/* The operand modes of the two-column comparisons, (a's, b's): PAIRS (the arithmetic's, below)
+** and three more, so that every mode is on each side. */
+static const int CMP2_PAIRS[][2] = {{M_FLAT, M_FLAT},       {M_FLAT_OFF, M_FLAT}, {M_FLAT, M_RANDOM},
+                                    {M_RANDOM, M_FLAT_OFF}, {M_RANDOM, M_DESC},   {M_REPEAT, M_RANDOM_OFF},
+                                    {M_FLAT, M_FLAT_OFF},   {M_DESC, M_REPEAT},   {M_RANDOM_OFF, M_FLAT}};
+#define NCMP2_PAIRS (sizeof CMP2_PAIRS / sizeof CMP2_PAIRS[0])
+
+/* How the two sides' values are drawn, row by row where each row reads them: independently
+** (gen_int's or gen_f64's whole range), paired (mostly equal, in strata's order, or one apart, so
+** that EQ holds for many rows and LT and GT split on the closest values), or every edge value
+** against every edge value (row r holds pair number (start + r) mod edges^2). A row whose slot on
+** one side an earlier row wrote keeps that value and draws only the other side (when both were
+** written it compares what is there: the reference reads the arrays). */
+enum { C2_MIXED, C2_PAIRED, C2_CROSS, NC2 };
+static const char *const C2DATA[NC2] = {"mixed", "paired", "edge x edge"};
+
+/* The generation stamps of the slots written for the current data (see above). */
+static uint32_t stamp_a[VECTOR_SIZE + 1], stamp_b[VECTOR_SIZE + 1], stamp_now;
+
+/* partner_int is the other side of a row one of whose sides holds x (see C2DATA). */
+static int64_t partner_int(int kind, int64_t x, const int64_t *edges, uint32_t nedges, const int64_t *pool,
+                           int64_t tmin, int64_t tmax) {
+    if (kind == C2_MIXED) return gen_int(edges, nedges, pool, tmin, tmax, false);
+    switch (rnd(8)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3: return x;
+    case 4: return x == tmax ? x - 1 : x + 1;
+    case 5: return x == tmin ? x + 1 : x - 1;
+    default: return gen_int(edges, nedges, pool, tmin, tmax, true);
+    }
+}
+
+/* partner_f64: equal to x in strata's order (another NaN for a NaN, either zero for a zero) or its
+** very bits, the next DOUBLE up or down, or another draw. */
+static double partner_f64(int kind, double x, const double *pool) {
+    if (kind == C2_MIXED) return gen_f64(pool, false);
+    switch (rnd(8)) {
+    case 0:
+    case 1:
+    case 2:
+        if (isnan(x)) return specials[rnd(4)]; /* specials[0..3] are the NaNs */
+        if (x == 0) return rnd(2) ? 0.0 : -0.0;
+        return x;
+    case 3: return x;
+    case 4: return nextafter(x, INFINITY);
+    case 5: return nextafter(x, -INFINITY);
+    default: return gen_f64(pool, true);
+    }
+}
+
+/* The integer edges of the two-column tests: each type's extremes, 0, +-1, and (where a narrower
+** compare or a 64-bit compare built of 32-bit halves would go wrong) the values around the
+** boundaries of its halves and bytes. */
+static const int64_t EDGES2_I16[] = {INT16_MIN, INT16_MIN + 1, -0x81, -0x80,         -1,       0, 1, 0x7f,
+                                     0x80,      0xff,          0x100, INT16_MAX - 1, INT16_MAX};
+static const int64_t EDGES2_I32[] = {
+    INT32_MIN, INT32_MIN + 1, -0x10001, -0x10000, -0x8001, -0x8000,       -1,       0,
+    1,         0x7fff,        0x8000,   0xffff,   0x10000, INT32_MAX - 1, INT32_MAX};
+static const int64_t EDGES2_I64[] = {INT64_MIN,
+                                     INT64_MIN + 1,
+                                     -INT64_C(0x100000001),
+                                     -INT64_C(0x100000000),
+                                     -INT64_C(0x80000001),
+                                     -INT64_C(0x80000000),
+                                     -1,
+                                     0,
+                                     1,
+                                     INT64_C(0x7fffffff),
+                                     INT64_C(0x80000000),
+                                     INT64_C(0xffffffff),
+                                     INT64_C(0x100000000),
+                                     INT64_C(0x17fffffff),
+                                     INT64_C(0x180000000),
+                                     INT64_C(0x7fffffff80000000),
+                                     INT64_MAX - 1,
+                                     INT64_MAX};
+
+/* check_cmp2_T runs kern_cmp2_T once and compares the whole mask with the scalar reference;
+** tally (or NULL) counts the rows by how a compares with b: below, equal, above. */
+#define DEFINE_CMP2_INT(SUF, T, TMIN, TMAX, EDGES)                                                           \
+    static void check_cmp2_##SUF(kern_cmp op, const T *a, const sel_t *as, const T *b, const sel_t *bs,      \
+                                 uint32_t n, const char *ctx, uint32_t *tally) {                             \
+        uint64_t want[VALIDITY_WORDS], got[MASKBUF];                                                         \
+        memset(want, 0, sizeof want);                                                                        \
+        for (uint32_t r = 0; r < n; r++) {                                                                   \
+            T u = AT(a, as, r), v = AT(b, bs, r);                                                            \
+            int cmp = (u > v) - (u < v);                                                                     \
+            if (holds(op, cmp)) set_bit(want, r);                                                            \
+            if (tally) tally[cmp + 1]++;                                                                     \
+        }                                                                                                    \
+        for (uint32_t w = 0; w < MASKBUF; w++)                                                               \
+            got[w] = CANARY64;                                                                               \
+        kern_cmp2_##SUF(op, a, as, b, bs, n, got);                                                           \
+        int64_t bad = mask_diff(got, want, n);                                                               \
+        if (bad != -1) {                                                                                     \
+            char value[96] = "";                                                                             \
+            if (bad >= 0 && bad < (int64_t)n)                                                                \
+                snprintf(value, sizeof value, "a[%u] = %lld, b[%u] = %lld", IDX(as, (uint32_t)bad),          \
+                         (long long)AT(a, as, (uint32_t)bad), IDX(bs, (uint32_t)bad),                        \
+                         (long long)AT(b, bs, (uint32_t)bad));                                               \
+            cr_assert_fail("kern_cmp2_" #SUF " %s n=%u %s: %s", OP[op], n, ctx,                              \
+                           describe(bad, got, want, n, value));                                              \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    static void fill_cmp2_##SUF(int kind, T *a, const sel_t *as, T *b, const sel_t *bs, uint32_t n,          \
+                                const int64_t *pool) {                                                       \
+        enum { NE = sizeof EDGES / sizeof EDGES[0] };                                                        \
+        uint32_t start = rnd(NE * NE);                                                                       \
+        stamp_now++;                                                                                         \
+        for (uint32_t r = 0; r < n; r++) {                                                                   \
+            uint32_t ia = IDX(as, r), ib = IDX(bs, r);                                                       \
+            if (kind == C2_CROSS) {                                                                          \
+                uint32_t k = (start + r) % (NE * NE);                                                        \
+                a[ia] = (T)EDGES[k / NE], b[ib] = (T)EDGES[k % NE];                                          \
+                continue;                                                                                    \
+            }                                                                                                \
+            bool ha = stamp_a[ia] == stamp_now, hb = stamp_b[ib] == stamp_now;                               \
+            if (ha && hb) continue;                                                                          \
+            if (ha)                                                                                          \
+                b[ib] = (T)partner_int(kind, a[ia], EDGES, NE, pool, TMIN, TMAX);                            \
+            else if (hb)                                                                                     \
+                a[ia] = (T)partner_int(kind, b[ib], EDGES, NE, pool, TMIN, TMAX);                            \
+            else {                                                                                           \
+                a[ia] = (T)gen_int(EDGES, NE, pool, TMIN, TMAX, kind == C2_PAIRED);                          \
+                b[ib] = (T)partner_int(kind, a[ia], EDGES, NE, pool, TMIN, TMAX);                            \
+            }                                                                                                \
+            stamp_a[ia] = stamp_b[ib] = stamp_now;                                                           \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    /* Every mode pair, data kind, n and operator; each column against itself too (EQ everywhere);           \
+    ** flat operands also copied into exactly sized heap buffers (for the sanitizer build). */               \
+    static void cmp2_##SUF(uint64_t seed) {                                                                  \
+        static T A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];                                                     \
+        static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];                                               \
+        enum { NE = sizeof EDGES / sizeof EDGES[0] };                                                        \
+        int64_t pool[NPOOL];                                                                                 \
+        uint32_t tally[3] = {0, 0, 0};                                                                       \
+        char ctx[160];                                                                                       \
+        rng_seed(seed);                                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            pool[i] = gen_any(TMIN, TMAX);                                                                   \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            A[i] = (T)gen_int(EDGES, NE, pool, TMIN, TMAX, false),                                           \
+            B[i] = (T)gen_int(EDGES, NE, pool, TMIN, TMAX, false);                                           \
+        for (uint32_t pi = 0; pi < NCMP2_PAIRS; pi++) {                                                      \
+            int ma = CMP2_PAIRS[pi][0], mb = CMP2_PAIRS[pi][1];                                              \
+            const sel_t *as = make_sel(ma, sa), *bs = make_sel(mb, sb);                                      \
+            T *a = A + data_off(ma), *b = B + data_off(mb);                                                  \
+            for (int kind = 0; kind < NC2; kind++)                                                           \
+                for (uint32_t ni = 0; ni < NNS; ni++) {                                                      \
+                    uint32_t n = NS[ni];                                                                     \
+                    fill_cmp2_##SUF(kind, a, as, b, bs, n, pool);                                            \
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, %s data (seed %llu)", MODE[ma], MODE[mb],         \
+                             C2DATA[kind], (unsigned long long)seed);                                        \
+                    for (int op = KERN_EQ; op <= KERN_GE; op++)                                              \
+                        check_cmp2_##SUF((kern_cmp)op, a, as, b, bs, n, ctx,                                 \
+                                         kind == C2_PAIRED && op == KERN_EQ ? tally : NULL);                 \
+                    snprintf(ctx, sizeof ctx, "a %s against itself, %s data (seed %llu)", MODE[ma],          \
+                             C2DATA[kind], (unsigned long long)seed);                                        \
+                    for (int op = KERN_EQ; op <= KERN_GE; op++)                                              \
+                        check_cmp2_##SUF((kern_cmp)op, a, as, a, as, n, ctx, NULL);                          \
+                    if (as || bs) continue;                                                                  \
+                    T *ea = malloc((n ? n : 1) * sizeof *ea), *eb = malloc((n ? n : 1) * sizeof *eb);        \
+                    uint64_t *em = malloc((n ? KERN_WORDS(n) : 1) * sizeof *em), got[MASKBUF];               \
+                    cr_assert(ea != NULL && eb != NULL && em != NULL);                                       \
+                    memcpy(ea, a, n * sizeof *ea);                                                           \
+                    memcpy(eb, b, n * sizeof *eb);                                                           \
+                    for (int op = KERN_EQ; op <= KERN_GE; op++) {                                            \
+                        kern_cmp2_##SUF((kern_cmp)op, ea, NULL, eb, NULL, n, em);                            \
+                        kern_cmp2_##SUF((kern_cmp)op, a, NULL, b, NULL, n, got);                             \
+                        cr_assert(n == 0 || memcmp(em, got, KERN_WORDS(n) * sizeof *em) == 0,                \
+                                  "kern_cmp2_" #SUF " %s n=%u %s, exact buffers: another mask", OP[op], n,   \
+                                  ctx);                                                                      \
+                    }                                                                                        \
+                    free(ea);                                                                                \
+                    free(eb);                                                                                \
+                    free(em);                                                                                \
+                }                                                                                            \
+        }                                                                                                    \
+        uint32_t rows = tally[0] + tally[1] + tally[2];                                                      \
+        cr_assert(tally[1] >= rows / 3 && tally[0] >= rows / 8 && tally[2] >= rows / 8,                      \
+                  "test data: paired rows %u below, %u equal, %u above", tally[0], tally[1], tally[2]);      \
+    }
+
+DEFINE_CMP2_INT(i16, int16_t, INT16_MIN, INT16_MAX, EDGES2_I16)
+DEFINE_CMP2_INT(i32, int32_t, INT32_MIN, INT32_MAX, EDGES2_I32)
+DEFINE_CMP2_INT(i64, int64_t, INT64_MIN, INT64_MAX, EDGES2_I64)
+
+Test(kernel, cmp2_i16) { cmp2_i16(32); }
+Test(kernel, cmp2_i32) { cmp2_i32(33); }
+Test(kernel, cmp2_i64) { cmp2_i64(34); }
+
+static void check_cmp2_f64(kern_cmp op, const double *a, const sel_t *as, const double *b, const sel_t *bs,
+                           uint32_t n, const char *ctx, uint32_t *tally) {
+    uint64_t want[VALIDITY_WORDS], got[MASKBUF];
+    memset(want, 0, sizeof want);
+    for (uint32_t r = 0; r < n; r++) {
+        int cmp = f64_order(AT(a, as, r), AT(b, bs, r));
+        if (holds(op, cmp)) set_bit(want, r);
+        if (tally) tally[cmp + 1]++;
+    }
+    for (uint32_t w = 0; w < MASKBUF; w++)
+        got[w] = CANARY64;
+    kern_cmp2_f64(op, a, as, b, bs, n, got);
+    int64_t bad = mask_diff(got, want, n);
+    if (bad != -1) {
+        char value[160] = "";
+        if (bad >= 0 && bad < (int64_t)n) {
+            double u = AT(a, as, (uint32_t)bad), v = AT(b, bs, (uint32_t)bad);
+            snprintf(value, sizeof value, "a[%u] = %a = 0x%016llx, b[%u] = %a = 0x%016llx",
+                     IDX(as, (uint32_t)bad), u, (unsigned long long)bits_of(u), IDX(bs, (uint32_t)bad), v,
+                     (unsigned long long)bits_of(v));
+        }
+        cr_assert_fail("kern_cmp2_f64 %s n=%u %s: %s", OP[op], n, ctx, describe(bad, got, want, n, value));
+    }
+}
+
+static void fill_cmp2_f64(int kind, double *a, const sel_t *as, double *b, const sel_t *bs, uint32_t n,
+                          const double *pool) {
+    uint32_t start = rnd(NSPECIAL * NSPECIAL);
+    stamp_now++;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t ia = IDX(as, r), ib = IDX(bs, r);
+        if (kind == C2_CROSS) {
+            uint32_t k = (start + r) % (NSPECIAL * NSPECIAL);
+            a[ia] = specials[k / NSPECIAL], b[ib] = specials[k % NSPECIAL];
+            continue;
+        }
+        bool ha = stamp_a[ia] == stamp_now, hb = stamp_b[ib] == stamp_now;
+        if (ha && hb) continue;
+        if (ha)
+            b[ib] = partner_f64(kind, a[ia], pool);
+        else if (hb)
+            a[ia] = partner_f64(kind, b[ib], pool);
+        else {
+            a[ia] = gen_f64(pool, kind == C2_PAIRED);
+            b[ib] = partner_f64(kind, a[ia], pool);
+        }
+        stamp_a[ia] = stamp_b[ib] = stamp_now;
+    }
+}
+
+/* As cmp2_T for the integers, with the DOUBLE edge values (specials) on either side or both. */
+Test(kernel, cmp2_f64) {
+    static double A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];
+    const uint64_t seed = 35;
+    double pool[NPOOL];
+    uint32_t tally[3] = {0, 0, 0};
+    char ctx[160];
+    init_specials();
+    rng_seed(seed);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_f64(specials, false);
+    pool[0] = 3.25; /* at least one ordinary value repeats */
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        A[i] = gen_f64(pool, false), B[i] = gen_f64(pool, false);
+    for (uint32_t pi = 0; pi < NCMP2_PAIRS; pi++) {
+        int ma = CMP2_PAIRS[pi][0], mb = CMP2_PAIRS[pi][1];
+        const sel_t *as = make_sel(ma, sa), *bs = make_sel(mb, sb);
+        double *a = A + data_off(ma), *b = B + data_off(mb);
+        for (int kind = 0; kind < NC2; kind++)
+            for (uint32_t ni = 0; ni < NNS; ni++) {
+                uint32_t n = NS[ni];
+                fill_cmp2_f64(kind, a, as, b, bs, n, pool);
+                snprintf(ctx, sizeof ctx, "a %s, b %s, %s data (seed %llu)", MODE[ma], MODE[mb], C2DATA[kind],
+                         (unsigned long long)seed);
+                for (int op = KERN_EQ; op <= KERN_GE; op++)
+                    check_cmp2_f64((kern_cmp)op, a, as, b, bs, n, ctx,
+                                   kind == C2_PAIRED && op == KERN_EQ ? tally : NULL);
+                snprintf(ctx, sizeof ctx, "a %s against itself, %s data (seed %llu)", MODE[ma], C2DATA[kind],
+                         (unsigned long long)seed);
+                for (int op = KERN_EQ; op <= KERN_GE; op++)
+                    check_cmp2_f64((kern_cmp)op, a, as, a, as, n, ctx, NULL);
+                if (as || bs) continue;
+                double *ea = malloc((n ? n : 1) * sizeof *ea), *eb = malloc((n ? n : 1) * sizeof *eb);
+                uint64_t *em = malloc((n ? KERN_WORDS(n) : 1) * sizeof *em), got[MASKBUF];
+                cr_assert(ea != NULL && eb != NULL && em != NULL);
+                memcpy(ea, a, n * sizeof *ea);
+                memcpy(eb, b, n * sizeof *eb);
+                for (int op = KERN_EQ; op <= KERN_GE; op++) {
+                    kern_cmp2_f64((kern_cmp)op, ea, NULL, eb, NULL, n, em);
+                    kern_cmp2_f64((kern_cmp)op, a, NULL, b, NULL, n, got);
+                    cr_assert(n == 0 || memcmp(em, got, KERN_WORDS(n) * sizeof *em) == 0,
+                              "kern_cmp2_f64 %s n=%u %s, exact buffers: another mask", OP[op], n, ctx);
+                }
+                free(ea);
+                free(eb);
+                free(em);
+            }
+    }
+    uint32_t rows = tally[0] + tally[1] + tally[2];
+    cr_assert(tally[1] >= rows / 3 && tally[0] >= rows / 8 && tally[2] >= rows / 8,
+              "test data: paired rows %u below, %u equal, %u above", tally[0], tally[1], tally[2]);
+}
+
+/* The NaN pair rules stated directly: an 8-row pattern repeated over 72 rows (whole SIMD words and
+** the scalar tail), flat and with both sides through a descending selection. */
+Test(kernel, cmp2_f64_nan_pairs) {
+    const double sNaN = from_bits(0x7ff0000000000001ull), pNaN = from_bits(0xfff8000000000123ull);
+    /* row:             0     1    2     3    4     5     6         7 */
+    const double pa[8] = {NAN, NAN, -NAN, 1.0, -0.0, 0.0, INFINITY, sNaN};
+    const double pb[8] = {-NAN, 1.0, INFINITY, pNaN, 0.0, -0.0, NAN, -INFINITY};
+    /* a above b: rows 1 (NaN > 1), 2 (NaN > inf), 7 (NaN > -inf); below: 3 and 6; equal: 0 (NaN =
+    ** NaN, whatever their sign and payload), 4 and 5 (-0.0 = 0.0) */
+    static const struct {
+        kern_cmp op;
+        uint64_t bits;
+        const char *rule;
+    } want[] = {{KERN_EQ, 0x31, "NaN = NaN, -0.0 = 0.0"},  {KERN_NE, 0xce, "NaN != every number"},
+                {KERN_LT, 0x48, "numbers below NaN"},      {KERN_LE, 0x79, "NaN <= NaN"},
+                {KERN_GT, 0x86, "NaN above every number"}, {KERN_GE, 0xb7, "NaN >= NaN"}};
+    double a[72], b[72], ra[72], rb[72];
+    sel_t desc[72];
+    uint64_t m[2 + GUARD];
+    for (uint32_t r = 0; r < 72; r++) {
+        a[r] = ra[71 - r] = pa[r % 8];
+        b[r] = rb[71 - r] = pb[r % 8];
+        desc[r] = 71 - r;
+    }
+    for (uint32_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        uint64_t w0 = want[k].bits * 0x0101010101010101ull, w1 = want[k].bits;
+        for (int sel = 0; sel < 2; sel++) {
+            for (int w = 0; w < 2 + GUARD; w++)
+                m[w] = CANARY64;
+            if (sel)
+                kern_cmp2_f64(want[k].op, ra, desc, rb, desc, 72, m);
+            else
+                kern_cmp2_f64(want[k].op, a, NULL, b, NULL, 72, m);
+            cr_assert(m[0] == w0 && m[1] == w1 && m[2] == CANARY64,
+                      "kern_cmp2_f64 %s %s (%s): 0x%016llx 0x%016llx, want 0x%016llx 0x%016llx",
+                      OP[want[k].op], want[k].rule, sel ? "descending sel" : "flat", (unsigned long long)m[0],
+                      (unsigned long long)m[1], (unsigned long long)w0, (unsigned long long)w1);
+        }
+        /* the scalar tail alone: the first 8 rows */
+        m[0] = m[1] = CANARY64;
+        kern_cmp2_f64(want[k].op, a, NULL, b, NULL, 8, m);
+        cr_assert(m[0] == w1 && m[1] == CANARY64,
+                  "kern_cmp2_f64 %s %s, n=8: 0x%016llx 0x%016llx, want 0x%llx", OP[want[k].op], want[k].rule,
+                  (unsigned long long)m[0], (unsigned long long)m[1], (unsigned long long)w1);
+    }
 }
 
 /* ---- kern_mask_valid ----------------------------------------------------------------------- */
