@@ -528,6 +528,15 @@ int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c) {
     return rc;
 }
 
+int32_t days_from_civil(int y, int m, int d) {
+    y -= m <= 2;
+    int era = (y >= 0 ? y : y - 399) / 400;
+    int yoe = y - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
 void db_path(char *out, size_t n, const char *dir, const char *name) {
     snprintf(out, n, "%s/%s.db", dir, name);
 }

@@ -197,6 +197,10 @@ checksum sales_expected(int q, uint64_t rows);
 /* sales_load bulk-loads rows 0..rows-1 of sales (sale_for) into the existing table through the
 ** engine's loader: 0, or -1 with the failure recorded (wl_fail). */
 int sales_load(const engine *e, void *db, uint64_t rows);
+
+/* days_from_civil is the date y-m-d as days since 1970-01-01 (proleptic Gregorian; H. Hinnant's
+** algorithm), as DATE values are stored. */
+int32_t days_from_civil(int y, int m, int d);
 int sales_run_query(const engine *e, void *stmt, void *arg, checksum *c);
 
 /* Databases in a phase's directory: db_path gives <dir>/<name>.db; remove_db removes it and the

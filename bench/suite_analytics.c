@@ -171,16 +171,6 @@ static int is_sqlite(const engine *e) { return !strncmp(e->name, "sqlite", 6); }
 
 static double scale_factor(const options *o) { return (double)size_of(o, "analytics_sf_milli") / 1000; }
 
-/* Days since 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm). */
-static int32_t days_from_civil(int y, int m, int d) {
-    y -= m <= 2;
-    int era = (y >= 0 ? y : y - 399) / 400;
-    int yoe = y - era * 400;
-    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* ---------------------------------------------------------------------------------------------
 ** lineitem's answers, from the generator: computed once per scale factor in a child process (as
 ** suite_load.c does for lineitem.expected: the generator's text pool would stay in this

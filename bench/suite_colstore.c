@@ -317,15 +317,6 @@ static void storage_clause(char *out, size_t n, const options *o, const char *st
 ** Dates: days since 1970-01-01 and back (proleptic Gregorian; H. Hinnant's algorithms).
 */
 
-static int32_t days_from_civil(int y, int m, int d) {
-    y -= m <= 2;
-    int era = (y >= 0 ? y : y - 399) / 400;
-    int yoe = y - era * 400;
-    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* date_text writes "YYYY-MM-DD" (10 characters and a NUL) for days since 1970-01-01. */
 static void date_text(char *out, int32_t days) {
     int z = days + 719468;
