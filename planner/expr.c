@@ -959,8 +959,8 @@ static int cmp_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
     if ((ea->type.id == TYPE_DECIMAL || eb->type.id == TYPE_DECIMAL) &&
         (ea->type.id != eb->type.id || ea->type.scale != eb->type.scale))
         return STRATA_OK;
-    int rc;
-    if ((rc = expr_eval(x, eb, in, count)) || (rc = expr_eval(x, ea, in, count))) return rc;
+    int rc; /* evaluated left to right, as expr_eval does: the first error reported is the same */
+    if ((rc = expr_eval(x, e->args[0], in, count)) || (rc = expr_eval(x, e->args[1], in, count))) return rc;
     vector *u = ea->result, *v = eb->result;
     if (u->kind == VEC_CONSTANT) return STRATA_OK; /* both constant: rare, left to eval_cmp */
     *done = true;
