@@ -16,6 +16,8 @@
 */
 #include "exec.h"
 
+#include "bigmem.h"
+
 #include <stdlib.h>
 #include <strings.h>
 #include <string.h>
@@ -57,17 +59,33 @@ typedef struct row_ref {
 
 /* ---- operator states ---------------------------------------------------------------------- */
 
-/* One aggregate's state in one group. An aggregate uses one member of the union: a sum of
-** integers or DECIMALs isum, of DOUBLEs dsum, MIN and MAX best (valid once count > 0: the
-** values seen). Small, since a GROUP BY keeps one per group and aggregate. */
-typedef struct agg_slot {
+/* One aggregate's state in one group, by the aggregate's kind: counts keep an int64_t; sums and
+** averages of integers and DECIMALs an isum_slot, of DOUBLEs a dsum_slot; MIN and MAX a
+** best_slot (best valid once count > 0: the values seen). Each aggregate keeps its states in an
+** array by group (agg_states) of just its kind's size: a GROUP BY of millions of groups counting
+** rows keeps 8 bytes a group. Every kind begins with the count. */
+typedef struct isum_slot {
     int64_t count;
-    union {
-        int128 isum;
-        double dsum;
-        sql_value best;
-    };
-} agg_slot;
+    int128 sum;
+} isum_slot;
+
+typedef struct dsum_slot {
+    int64_t count;
+    double sum;
+} dsum_slot;
+
+typedef struct best_slot {
+    int64_t count;
+    sql_value best;
+} best_slot;
+
+typedef enum slot_kind { SLOT_COUNT, SLOT_ISUM, SLOT_DSUM, SLOT_BEST } slot_kind;
+
+typedef struct agg_states {
+    char *base;   /* cap_slots states of width bytes */
+    uint32_t width;
+    slot_kind kind;
+} agg_states;
 
 /* Group keys that are all column-segment dictionaries (vector.h's dict_id) map to groups through
 ** their indexes: the indexes of a row's keys combine into one number below the product of the
@@ -98,8 +116,8 @@ typedef struct agg_state {
     vec_groups groups;
     dict_map dict;
     range_map range;
-    agg_slot *slots; /* ngroups * naggs */
-    uint32_t cap_slots;
+    agg_states *st; /* per aggregate */
+    uint32_t cap_slots; /* groups each aggregate's states have room for */
     vec_groups *distinct; /* per aggregate with DISTINCT: (group, value) pairs seen */
     arena strings;         /* MIN/MAX strings */
     uint32_t *gids;
@@ -176,8 +194,9 @@ typedef struct join_state {
 
 typedef struct sort_state {
     vec_rows rows;
-    row_ref *order;
+    row_ref *order;  /* the rows in sort order; ORDER BY ... LIMIT: first the kept rows' heap */
     uint64_t n, emitted;
+    uint64_t cap;    /* ... and its room */
     bool sorted;
 } sort_state;
 
@@ -584,7 +603,16 @@ static int agg_open(exec_ctx *x, plan_op *p) {
     s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
     s->is_new = malloc(VECTOR_SIZE);
     s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
-    if (!s->gids || !s->is_new || !s->hashes) return nomem(x);
+    s->st = calloc(p->agg.naggs + 1, sizeof *s->st);
+    if (!s->gids || !s->is_new || !s->hashes || !s->st) return nomem(x);
+    for (uint32_t a = 0; a < p->agg.naggs; a++) {
+        const agg_expr *ag = &p->agg.aggs[a];
+        agg_states *st = &s->st[a];
+        if (ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) st->kind = SLOT_COUNT, st->width = sizeof(int64_t);
+        else if (ag->fn == AGG_MIN || ag->fn == AGG_MAX) st->kind = SLOT_BEST, st->width = sizeof(best_slot);
+        else if (vec_phys_of(ag->arg->type.id) == PHYS_F64) st->kind = SLOT_DSUM, st->width = sizeof(dsum_slot);
+        else st->kind = SLOT_ISUM, st->width = sizeof(isum_slot);
+    }
     sql_type kt[p->agg.nkeys + 1];
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
     int rc = groups_init(x, &s->groups, kt, p->agg.nkeys);
@@ -617,61 +645,72 @@ static void agg_close(plan_op *p) {
     free(s->range.gid);
     if (s->dict.ready)
         for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&s->dict.tmp[k]);
-    free(s->slots);
+    if (s->st)
+        for (uint32_t a = 0; a < p->agg.naggs; a++) bigmem_free(s->st[a].base, (size_t)s->cap_slots * s->st[a].width);
+    free(s->st);
     free(s->gids);
     free(s->is_new);
     free(s->hashes);
     free(s);
 }
 
+static inline void *slot_at(const agg_state *s, uint32_t a, uint32_t g) {
+    return s->st[a].base + (size_t)g * s->st[a].width;
+}
+
+/* count_at is the count every kind of state begins with. */
+static inline int64_t *count_at(const agg_state *s, uint32_t a, uint32_t g) { return slot_at(s, a, g); }
+
 static int agg_ensure_slots(exec_ctx *x, agg_state *s, uint32_t naggs) {
     if (s->groups.ngroups <= s->cap_slots) return STRATA_OK;
     uint32_t nc = s->cap_slots ? s->cap_slots : 256;
     while (nc < s->groups.ngroups) nc *= 2;
-    int rc = vec_rows_charge(&s->groups.keys, (size_t)(nc - s->cap_slots) * naggs * sizeof(agg_slot), x->err);
-    if (rc) return rc;
-    /* at least one slot a group: a GROUP BY without aggregates must not realloc to 0 bytes (which
-    ** frees the block and returns NULL) */
-    agg_slot *n = realloc(s->slots, (size_t)nc * (naggs ? naggs : 1) * sizeof *n);
-    if (!n) return nomem(x);
-    memset(n + (size_t)s->cap_slots * naggs, 0, (size_t)(nc - s->cap_slots) * naggs * sizeof *n);
-    s->slots = n;
+    for (uint32_t a = 0; a < naggs; a++) {
+        agg_states *st = &s->st[a];
+        int rc = vec_rows_charge(&s->groups.keys, (size_t)(nc - s->cap_slots) * st->width, x->err);
+        if (rc) return rc;
+        char *n = bigmem_grow(st->base, (size_t)s->cap_slots * st->width, (size_t)nc * st->width);
+        if (!n) return nomem(x);
+        st->base = n;
+    }
     s->cap_slots = nc;
     return STRATA_OK;
 }
 
-/* AGG_SUM_LOOP adds the non-NULL values of v (element type T) to field of their groups' slots. */
-#define AGG_SUM_LOOP(T, field)                                                                           \
+/* AGG_SUM_LOOP adds the non-NULL values of v (element type T) to their groups' states, of type S. */
+#define AGG_SUM_LOOP(T, S)                                                                               \
     do {                                                                                                 \
         const T *d = v->data;                                                                            \
+        S *st = (S *)(void *)s->st[a].base;                                                              \
         for (uint32_t r = 0; r < count; r++) {                                                           \
             if (v->validity && vec_is_null(v, r)) continue;                                              \
-            agg_slot *sl = &slots[(size_t)gids[r] * na];                                                 \
-            sl->count++;                                                                                 \
-            sl->field += d[v->sel[r]];                                                                   \
+            st[gids[r]].count++;                                                                         \
+            st[gids[r]].sum += d[v->sel[r]];                                                             \
         }                                                                                                \
     } while (0)
 
-/* agg_sum_one adds the non-NULL values of v to the one group's slot of an aggregate without
+/* agg_sum_one adds the non-NULL values of v to the one group's state of an aggregate without
 ** GROUP BY, through the sum kernels; false for a type they do not sum. */
-static bool agg_sum_one(agg_slot *sl, const vector *v, uint32_t count) {
+static bool agg_sum_one(void *state, const vector *v, uint32_t count) {
     int64_t n;
     const sel_t *sel = kern_sel(v);
+    isum_slot *is = state;
+    dsum_slot *ds = state;
     switch ((vec_phys)v->phys) {
-    case PHYS_I16: sl->isum += kern_sum_i16(v->data, sel, v->validity, count, &n); break;
-    case PHYS_I32: sl->isum += kern_sum_i32(v->data, sel, v->validity, count, &n); break;
-    case PHYS_I64: sl->isum += kern_sum_i64(v->data, sel, v->validity, count, &n); break;
-    case PHYS_F64: sl->dsum += kern_sum_f64(v->data, sel, v->validity, count, &n); break;
+    case PHYS_I16: is->sum += kern_sum_i16(v->data, sel, v->validity, count, &n); break;
+    case PHYS_I32: is->sum += kern_sum_i32(v->data, sel, v->validity, count, &n); break;
+    case PHYS_I64: is->sum += kern_sum_i64(v->data, sel, v->validity, count, &n); break;
+    case PHYS_F64: ds->sum += kern_sum_f64(v->data, sel, v->validity, count, &n); break;
     default: return false;
     }
-    sl->count += n;
+    *(int64_t *)state += n;
     return true;
 }
 
 /* agg_minmax_one updates MIN or MAX of integers (and DATE, TIMESTAMP, DECIMAL: one column type,
 ** compared by their stored values) of an aggregate without GROUP BY through the min/max kernels;
 ** false for other types. */
-static bool agg_minmax_one(agg_slot *sl, agg_fn fn, const vector *v, uint32_t count) {
+static bool agg_minmax_one(best_slot *sl, agg_fn fn, const vector *v, uint32_t count) {
     int64_t lo, hi;
     uint32_t n;
     const sel_t *sel = kern_sel(v);
@@ -698,11 +737,10 @@ static bool agg_minmax_one(agg_slot *sl, agg_fn fn, const vector *v, uint32_t co
 static bool agg_few_groups(plan_op *p, agg_state *s, uint32_t a, const vector *v, uint32_t count,
                            const int64_t *rows) {
     agg_expr *ag = &p->agg.aggs[a];
-    uint32_t na = p->agg.naggs, ng = s->groups.ngroups;
+    uint32_t ng = s->groups.ngroups;
     bool counts = ag->fn == AGG_COUNT_STAR || (ag->fn == AGG_COUNT && !v->validity);
     bool sums = (ag->fn == AGG_SUM || ag->fn == AGG_AVG) && !v->validity;
     if (ag->distinct || (!counts && !sums)) return false;
-    agg_slot *slots = s->slots + a;
     if (sums) {
         int64_t acc[KERN_GROUPS_MAX];
         double dacc[KERN_GROUPS_MAX];
@@ -717,14 +755,14 @@ static bool agg_few_groups(plan_op *p, agg_state *s, uint32_t a, const vector *v
         case PHYS_F64:
             memset(dacc, 0, ng * sizeof *dacc);
             kern_group_sum_f64(v->data, sel, s->gids, count, ng, dacc);
-            for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].dsum += dacc[g];
+            for (uint32_t g = 0; g < ng; g++) ((dsum_slot *)slot_at(s, a, g))->sum += dacc[g];
             break;
         default: return false;
         }
         if (v->phys != PHYS_F64)
-            for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].isum += acc[g];
+            for (uint32_t g = 0; g < ng; g++) ((isum_slot *)slot_at(s, a, g))->sum += acc[g];
     }
-    for (uint32_t g = 0; g < ng; g++) slots[(size_t)g * na].count += rows[g];
+    for (uint32_t g = 0; g < ng; g++) *count_at(s, a, g) += rows[g];
     return true;
 }
 
@@ -733,27 +771,42 @@ static bool agg_few_groups(plan_op *p, agg_state *s, uint32_t a, const vector *v
 static bool agg_update_typed(plan_op *p, agg_state *s, uint32_t a, const vector *v, const uint32_t *gids,
                              uint32_t count) {
     agg_fn fn = p->agg.aggs[a].fn;
-    uint32_t na = p->agg.naggs;
-    agg_slot *slots = s->slots + a;
-    if (!p->agg.nkeys && (fn == AGG_SUM || fn == AGG_AVG)) return agg_sum_one(slots, v, count);
-    if (!p->agg.nkeys && (fn == AGG_MIN || fn == AGG_MAX)) return agg_minmax_one(slots, fn, v, count);
+    if (!p->agg.nkeys && (fn == AGG_SUM || fn == AGG_AVG)) return agg_sum_one(slot_at(s, a, 0), v, count);
+    if (!p->agg.nkeys && (fn == AGG_MIN || fn == AGG_MAX)) return agg_minmax_one(slot_at(s, a, 0), fn, v, count);
     if (fn == AGG_COUNT_STAR || (fn == AGG_COUNT && !v->validity)) {
-        for (uint32_t r = 0; r < count; r++) slots[(size_t)gids[r] * na].count++;
+        int64_t *c = (int64_t *)(void *)s->st[a].base;
+        for (uint32_t r = 0; r < count; r++) c[gids[r]]++;
         return true;
     }
     if (fn != AGG_SUM && fn != AGG_AVG) return false;
     switch ((vec_phys)v->phys) {
-    case PHYS_I16: AGG_SUM_LOOP(int16_t, isum); return true;
-    case PHYS_I32: AGG_SUM_LOOP(int32_t, isum); return true;
-    case PHYS_I64: AGG_SUM_LOOP(int64_t, isum); return true;
-    case PHYS_F64: AGG_SUM_LOOP(double, dsum); return true;
+    case PHYS_I16: AGG_SUM_LOOP(int16_t, isum_slot); return true;
+    case PHYS_I32: AGG_SUM_LOOP(int32_t, isum_slot); return true;
+    case PHYS_I64: AGG_SUM_LOOP(int64_t, isum_slot); return true;
+    case PHYS_F64: AGG_SUM_LOOP(double, dsum_slot); return true;
     default: return false;
     }
 }
 
+/* agg_best keeps val as MIN or MAX state sl when it beats what sl holds (strings copied into the
+** aggregate's arena). */
+static int agg_best(exec_ctx *x, agg_state *s, agg_fn fn, best_slot *sl, sql_value val) {
+    int c = sl->count ? value_compare(&val, &sl->best) : 0;
+    if (sl->count && (fn == AGG_MIN ? c >= 0 : c <= 0)) return STRATA_OK;
+    if (val.type.id == TYPE_VARCHAR || val.type.id == TYPE_BLOB) {
+        strata_err tmp;
+        err_clear(&tmp);
+        sstr cp;
+        if (sstr_copy(&s->strings, sstr_data(&val.v.s), val.v.s.len, &cp, &tmp)) return nomem(x);
+        val.v.s = cp;
+    }
+    sl->best = val;
+    sl->count = 1;
+    return STRATA_OK;
+}
+
 static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const uint32_t *gids, uint32_t count) {
     agg_expr *ag = &p->agg.aggs[a];
-    uint32_t na = p->agg.naggs;
     vector *v = ag->arg ? ag->arg->result : NULL;
     uint8_t *fresh = NULL;
     if (ag->distinct && v) {
@@ -777,52 +830,39 @@ static int agg_update(exec_ctx *x, plan_op *p, agg_state *s, uint32_t a, const u
         }
     }
     if (!fresh && agg_update_typed(p, s, a, v, gids, count)) return STRATA_OK;
-    strata_err tmp;
-    err_clear(&tmp);
-    for (uint32_t r = 0; r < count; r++) {
+    int rc = STRATA_OK;
+    for (uint32_t r = 0; r < count && !rc; r++) {
         if (fresh && !fresh[r]) continue;
-        agg_slot *sl = &s->slots[(size_t)gids[r] * na + a];
+        void *sl = slot_at(s, a, gids[r]);
         if (ag->fn == AGG_COUNT_STAR) {
-            sl->count++;
+            (*(int64_t *)sl)++;
             continue;
         }
         if (vec_is_null(v, r)) continue;
         uint32_t i = v->sel[r];
         switch (ag->fn) {
-        case AGG_COUNT: sl->count++; break;
+        case AGG_COUNT: (*(int64_t *)sl)++; break;
         case AGG_SUM:
         case AGG_AVG:
-            sl->count++;
+            (*(int64_t *)sl)++;
             switch ((vec_phys)v->phys) {
-            case PHYS_I16: sl->isum += ((const int16_t *)v->data)[i]; break;
-            case PHYS_I32: sl->isum += ((const int32_t *)v->data)[i]; break;
-            case PHYS_I64: sl->isum += ((const int64_t *)v->data)[i]; break;
-            case PHYS_F64: sl->dsum += ((const double *)v->data)[i]; break;
+            case PHYS_I16: ((isum_slot *)sl)->sum += ((const int16_t *)v->data)[i]; break;
+            case PHYS_I32: ((isum_slot *)sl)->sum += ((const int32_t *)v->data)[i]; break;
+            case PHYS_I64: ((isum_slot *)sl)->sum += ((const int64_t *)v->data)[i]; break;
+            case PHYS_F64: ((dsum_slot *)sl)->sum += ((const double *)v->data)[i]; break;
             default: break;
             }
             break;
         default: {
             sql_value val;
             vec_get_value(v, r, &val);
-            int c = sl->count ? value_compare(&val, &sl->best) : 0;
-            if (!sl->count || (ag->fn == AGG_MIN ? c < 0 : c > 0)) {
-                if (val.type.id == TYPE_VARCHAR || val.type.id == TYPE_BLOB) {
-                    sstr cp;
-                    if (sstr_copy(&s->strings, sstr_data(&val.v.s), val.v.s.len, &cp, &tmp)) {
-                        free(fresh);
-                        return nomem(x);
-                    }
-                    val.v.s = cp;
-                }
-                sl->best = val;
-                sl->count = 1;
-            }
+            rc = agg_best(x, s, ag->fn, sl, val);
             break;
         }
         }
     }
     free(fresh);
-    return STRATA_OK;
+    return rc;
 }
 
 /* map_scratch makes the dict_map's scratch (each row's combined index, the key slices) once. */
@@ -1014,42 +1054,45 @@ static int agg_finalize(exec_ctx *x, plan_op *p) {
     return STRATA_OK;
 }
 
-static int agg_result(exec_ctx *x, const agg_expr *ag, const agg_slot *sl, sql_value *out) {
+static int agg_result(exec_ctx *x, const agg_expr *ag, const void *state, sql_value *out) {
+    int64_t count = *(const int64_t *)state;
+    const isum_slot *is = state;
+    const dsum_slot *ds = state;
     strata_err tmp;
     err_clear(&tmp);
     *out = value_null(ag->type);
     switch (ag->fn) {
     case AGG_COUNT_STAR:
-    case AGG_COUNT: *out = value_int(TYPE_BIGINT, sl->count); return STRATA_OK;
+    case AGG_COUNT: *out = value_int(TYPE_BIGINT, count); return STRATA_OK;
     case AGG_SUM:
-        if (!sl->count) return STRATA_OK;
+        if (!count) return STRATA_OK;
         if (ag->type.id == TYPE_DOUBLE) {
-            *out = value_double(sl->dsum);
+            *out = value_double(ds->sum);
         } else if (ag->type.id == TYPE_DECIMAL) {
             int64_t v;
-            if (sum_to_dec(sl->isum, ag->type.precision, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+            if (sum_to_dec(is->sum, ag->type.precision, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
             *out = value_decimal(v, ag->type.precision, ag->type.scale);
         } else {
             int64_t v;
-            if (sum_to_bigint(sl->isum, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+            if (sum_to_bigint(is->sum, &v, &tmp)) return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
             *out = value_int(TYPE_BIGINT, v);
         }
         return STRATA_OK;
     case AGG_AVG:
-        if (!sl->count) return STRATA_OK;
+        if (!count) return STRATA_OK;
         if (ag->type.id == TYPE_DECIMAL) {
             int64_t v;
-            if (dec_avg(sl->isum, sl->count, ag->arg->type.scale, ag->type, &v, &tmp))
+            if (dec_avg(is->sum, count, ag->arg->type.scale, ag->type, &v, &tmp))
                 return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
             *out = value_decimal(v, ag->type.precision, ag->type.scale);
         } else if (ag->arg->type.id == TYPE_DOUBLE) {
-            *out = value_double(sl->dsum / (double)sl->count);
+            *out = value_double(ds->sum / (double)count);
         } else {
-            *out = value_double(avg_to_double(sl->isum, sl->count, 0));
+            *out = value_double(avg_to_double(is->sum, count, 0));
         }
         return STRATA_OK;
     default:
-        if (sl->count) *out = sl->best;
+        if (count) *out = ((const best_slot *)state)->best;
         return STRATA_OK;
     }
 }
@@ -1074,12 +1117,12 @@ static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
             const agg_expr *ag = &p->agg.aggs[a];
             if ((ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) && out->cols[nk + a].phys == PHYS_I64) {
                 int64_t *o = out->cols[nk + a].data; /* counts: no value to convert */
-                for (uint32_t r = 0; r < n; r++) o[r] = s->slots[(size_t)(first + r) * p->agg.naggs + a].count;
+                memcpy(o, s->st[a].base + (size_t)first * sizeof *o, n * sizeof *o);
                 continue;
             }
             for (uint32_t r = 0; r < n; r++) {
                 sql_value v;
-                int rc = agg_result(x, &p->agg.aggs[a], &s->slots[(size_t)(first + r) * p->agg.naggs + a], &v);
+                int rc = agg_result(x, &p->agg.aggs[a], slot_at(s, a, first + r), &v);
                 if (rc || (rc = vec_set_value(&out->cols[nk + a], r, &v, x->err))) return rc;
             }
         }
@@ -1198,14 +1241,12 @@ static int cell_compare(const vector *a, uint32_t ra, const vector *b, uint32_t 
 #undef CMP_AS
 }
 
-static int sort_compare(const void *a, const void *b) {
-    const row_ref *x = a, *y = b;
-    const plan_op *p = sort_ctx->p;
+/* key_compare compares row ra of chunk a with row rb of chunk b by p's sort keys alone. */
+static int key_compare(const plan_op *p, const data_chunk *a, uint32_t ra, const data_chunk *b, uint32_t rb) {
     for (uint32_t k = 0; k < p->sort.nkeys; k++) {
         const sort_key *sk = &p->sort.keys[k];
-        uint32_t col = sk->e->col;
-        const vector *u = &sort_ctx->rows->chunks[x->chunk]->cols[col], *v = &sort_ctx->rows->chunks[y->chunk]->cols[col];
-        bool un = vec_is_null(u, x->row), vn = vec_is_null(v, y->row);
+        const vector *u = &a->cols[sk->e->col], *v = &b->cols[sk->e->col];
+        bool un = vec_is_null(u, ra), vn = vec_is_null(v, rb);
         int c;
         if (un || vn) {
             if (un && vn) continue;
@@ -1213,16 +1254,24 @@ static int sort_compare(const void *a, const void *b) {
             if (sk->nulls_first) c = -c;
             return c;             /* ... placed by NULLS FIRST/LAST regardless of DESC */
         }
-        c = cell_compare(u, x->row, v, y->row);
+        c = cell_compare(u, ra, v, rb);
         if (c) return sk->desc ? -c : c;
     }
+    return 0;
+}
+
+static int sort_compare(const void *a, const void *b) {
+    const row_ref *x = a, *y = b;
+    const vec_rows *rows = sort_ctx->rows;
+    int c = key_compare(sort_ctx->p, rows->chunks[x->chunk], x->row, rows->chunks[y->chunk], y->row);
+    if (c) return c;
     /* stable: input order */
     if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
 }
 
 /* sift_down restores the max-heap (by sort_compare: the root is the row that sorts last) of
-** h[0..n) below position i. */
+** h[0..n) below position i; sift_up above it. */
 static void sift_down(row_ref *h, uint64_t n, uint64_t i) {
     for (;;) {
         uint64_t l = 2 * i + 1, m = i;
@@ -1235,35 +1284,113 @@ static void sift_down(row_ref *h, uint64_t n, uint64_t i) {
     }
 }
 
-/* top_n moves the first k rows in sort order (k < n) to order[0..k), unsorted: a max-heap of the
-** best k seen so far, whose root each further row replaces when it sorts before it. Since the
-** comparison breaks ties by input order, the result is that of a stable full sort. */
-static void top_n(row_ref *order, uint64_t n, uint64_t k) {
-    for (uint64_t i = k / 2; i-- > 0;) sift_down(order, k, i);
-    for (uint64_t i = k; i < n && k; i++)
-        if (sort_compare(&order[i], &order[0]) < 0) {
-            order[0] = order[i];
-            sift_down(order, k, 0);
+static void sift_up(row_ref *h, uint64_t i) {
+    while (i) {
+        uint64_t up = (i - 1) / 2;
+        if (sort_compare(&h[i], &h[up]) <= 0) return;
+        row_ref t = h[i];
+        h[i] = h[up], h[up] = t;
+        i = up;
+    }
+}
+
+static int ref_order(const void *a, const void *b) {
+    const row_ref *x = a, *y = b;
+    if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* topn_compact copies the rows of the heap, in input order, into a new collection that replaces
+** s->rows, and makes the heap again over them: the rows that fell out of the first k go. */
+static int topn_compact(exec_ctx *x, plan_op *p, sort_state *s) {
+    vec_rows kept;
+    int rc = rows_init(x, &kept, p->types, p->ncols);
+    if (rc) return rc;
+    qsort(s->order, s->n, sizeof *s->order, ref_order);
+    sel_t sel[VECTOR_SIZE];
+    for (uint64_t i = 0; i < s->n && !rc;) { /* a run of refs in one chunk at a time */
+        uint32_t c = s->order[i].chunk, n = 0;
+        for (; i < s->n && s->order[i].chunk == c; i++) sel[n++] = (sel_t)s->order[i].row;
+        rc = vec_rows_append(&kept, s->rows.chunks[c], sel, n, x->err);
+    }
+    if (!rc) rc = vec_rows_charge(&kept, s->cap * sizeof *s->order, x->err);
+    if (rc) {
+        vec_rows_free(&kept);
+        return rc;
+    }
+    vec_rows_free(&s->rows);
+    s->rows = kept;
+    for (uint64_t i = 0; i < s->n; i++) s->order[i] = (row_ref){(uint32_t)(i / VECTOR_SIZE), (uint32_t)(i % VECTOR_SIZE)};
+    sort_cmp_ctx ctx = {p, &s->rows};
+    sort_ctx = &ctx;
+    for (uint64_t i = s->n / 2; i-- > 0;) sift_down(s->order, s->n, i);
+    sort_ctx = NULL;
+    return STRATA_OK;
+}
+
+/* topn_sink is ORDER BY ... LIMIT k's sink: it keeps the first k rows in sort order seen so far,
+** a max-heap (s->order[0..s->n)) whose root is the row that sorts last. A row joins the kept rows
+** only when it sorts before the root (once k are kept): equal keys keep the earlier row, as a
+** stable sort does. When the rows held grow to twice k (and a few vectors), those that fell out
+** go (topn_compact). */
+static int topn_sink(exec_ctx *x, plan_op *p, sort_state *s, data_chunk *in) {
+    uint64_t k = (uint64_t)p->sort.limit;
+    if (k == 0 || !in->count) return STRATA_OK;
+    sel_t sel[VECTOR_SIZE];
+    uint32_t n = 0;
+    if (s->n < k) n = in->count;
+    else {
+        const row_ref *root = &s->order[0];
+        const data_chunk *rc = s->rows.chunks[root->chunk];
+        for (uint32_t r = 0; r < in->count; r++)
+            if (key_compare(p, in, r, rc, root->row) < 0) sel[n++] = (sel_t)r;
+        if (!n) return STRATA_OK;
+    }
+    uint64_t first = s->rows.rows;
+    int rc = vec_rows_append(&s->rows, in, s->n < k ? NULL : sel, n, x->err);
+    if (rc) return rc;
+    uint64_t want = s->n + n < k ? s->n + n : k;
+    if (want > s->cap) { /* the heap grows with the rows kept, up to k */
+        uint64_t nc = s->cap ? s->cap : 64;
+        while (nc < want) nc *= 2;
+        if (nc > k) nc = k;
+        if ((rc = vec_rows_charge(&s->rows, (nc - s->cap) * sizeof *s->order, x->err))) return rc;
+        row_ref *h = realloc(s->order, nc * sizeof *h);
+        if (!h) return nomem(x);
+        s->order = h, s->cap = nc;
+    }
+    sort_cmp_ctx ctx = {p, &s->rows};
+    sort_ctx = &ctx;
+    for (uint64_t i = first; i < first + n; i++) {
+        row_ref ref = {(uint32_t)(i / VECTOR_SIZE), (uint32_t)(i % VECTOR_SIZE)};
+        if (s->n < k) {
+            s->order[s->n] = ref;
+            sift_up(s->order, s->n++);
+        } else if (sort_compare(&ref, &s->order[0]) < 0) {
+            s->order[0] = ref;
+            sift_down(s->order, s->n, 0);
         }
+    }
+    sort_ctx = NULL;
+    if (s->n == k && s->rows.rows >= 2 * k + 4 * VECTOR_SIZE) return topn_compact(x, p, s);
+    return STRATA_OK;
 }
 
 static int sort_finalize(exec_ctx *x, plan_op *p) {
     sort_state *s = p->state;
-    s->n = s->rows.rows;
-    int rc = vec_rows_charge(&s->rows, (s->n + 1) * sizeof *s->order, x->err);
-    if (rc) return rc;
-    s->order = malloc((s->n + 1) * sizeof *s->order);
-    if (!s->order) return nomem(x);
-    uint64_t i = 0;
-    for (uint32_t c = 0; c < s->rows.nchunks; c++)
-        for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){c, r};
     sort_cmp_ctx ctx = {p, &s->rows};
+    if (p->sort.limit < 0) { /* every row, in order */
+        s->n = s->rows.rows;
+        int rc = vec_rows_charge(&s->rows, (s->n + 1) * sizeof *s->order, x->err);
+        if (rc) return rc;
+        s->order = malloc((s->n + 1) * sizeof *s->order);
+        if (!s->order) return nomem(x);
+        uint64_t i = 0;
+        for (uint32_t c = 0; c < s->rows.nchunks; c++)
+            for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){c, r};
+    } /* else topn_sink kept the first rows */
     sort_ctx = &ctx;
-    if (p->sort.limit >= 0 && (uint64_t)p->sort.limit < s->n) { /* ORDER BY ... LIMIT: the first rows only */
-        top_n(s->order, s->n, (uint64_t)p->sort.limit);
-        s->n = (uint64_t)p->sort.limit;
-    }
-    qsort(s->order, s->n, sizeof *s->order, sort_compare);
+    if (s->n) qsort(s->order, s->n, sizeof *s->order, sort_compare);
     sort_ctx = NULL;
     return STRATA_OK;
 }
@@ -2996,6 +3123,7 @@ static int sink_chunk(exec_ctx *x, plan_op *p, data_chunk *in, int side) {
     case PLAN_SORT: {
         sort_state *s = p->state;
         if (in->sel) chunk_apply_sel(in);
+        if (p->sort.limit >= 0) return topn_sink(x, p, s, in);
         return vec_rows_append(&s->rows, in, NULL, in->count, x->err);
     }
     case PLAN_DISTINCT:

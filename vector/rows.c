@@ -8,6 +8,9 @@
 */
 #include "vector.h"
 
+#include "bigmem.h"
+#include "hash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -172,17 +175,17 @@ int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata
     g->mask = 1023;
     g->null_gid = UINT32_MAX;
     g->int_key = ncols == 1 && vec_phys_of(types[0].id) <= PHYS_I64;
-    g->slots = calloc(g->mask + 1, sizeof *g->slots);
+    g->slots = bigmem_alloc((g->mask + 1) * sizeof *g->slots);
     if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
     return STRATA_OK;
 }
 
 void vec_groups_free(vec_groups *g) {
     vec_rows_free(&g->keys);
-    free(g->hashes);
-    free(g->ikeys);
+    bigmem_free(g->hashes, g->hashes ? g->cap_groups * sizeof *g->hashes : 0);
+    bigmem_free(g->ikeys, g->ikeys ? g->cap_groups * sizeof *g->ikeys : 0);
     free(g->direct);
-    free(g->slots);
+    if (g->slots) bigmem_free(g->slots, ((size_t)g->mask + 1) * sizeof *g->slots);
     memset(g, 0, sizeof *g);
 }
 
@@ -203,7 +206,7 @@ static int groups_grow(vec_groups *g, strata_err *err) {
     uint32_t nmask = g->mask * 2 + 1;
     int rc = vec_rows_charge(&g->keys, ((size_t)nmask + 1) * sizeof *g->slots, err);
     if (rc) return rc;
-    uint64_t *ns = calloc((size_t)nmask + 1, sizeof *ns);
+    uint64_t *ns = bigmem_alloc(((size_t)nmask + 1) * sizeof *ns);
     if (!ns) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
     for (uint64_t i = 0; i <= g->mask; i++) { /* the salts place them: no key is hashed again */
         if (!g->slots[i]) continue;
@@ -211,14 +214,12 @@ static int groups_grow(vec_groups *g, strata_err *err) {
         while (ns[s]) s = (s + 1) & nmask;
         ns[s] = g->slots[i];
     }
-    free(g->slots);
+    bigmem_free(g->slots, ((size_t)g->mask + 1) * sizeof *g->slots);
     g->slots = ns;
     g->mask = nmask;
     return STRATA_OK;
 }
 
-/* groups_probe returns the slot where row r (hash h) is, or the empty slot it would go to, and
-** sets *gid to its group or UINT32_MAX. */
 /* int_at reads row r of an integer vector (not NULL) as int64. */
 static inline int64_t int_at(const vector *v, uint32_t r) {
     uint32_t i = v->sel[r];
@@ -230,14 +231,20 @@ static inline int64_t int_at(const vector *v, uint32_t r) {
     }
 }
 
-static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h, uint32_t *gid) {
+/* groups_probe returns the slot where row r of cols (hash h) is, or the empty slot it would go to,
+** and sets *gid to its group or UINT32_MAX. The groups from g->keys.rows on were added by the
+** chunk being looked up and their keys are still its rows pending[gid - g->keys.rows] (NULL: no
+** such groups). */
+static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h, const data_chunk *in,
+                             const sel_t *pending, uint32_t *gid) {
     uint32_t s = slot_start(g->mask, h);
-    if (g->int_key && cols[0]->phys <= PHYS_I64 && !vec_is_null(cols[0], r)) {
+    if (g->int_key && cols[0]->phys <= PHYS_I64) {
         /* one integer key: compare the groups' keys kept flat, not their key rows */
-        int64_t key = int_at(cols[0], r);
+        bool null = vec_is_null(cols[0], r);
+        int64_t key = null ? 0 : int_at(cols[0], r);
         for (; g->slots[s]; s = (s + 1) & g->mask) {
             uint32_t cand = (uint32_t)g->slots[s] - 1;
-            if (slot_salted(g->slots[s], h) && g->ikeys[cand] == key && cand != g->null_gid) {
+            if (slot_salted(g->slots[s], h) && (null ? cand == g->null_gid : g->ikeys[cand] == key && cand != g->null_gid)) {
                 *gid = cand;
                 return s;
             }
@@ -248,7 +255,8 @@ static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t 
     for (; g->slots[s]; s = (s + 1) & g->mask) {
         uint32_t cand = (uint32_t)g->slots[s] - 1, kr;
         if (!slot_salted(g->slots[s], h) || g->hashes[cand] != h) continue;
-        const data_chunk *kc = vec_groups_key(g, cand, &kr);
+        const data_chunk *kc = cand < g->keys.rows ? vec_groups_key(g, cand, &kr) : in;
+        if (kc == in) kr = pending[cand - g->keys.rows];
         if (keys_equal(cols, g->keys.ncols, r, kc, kr, 1)) {
             *gid = cand;
             return s;
@@ -260,7 +268,7 @@ static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t 
 
 uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h) {
     uint32_t gid;
-    groups_probe(g, cols, r, h, &gid);
+    groups_probe(g, cols, r, h, NULL, NULL, &gid);
     return gid;
 }
 
@@ -297,22 +305,56 @@ static int direct_note(vec_groups *g, int64_t key, uint32_t gid, strata_err *err
     return STRATA_OK;
 }
 
+/* groups_room makes room for one more group in the array by group that probes compare: the
+** integer keys (one integer key column) or the hashes. */
+static int groups_room(vec_groups *g, strata_err *err) {
+    if (g->ngroups < g->cap_groups) return STRATA_OK;
+    uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
+    int rc = vec_rows_charge(&g->keys, (size_t)(nc - g->cap_groups) * sizeof(uint64_t), err);
+    if (rc) return rc;
+    void **arr = g->int_key ? (void **)&g->ikeys : (void **)&g->hashes;
+    void *n = bigmem_grow(*arr, (size_t)g->cap_groups * sizeof(uint64_t), (size_t)nc * sizeof(uint64_t));
+    if (!n) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    *arr = n;
+    g->cap_groups = nc;
+    return STRATA_OK;
+}
+
+/* groups_by_rows stops comparing one integer key through ikeys (a vector of another physical
+** type came): the groups' hashes, which the probes by rows compare, are made from their keys. */
+static int groups_by_rows(vec_groups *g, strata_err *err) {
+    g->hashes = bigmem_alloc((size_t)(g->cap_groups ? g->cap_groups : 1) * sizeof *g->hashes);
+    if (!g->hashes) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    for (uint32_t i = 0; i < g->ngroups; i++) g->hashes[i] = i == g->null_gid ? HASH_NULL : hash_i64(g->ikeys[i]);
+    bigmem_free(g->ikeys, (size_t)g->cap_groups * sizeof *g->ikeys);
+    g->ikeys = NULL;
+    if (!g->cap_groups) g->cap_groups = 1;
+    g->int_key = false;
+    return STRATA_OK;
+}
+
 int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
                            uint64_t *hashes, strata_err *err) {
     uint32_t n = g->keys.ncols;
     if (g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && direct_find(g, cols[0], count, gids, is_new))
         return STRATA_OK; /* every key seen before, in a small range: no hashing, no probing */
+    int rc;
+    if (g->int_key && cols[0]->phys > PHYS_I64 && (rc = groups_by_rows(g, err))) return rc;
     hash_rows(cols, n, count, hashes);
     vector view[n ? n : 1];
-    data_chunk one = {.ncols = n, .count = count, .cols = view};
+    data_chunk in = {.ncols = n, .count = count, .cols = view};
     for (uint32_t k = 0; k < n; k++) view[k] = *cols[k];
+    /* the rows that make new groups: their keys are appended to g->keys together at the end */
+    sel_t pending[VECTOR_SIZE];
+    uint32_t npending = 0;
     /* one integer key: a row whose key is the previous row's has its group (clustered keys
     ** probe once a run) */
-    bool runs = g->int_key && cols[0]->phys <= PHYS_I64;
+    bool runs = g->int_key;
     int64_t prev_key = 0;
     bool prev_valid = false;
     enum { AHEAD = 16 }; /* slots fetched ahead of the probes: the table is larger than the caches */
     for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
+    rc = STRATA_OK;
     for (uint32_t r = 0; r < count; r++) {
         if (r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
         if (runs) {
@@ -325,43 +367,28 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
             }
             prev_key = key, prev_valid = valid;
         }
-        uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &gid);
+        uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &in, pending, &gid);
         if (is_new) is_new[r] = gid == UINT32_MAX;
         if (gid == UINT32_MAX) {
-            if (g->ngroups == g->cap_groups) {
-                uint32_t nc = g->cap_groups ? g->cap_groups * 2 : 1024;
-                int rc = vec_rows_charge(&g->keys, (size_t)(nc - g->cap_groups) * sizeof(uint64_t), err);
-                if (rc) return rc;
-                uint64_t *nh = realloc(g->hashes, nc * sizeof *nh);
-                if (!nh) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-                g->hashes = nh;
-                if (g->int_key) {
-                    if ((rc = vec_rows_charge(&g->keys, (size_t)(nc - g->cap_groups) * sizeof(int64_t), err)))
-                        return rc;
-                    int64_t *nk = realloc(g->ikeys, nc * sizeof *nk);
-                    if (!nk) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-                    g->ikeys = nk;
-                }
-                g->cap_groups = nc;
-            }
-            sel_t rr = (sel_t)r;
-            int rc = vec_rows_append(&g->keys, &one, &rr, 1, err);
-            if (rc) return rc;
+            if ((rc = groups_room(g, err))) break;
             gid = g->ngroups++;
-            g->hashes[gid] = hashes[r];
-            if (g->int_key && cols[0]->phys > PHYS_I64) g->int_key = false; /* not kept flat: probe by rows */
+            pending[npending++] = (sel_t)r;
             if (g->int_key) {
                 bool null = vec_is_null(cols[0], r);
                 g->ikeys[gid] = null ? 0 : int_at(cols[0], r);
                 if (null) g->null_gid = gid;
-                else if ((rc = direct_note(g, g->ikeys[gid], gid, err))) return rc;
+                else if ((rc = direct_note(g, g->ikeys[gid], gid, err))) break;
+            } else {
+                g->hashes[gid] = hashes[r];
             }
             g->slots[s] = slot_of(hashes[r], gid);
-            if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) return rc;
+            if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) break;
         }
         gids[r] = gid;
     }
-    return STRATA_OK;
+    /* the new groups' keys, also after an error: every group counted has its row */
+    int arc = vec_rows_append(&g->keys, &in, pending, npending, err);
+    return rc ? rc : arc;
 }
 
 /* ---- the join table --------------------------------------------------------------------- */
