@@ -48,7 +48,7 @@ static int groups_init(exec_ctx *x, vec_groups *g, const sql_type *types, uint32
 
 static int join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, uint32_t nkeys) {
     int rc = vec_join_init(t, types, nkeys, x->err);
-    t->keys.budget = x->budget;
+    t->groups.keys.budget = x->budget;
     return rc;
 }
 
@@ -175,11 +175,12 @@ static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, da
 
 typedef struct join_state {
     vec_rows build;    /* build rows */
-    vec_join_table table; /* their key values, hashed */
+    vec_join_table table; /* their keys */
     uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
     uint64_t nbuild;
     /* probing one input chunk */
-    uint64_t *phash;
+    uint64_t *phash;     /* scratch for the probe keys' hashes */
+    uint32_t *heads;     /* each probe row's chain (vec_join_probe) */
     uint32_t pos_row;    /* next probe row */
     uint32_t pos_next;   /* next build row + 1 in the current chain (0: start the row's chain) */
     bool in_chain;
@@ -1516,11 +1517,12 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
     if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
+    s->heads = malloc(VECTOR_SIZE * sizeof *s->heads);
     s->pmatched = malloc(VECTOR_SIZE);
     s->prow = malloc(VECTOR_SIZE * sizeof *s->prow);
     s->brow = malloc(VECTOR_SIZE * sizeof *s->brow);
     s->sel = malloc(VECTOR_SIZE * sizeof *s->sel);
-    if (!s->phash || !s->pmatched || !s->prow || !s->brow || !s->sel) return nomem(x);
+    if (!s->phash || !s->heads || !s->pmatched || !s->prow || !s->brow || !s->sel) return nomem(x);
     s->phase = 2;
     return STRATA_OK;
 }
@@ -1533,6 +1535,7 @@ static void join_close(plan_op *p) {
     chunk_free(&s->pairs);
     free(s->bmatched);
     free(s->phash);
+    free(s->heads);
     free(s->pmatched);
     free(s->prow);
     free(s->brow);
@@ -1545,14 +1548,12 @@ static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     if (in->sel) chunk_apply_sel(in);
     int rc = vec_rows_append(&s->build, in, NULL, in->count, x->err);
     if (rc || !p->join.nkeys) return rc;
-    data_chunk keys = {.ncols = p->join.nkeys, .count = in->count};
-    vector kv[p->join.nkeys];
+    vector *keys[p->join.nkeys];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         if ((rc = expr_eval(x, p->join.rkeys[k], in, in->count))) return rc;
-        kv[k] = *p->join.rkeys[k]->result;
+        keys[k] = p->join.rkeys[k]->result;
     }
-    keys.cols = kv;
-    return vec_rows_append(&s->table.keys, &keys, NULL, in->count, x->err);
+    return vec_join_add(&s->table, keys, in->count, x->err);
 }
 
 static int join_finalize(exec_ctx *x, plan_op *p) {
@@ -1561,8 +1562,7 @@ static int join_finalize(exec_ctx *x, plan_op *p) {
     s->nbuild = n;
     if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
     s->bmatched = calloc(n + 1, 1);
-    if (!s->bmatched) return nomem(x);
-    return p->join.nkeys ? vec_join_build(&s->table, x->err) : STRATA_OK;
+    return s->bmatched ? STRATA_OK : nomem(x);
 }
 
 /* join_emit_pairs builds the joined rows of pairs[0..n) into s->pairs, applies the residual
@@ -1630,12 +1630,12 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
     int rc;
     if (in->sel) chunk_apply_sel(in);
     if (s->phase == 2) { /* a new probe chunk */
-        for (uint32_t k = 0; k < p->join.nkeys; k++)
+        vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
+        for (uint32_t k = 0; k < p->join.nkeys; k++) {
             if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
-        if (p->join.nkeys) {
-            vec_hash(p->join.lkeys[0]->result, NULL, in->count, s->phash);
-            for (uint32_t k = 1; k < p->join.nkeys; k++) vec_hash_combine(p->join.lkeys[k]->result, NULL, in->count, s->phash);
+            pkeys[k] = p->join.lkeys[k]->result;
         }
+        if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
         memset(s->pmatched, 0, in->count);
         s->pos_row = 0;
         s->in_chain = false;
@@ -1643,30 +1643,16 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
     }
     *more = true;
     if (s->phase == 0) {
-        vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
-        for (uint32_t k = 0; k < p->join.nkeys; k++) pkeys[k] = p->join.lkeys[k]->result;
         uint32_t n = 0;
         while (s->pos_row < in->count && n < VECTOR_SIZE) {
             uint32_t r = s->pos_row;
             if (!s->in_chain) {
                 s->in_chain = true;
-                if (p->join.nkeys) {
-                    bool has_null = false;
-                    for (uint32_t k = 0; k < p->join.nkeys; k++) has_null |= vec_is_null(p->join.lkeys[k]->result, r);
-                    s->pos_next = has_null ? 0 : vec_join_first(&s->table, s->phash[r]);
-                } else {
-                    s->pos_next = s->nbuild ? 1 : 0;
-                }
+                s->pos_next = p->join.nkeys ? s->heads[r] : s->nbuild ? 1 : 0;
             }
-            while (s->pos_next && n < VECTOR_SIZE) {
+            while (s->pos_next && n < VECTOR_SIZE) { /* every build row on the chain has the key */
                 uint32_t b = s->pos_next - 1;
-                if (p->join.nkeys) {
-                    s->pos_next = vec_join_next(&s->table, b);
-                    if (vec_join_hash(&s->table, b) != s->phash[r] || !vec_join_keys_equal(&s->table, pkeys, r, b))
-                        continue;
-                } else {
-                    s->pos_next = b + 1 < s->nbuild ? b + 2 : 0;
-                }
+                s->pos_next = p->join.nkeys ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
                 s->prow[n] = r;
                 s->brow[n++] = b;
             }

@@ -393,49 +393,72 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
 
 /* ---- the join table --------------------------------------------------------------------- */
 
+/* groups_lookup returns the group of row r of cols (hash h) or UINT32_MAX, through the direct map
+** when the key is one integer in its range (where every group's key is noted). */
+static inline uint32_t groups_lookup(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h) {
+    if (g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && !vec_is_null(cols[0], r)) {
+        uint64_t off = direct_slot(g, int_at(cols[0], r));
+        if (off < VEC_GROUPS_DIRECT) return g->direct[off] - 1; /* 0 - 1: not there */
+    }
+    uint32_t gid;
+    groups_probe(g, cols, r, h, NULL, NULL, &gid);
+    return gid;
+}
+
 int vec_join_init(vec_join_table *t, const sql_type *types, uint32_t nkeys, strata_err *err) {
     memset(t, 0, sizeof *t);
-    return vec_rows_init(&t->keys, types, nkeys, err);
+    return vec_groups_init(&t->groups, types, nkeys, err);
 }
 
 void vec_join_free(vec_join_table *t) {
-    vec_rows_free(&t->keys);
-    free(t->hash);
-    free(t->next);
-    free(t->buckets);
+    vec_groups_free(&t->groups);
+    bigmem_free(t->first, (size_t)t->cap_first * sizeof *t->first);
+    bigmem_free(t->next, (size_t)t->cap_next * sizeof *t->next);
     memset(t, 0, sizeof *t);
 }
 
-int vec_join_build(vec_join_table *t, strata_err *err) {
-    uint64_t n = t->keys.rows;
-    if (n > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
-    uint32_t size = 1024;
-    while (size < 2 * n) size *= 2;
-    int rc = vec_rows_charge(&t->keys, size * sizeof *t->buckets + (n + 1) * (sizeof *t->next + sizeof *t->hash), err);
+/* join_room grows *arr (by group or by build row, *cap entries) to hold need entries. */
+static int join_room(vec_join_table *t, uint32_t **arr, uint32_t *cap, uint64_t need, strata_err *err) {
+    if (need <= *cap) return STRATA_OK;
+    uint64_t nc = *cap ? *cap : 1024;
+    while (nc < need) nc *= 2;
+    if (nc > UINT32_MAX) nc = UINT32_MAX;
+    int rc = vec_rows_charge(&t->groups.keys, (size_t)(nc - *cap) * sizeof **arr, err);
     if (rc) return rc;
-    t->mask = size - 1;
-    t->buckets = calloc(size, sizeof *t->buckets);
-    t->next = malloc((n + 1) * sizeof *t->next);
-    t->hash = malloc((n + 1) * sizeof *t->hash);
-    if (!t->buckets || !t->next || !t->hash) return err_set(err, STRATA_NOMEM, "out of memory (hash join)");
-    uint32_t i = 0;
-    for (uint32_t c = 0; c < t->keys.nchunks; c++) {
-        data_chunk *kc = t->keys.chunks[c];
-        vector *cols[t->keys.ncols ? t->keys.ncols : 1];
-        for (uint32_t k = 0; k < t->keys.ncols; k++) cols[k] = &kc->cols[k];
-        hash_rows(cols, t->keys.ncols, kc->count, t->hash + i);
-        for (uint32_t r = 0; r < kc->count; r++, i++) {
-            bool has_null = false;
-            for (uint32_t k = 0; k < t->keys.ncols; k++) has_null |= vec_is_null(&kc->cols[k], r);
-            if (has_null) continue;
-            uint32_t b = (uint32_t)t->hash[i] & t->mask;
-            t->next[i] = t->buckets[b];
-            t->buckets[b] = i + 1;
-        }
-    }
+    uint32_t *n = bigmem_grow(*arr, (size_t)*cap * sizeof **arr, (size_t)nc * sizeof **arr);
+    if (!n) return err_set(err, STRATA_NOMEM, "out of memory (hash join)");
+    *arr = n, *cap = (uint32_t)nc;
     return STRATA_OK;
 }
 
-bool vec_join_keys_equal(const vec_join_table *t, vector *const *probe, uint32_t r, uint32_t brow) {
-    return keys_equal(probe, t->keys.ncols, r, vec_rows_chunk(&t->keys, brow), brow % VECTOR_SIZE, 0);
+int vec_join_add(vec_join_table *t, vector *const *cols, uint32_t count, strata_err *err) {
+    if ((uint64_t)t->rows + count > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
+    uint32_t gids[VECTOR_SIZE];
+    uint64_t hashes[VECTOR_SIZE];
+    int rc = vec_groups_find_or_add(&t->groups, cols, count, gids, NULL, hashes, err);
+    if (rc || (rc = join_room(t, &t->first, &t->cap_first, t->groups.ngroups, err)) ||
+        (rc = join_room(t, &t->next, &t->cap_next, (uint64_t)t->rows + count, err)))
+        return rc;
+    for (uint32_t r = 0; r < count; r++) { /* each row goes to the head of its key's chain */
+        uint32_t b = t->rows + r;
+        t->next[b] = t->first[gids[r]];
+        t->first[gids[r]] = b + 1;
+    }
+    t->rows += count;
+    return STRATA_OK;
+}
+
+void vec_join_probe(const vec_join_table *t, vector *const *cols, uint32_t count, uint64_t *hashes, uint32_t *heads) {
+    const vec_groups *g = &t->groups;
+    uint32_t n = g->keys.ncols;
+    hash_rows(cols, n, count, hashes);
+    enum { AHEAD = 16 };
+    for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
+    for (uint32_t r = 0; r < count; r++) {
+        if (r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
+        bool has_null = false;
+        for (uint32_t k = 0; k < n; k++) has_null |= vec_is_null(cols[k], r);
+        uint32_t gid = has_null ? UINT32_MAX : groups_lookup(g, cols, r, hashes[r]);
+        heads[r] = gid == UINT32_MAX ? 0 : t->first[gid];
+    }
 }

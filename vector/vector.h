@@ -368,30 +368,27 @@ static inline const data_chunk *vec_groups_key(const vec_groups *g, uint32_t gid
     return vec_rows_chunk(&g->keys, gid);
 }
 
-/* vec_join_table: the build side of a hash join, by its key rows (appended to keys in build
-** order, so that key row i belongs to build row i). vec_join_build hashes them and chains rows
-** of a bucket; a key with a NULL is left out (it never matches). Probing: vec_join_first gives
-** the first build row + 1 of hash h's bucket (0: none), and vec_join_next(t, e - 1) the entry
-** after entry e in the same form (they take a build row, they return a row + 1); a candidate
-** build row matches when its hash equals h and vec_join_keys_equal says so. */
+/* vec_join_table: the build side of a hash join. Its keys go into a group table (vec_groups, the
+** one GROUP BY uses: salted linear probing, integer keys compared flat), and each group chains
+** its build rows, the latest added first. Probing looks a probe row's key up once
+** (vec_join_probe: a vector of rows at a time, hashed together, their slots fetched ahead) and
+** then walks the chain: every row on it has the key, none is compared again. vec_join_next(t,
+** e - 1) gives the entry after entry e (they take a build row, they return a row + 1). */
 typedef struct vec_join_table {
-    vec_rows keys;     /* keys.budget is charged for the arrays too */
-    uint64_t *hash;    /* by build row */
-    uint32_t *next;    /* chain: next build row + 1 */
-    uint32_t *buckets; /* first build row + 1 */
-    uint32_t mask;
+    vec_groups groups; /* the distinct build keys; groups.keys.budget is charged for the arrays too */
+    uint32_t *first;   /* by group: its chain's first build row + 1 */
+    uint32_t *next;    /* by build row: the next build row + 1 of its key's chain (0: the end) */
+    uint32_t cap_first, cap_next, rows;
 } vec_join_table;
 
 int vec_join_init(vec_join_table *t, const sql_type *types, uint32_t nkeys, strata_err *err);
 void vec_join_free(vec_join_table *t);
-int vec_join_build(vec_join_table *t, strata_err *err);
-static inline uint32_t vec_join_first(const vec_join_table *t, uint64_t h) {
-    return t->buckets ? t->buckets[(uint32_t)h & t->mask] : 0;
-}
+/* vec_join_add adds count build rows (numbered from t->rows on) with keys cols[0..nkeys). */
+int vec_join_add(vec_join_table *t, vector *const *cols, uint32_t count, strata_err *err);
+/* vec_join_probe sets heads[r] to the first build row + 1 of the chain of probe row r's key
+** (cols[0..nkeys)), 0 when no build row has it or one of its keys is NULL (NULL never matches);
+** hashes is scratch of count entries. */
+void vec_join_probe(const vec_join_table *t, vector *const *cols, uint32_t count, uint64_t *hashes, uint32_t *heads);
 static inline uint32_t vec_join_next(const vec_join_table *t, uint32_t brow) { return t->next[brow]; }
-static inline uint64_t vec_join_hash(const vec_join_table *t, uint32_t brow) { return t->hash[brow]; }
-/* vec_join_keys_equal compares row r of the probe key vectors (NULL never equal) with build
-** row brow's keys. */
-bool vec_join_keys_equal(const vec_join_table *t, vector *const *probe, uint32_t r, uint32_t brow);
 
 #endif

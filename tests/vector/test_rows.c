@@ -13,10 +13,11 @@
 **                   vec_groups_key gives the first-seen key; vec_groups_find finds present keys
 **                   (also from integers of another width) and misses absent ones; 50,000
 **                   distinct keys grow the table several times.
-**   vec_join_table  walking a bucket's chain with the hash and vec_join_keys_equal gives exactly
-**                   the build rows a nested loop finds (NULL keys match nothing, on either side),
-**                   for a one-column key with long duplicate chains (probed from BIGINT and from
-**                   INTEGER), a two-column key, an empty build side and an all-NULL one.
+**   vec_join_table  the chain vec_join_probe gives a probe row holds exactly the build rows a
+**                   nested loop finds (NULL keys match nothing, on either side), for a one-column
+**                   key with long duplicate chains (probed from BIGINT and from INTEGER, inside
+**                   and outside the direct map's range), a two-column key, an empty build side
+**                   and an all-NULL one.
 **
 ** Every expectation is computed independently in the test (linear searches, nested loops) from
 ** reproducible pseudo-random data.
@@ -740,17 +741,15 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* join_matches walks hash h's chain as a join operator does and writes the build rows that
-** match probe row r to out[], sorted; returns their number. The chain must end within the build
-** side's row count. */
-static uint32_t join_matches(const vec_join_table *t, vector *const *probe, uint32_t r, uint64_t h, uint32_t *out) {
+/* join_matches walks the chain starting at head as a join operator does and writes its build
+** rows to out[], sorted; returns their number. The chain must end within the build side. */
+static uint32_t join_matches(const vec_join_table *t, uint32_t head, uint32_t *out) {
     uint32_t n = 0;
     uint64_t steps = 0;
-    for (uint32_t e = vec_join_first(t, h); e; e = vec_join_next(t, e - 1)) {
-        uint32_t b = e - 1;
-        cr_assert_lt(b, t->keys.rows, "chain entry %u past the build side", e);
-        cr_assert_leq(++steps, t->keys.rows, "chain longer than the build side");
-        if (vec_join_hash(t, b) == h && vec_join_keys_equal(t, probe, r, b)) out[n++] = b;
+    for (uint32_t e = head; e; e = vec_join_next(t, e - 1)) {
+        cr_assert_lt(e - 1, t->rows, "chain entry %u past the build side", e);
+        cr_assert_leq(++steps, t->rows, "chain longer than the build side");
+        out[n++] = e - 1;
     }
     qsort(out, n, sizeof *out, cmp_u32);
     return n;
@@ -765,7 +764,8 @@ static uint64_t join_check(const vec_join_table *t, const ref_key *bk, uint32_t 
                            vector *const *probe, uint32_t nprobe_cols, fill_fn fill, uint32_t *multi) {
     uint32_t *got = malloc(((size_t)nb + 1) * sizeof *got), *want = malloc(((size_t)nb + 1) * sizeof *want);
     uint64_t *h = malloc(VECTOR_SIZE * sizeof *h);
-    cr_assert(got && want && h);
+    uint32_t *heads = malloc(VECTOR_SIZE * sizeof *heads);
+    cr_assert(got && want && h && heads);
     uint64_t pairs = 0;
     *multi = 0;
     for (uint32_t base = 0; base < np; base += VECTOR_SIZE) {
@@ -774,16 +774,14 @@ static uint64_t join_check(const vec_join_table *t, const ref_key *bk, uint32_t 
             vec_reset(probe[k]);
         for (uint32_t r = 0; r < m; r++)
             fill(probe, r, &pk[base + r]);
-        vec_hash(probe[0], NULL, m, h);
-        for (uint32_t k = 1; k < nprobe_cols; k++)
-            vec_hash_combine(probe[k], NULL, m, h);
+        vec_join_probe(t, probe, m, h, heads);
         for (uint32_t r = 0; r < m; r++) {
             const ref_key *p = &pk[base + r];
             uint32_t nw = 0;
             for (uint32_t b = 0; b < nb; b++) /* NULL never matches: not in a key, not in a probe */
                 if (!p->inull && !bk[b].inull && p->i == bk[b].i && (nprobe_cols < 2 || (p->s >= 0 && p->s == bk[b].s)))
                     want[nw++] = b;
-            uint32_t ng = join_matches(t, probe, r, h[r], got);
+            uint32_t ng = join_matches(t, heads[r], got);
             cr_assert_eq(ng, nw, "probe row %u: %u matches, want %u", base + r, ng, nw);
             for (uint32_t j = 0; j < nw; j++)
                 cr_assert_eq(got[j], want[j], "probe row %u match %u: build row %u, want %u", base + r, j, got[j],
@@ -795,6 +793,7 @@ static uint64_t join_check(const vec_join_table *t, const ref_key *bk, uint32_t 
     free(got);
     free(want);
     free(h);
+    free(heads);
     return pairs;
 }
 
@@ -804,8 +803,8 @@ static void fill_int_str(vector *const *cols, uint32_t r, const ref_key *k) {
     set_str(cols[1], r, k->s);
 }
 
-/* append_build appends the reference keys to t->keys in uneven batches through a source chunk of
-** the table's types; the source chunk is gone before the table is built. */
+/* append_build adds the reference keys to t in uneven batches through a source chunk of the
+** table's types; the source chunk is gone before the table is probed. */
 static void append_build(vec_join_table *t, const sql_type *types, uint32_t ncols, const ref_key *bk, uint32_t nb,
                          fill_fn fill) {
     strata_err err = {0};
@@ -819,9 +818,9 @@ static void append_build(vec_join_table *t, const sql_type *types, uint32_t ncol
         for (uint32_t r = 0; r < m; r++)
             fill(cols, r, &bk[done + r]);
         src.count = m;
-        cr_assert_eq(vec_rows_append(&t->keys, &src, NULL, m, &err), STRATA_OK, "%s", err.msg);
+        cr_assert_eq(vec_join_add(t, cols, m, &err), STRATA_OK, "%s", err.msg);
         done += m;
-        cr_assert_eq(t->keys.rows, done);
+        cr_assert_eq(t->rows, done);
     }
     chunk_free(&src); /* the table keeps copies */
 }
@@ -833,12 +832,13 @@ Test(join, bigint_key_with_duplicates_and_nulls) {
     for (uint32_t b = 0; b < NB; b++) {
         bk[b].inull = rnd(9) == 0;
         /* key 7 about 500 times: a long chain */
-        bk[b].i = bk[b].inull ? 0 : rnd(10) == 0 ? 7 : (int64_t)rnd(400) - 100;
+        /* keys 1,000,003 apart: outside the direct map's range, found by hash */
+        bk[b].i = bk[b].inull ? 0 : rnd(10) == 0 ? 7 : rnd(8) == 0 ? (int64_t)rnd(60) * 1000003 : (int64_t)rnd(400) - 100;
         bk[b].s = 0;
     }
     for (uint32_t r = 0; r < NP; r++) {
         pk[r].inull = rnd(10) == 0;
-        pk[r].i = pk[r].inull ? 0 : (int64_t)rnd(500) - 150; /* some never on the build side */
+        pk[r].i = pk[r].inull ? 0 : rnd(8) == 0 ? (int64_t)rnd(80) * 1000003 : (int64_t)rnd(500) - 150; /* some never on the build side */
         pk[r].s = 0;
     }
     strata_err err = {0};
@@ -846,19 +846,6 @@ Test(join, bigint_key_with_duplicates_and_nulls) {
     vec_join_table t;
     cr_assert_eq(vec_join_init(&t, &kt, 1, &err), STRATA_OK, "%s", err.msg);
     append_build(&t, &kt, 1, bk, NB, fill_int);
-    cr_assert_eq(vec_join_build(&t, &err), STRATA_OK, "%s", err.msg);
-
-    /* the stored hash of a build row is its key's vec_hash */
-    vector v;
-    init_vec(&v, TYPE_BIGINT);
-    for (uint32_t b = 0; b < NB; b++) {
-        if (bk[b].inull) continue;
-        uint64_t h;
-        set_int(&v, 0, bk[b].i, 0);
-        vec_hash(&v, NULL, 1, &h);
-        cr_assert_eq(vec_join_hash(&t, b), h, "build row %u", b);
-    }
-    vec_free(&v);
 
     /* probed from BIGINT, then from INTEGER (integers compare by value) */
     static const sql_type_id pid[] = {TYPE_BIGINT, TYPE_INTEGER};
@@ -873,24 +860,23 @@ Test(join, bigint_key_with_duplicates_and_nulls) {
         vec_free(&p);
     }
 
-    /* vec_join_keys_equal directly, every pair for the first probe rows; NULLs are never equal */
+    /* keys far outside the direct map's range (probed by hash) and a NULL probe: no matches */
     vector p;
     init_vec(&p, TYPE_BIGINT);
     vector *probe[1] = {&p};
-    for (uint32_t r = 0; r < 200; r++)
-        set_int(&p, r, pk[r].i, pk[r].inull);
-    set_int(&p, 200, 7 + (1LL << 32), 0); /* not 7 */
-    set_int(&p, 201, 0, 1);
-    for (uint32_t b = 0; b < NB; b++) {
-        for (uint32_t r = 0; r < 200; r++)
-            cr_assert_eq(vec_join_keys_equal(&t, probe, r, b), !pk[r].inull && !bk[b].inull && pk[r].i == bk[b].i,
-                         "probe row %u build row %u", r, b);
-        cr_assert(!vec_join_keys_equal(&t, probe, 200, b));
-        cr_assert(!vec_join_keys_equal(&t, probe, 201, b), "a NULL probe equals build row %u", b);
-    }
-    /* a NULL probe's hash walks no build row */
-    uint32_t out[NB];
-    cr_assert_eq(join_matches(&t, probe, 201, HASH_NULL, out), 0);
+    set_int(&p, 0, 7 + (1LL << 32), 0);
+    set_int(&p, 1, INT64_MIN, 0);
+    set_int(&p, 2, 0, 1);
+    set_int(&p, 3, 7, 0);
+    uint64_t h[4];
+    uint32_t heads[4], out[NB];
+    vec_join_probe(&t, probe, 4, h, heads);
+    cr_assert_eq(heads[0], 0);
+    cr_assert_eq(heads[1], 0);
+    cr_assert_eq(heads[2], 0, "a NULL probe has a chain");
+    uint32_t want7 = 0;
+    for (uint32_t b = 0; b < NB; b++) want7 += !bk[b].inull && bk[b].i == 7;
+    cr_assert_eq(join_matches(&t, heads[3], out), want7, "key 7's chain");
     vec_free(&p);
     vec_join_free(&t);
 }
@@ -915,7 +901,6 @@ Test(join, integer_and_varchar_key) {
     vec_join_table t;
     cr_assert_eq(vec_join_init(&t, kt, 2, &err), STRATA_OK, "%s", err.msg);
     append_build(&t, kt, 2, bk, NB, fill_int_str);
-    cr_assert_eq(vec_join_build(&t, &err), STRATA_OK, "%s", err.msg);
     vector pi, ps;
     init_vec(&pi, TYPE_INTEGER);
     init_vec(&ps, TYPE_VARCHAR);
@@ -925,16 +910,6 @@ Test(join, integer_and_varchar_key) {
     cr_assert_gt(pairs, NP / 2, "the test joins something");
     cr_assert_gt(multi, 100);
 
-    /* every pair for the first probe rows */
-    vec_reset(&pi);
-    vec_reset(&ps);
-    for (uint32_t r = 0; r < 150; r++)
-        fill_int_str(probe, r, &pk[r]);
-    for (uint32_t b = 0; b < NB; b++)
-        for (uint32_t r = 0; r < 150; r++) {
-            int eq = !pk[r].inull && !bk[b].inull && pk[r].i == bk[b].i && pk[r].s >= 0 && pk[r].s == bk[b].s;
-            cr_assert_eq(vec_join_keys_equal(&t, probe, r, b), eq, "probe row %u build row %u", r, b);
-        }
     vec_free(&pi);
     vec_free(&ps);
     vec_join_free(&t);
@@ -945,36 +920,30 @@ Test(join, empty_and_all_null_build_sides) {
     sql_type kt = T(TYPE_BIGINT);
     vector v;
     init_vec(&v, TYPE_BIGINT);
+    vector *probe[1] = {&v};
     for (uint32_t r = 0; r < 4; r++)
         set_int(&v, r, (int64_t)r - 1, r == 3);
     uint64_t h[4];
-    vec_hash(&v, NULL, 4, h);
-    vec_free(&v);
+    uint32_t heads[4];
 
     vec_join_table t;
     cr_assert_eq(vec_join_init(&t, &kt, 1, &err), STRATA_OK, "%s", err.msg);
+    vec_join_probe(&t, probe, 4, h, heads);
     for (uint32_t r = 0; r < 4; r++)
-        cr_assert_eq(vec_join_first(&t, h[r]), 0, "before the build");
-    cr_assert_eq(vec_join_build(&t, &err), STRATA_OK, "%s", err.msg);
-    cr_assert_eq(t.keys.rows, 0);
-    for (uint32_t r = 0; r < 4; r++)
-        cr_assert_eq(vec_join_first(&t, h[r]), 0, "empty build side, hash %u", r);
-    for (uint64_t x = 0; x < 4096; x++)
-        cr_assert_eq(vec_join_first(&t, x), 0);
+        cr_assert_eq(heads[r], 0, "empty build side, probe row %u", r);
     vec_join_free(&t);
 
-    /* 3000 NULL keys: none is in a chain */
+    /* 3000 NULL keys: a NULL probe finds none of them, nor does any other key */
     static ref_key nulls[3000];
     for (uint32_t b = 0; b < 3000; b++)
         nulls[b] = (ref_key){.i = 0, .inull = 1, .s = 0};
     cr_assert_eq(vec_join_init(&t, &kt, 1, &err), STRATA_OK, "%s", err.msg);
     append_build(&t, &kt, 1, nulls, 3000, fill_int);
-    cr_assert_eq(vec_join_build(&t, &err), STRATA_OK, "%s", err.msg);
-    cr_assert_eq(t.keys.rows, 3000);
+    cr_assert_eq(t.rows, 3000);
+    vec_join_probe(&t, probe, 4, h, heads);
     for (uint32_t r = 0; r < 4; r++)
-        cr_assert_eq(vec_join_first(&t, h[r]), 0, "all-NULL build side, hash %u", r);
-    for (uint64_t x = 0; x <= t.mask; x++)
-        cr_assert_eq(vec_join_first(&t, x), 0, "bucket %llu", (unsigned long long)x);
+        cr_assert_eq(heads[r], 0, "all-NULL build side, probe row %u", r);
+    vec_free(&v);
     vec_join_free(&t);
     vec_join_free(&t);
 }
