@@ -175,6 +175,7 @@ static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, da
 
 typedef struct join_state {
     vec_rows build;    /* build rows */
+    bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
     vec_join_table table; /* their keys */
     uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
     uint64_t nbuild;
@@ -1518,6 +1519,8 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
     s->heads = malloc(VECTOR_SIZE * sizeof *s->heads);
+    if (!(s->bnull = malloc(r->ncols + 1))) return nomem(x);
+    memset(s->bnull, 1, r->ncols + 1);
     s->pmatched = malloc(VECTOR_SIZE);
     s->prow = malloc(VECTOR_SIZE * sizeof *s->prow);
     s->brow = malloc(VECTOR_SIZE * sizeof *s->brow);
@@ -1536,6 +1539,7 @@ static void join_close(plan_op *p) {
     free(s->bmatched);
     free(s->phash);
     free(s->heads);
+    free(s->bnull);
     free(s->pmatched);
     free(s->prow);
     free(s->brow);
@@ -1547,6 +1551,8 @@ static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     join_state *s = p->state;
     if (in->sel) chunk_apply_sel(in);
     int rc = vec_rows_append(&s->build, in, NULL, in->count, x->err);
+    for (uint32_t c = 0; c < in->ncols; c++)
+        if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->bnull[c] = false;
     if (rc || !p->join.nkeys) return rc;
     vector *keys[p->join.nkeys];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
@@ -1571,12 +1577,16 @@ static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *i
     uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
     chunk_reset(&s->pairs);
     for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
-    for (uint32_t c = 0; c < nr; c++)
-        for (uint32_t k = 0; k < n; k++) {
-            sel_t r = s->brow[k] % VECTOR_SIZE;
-            int rc = vec_copy(&s->pairs.cols[nl + c], k, &s->build.chunks[s->brow[k] / VECTOR_SIZE]->cols[c], &r, 1, x->err);
-            if (rc) return rc;
+    for (uint32_t c = 0; c < nr; c++) {
+        vector *v = &s->pairs.cols[nl + c];
+        if (!s->bnull[c]) {
+            vec_rows_gather(&s->build, c, s->brow, n, v);
+            continue;
         }
+        vec_reset(v);
+        vec_set_null(v, 0, 1);
+        vec_make_constant(v);
+    }
     s->pairs.count = n;
     uint32_t m = n;
     if (p->join.pred) {
