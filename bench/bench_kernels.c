@@ -8,17 +8,21 @@
 **
 ** Then a table of 64 Mi rows (every column >= 256 MiB: qty INTEGER 1..100, amount BIGINT
 ** 0..9,999,999, price and disc DOUBLE, multiples of 0.25 and 0.125 so that every sum is exact in
-** a double), and each kernel over its columns a vector (VECTOR_SIZE rows) at a time, as the
-** executor calls them: the data of vector v is column + v * VECTOR_SIZE, flat (no selection)
+** a double, name VARCHAR: 'c' and amount's digits, short strings stored inline), and each
+** kernel over its columns a vector (VECTOR_SIZE rows) at a time, as the executor calls them: the data of vector v is column + v * VECTOR_SIZE, flat (no selection)
 ** unless said otherwise, and what a kernel writes goes to one buffer of VECTOR_SIZE entries that
 ** stays in the L1 cache. For each kernel, the best of --reps passes over the whole table: rows/s,
 ** the bytes of the columns it reads per second and that figure as a fraction of the bandwidth.
 ** The "filter + sum" rows are `SELECT sum(price) FROM t WHERE qty > 50`: kern_cmp_i32 + kern_mask_to_sel
-** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference.
+** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference. The
+** INTEGER product and the hashes of BIGINT and strings have their scalar loop beside them too
+** (a checked product per row; hash_i64 and hash_bytes per row, as vec_hash ran before the
+** hash kernels).
 **
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
 ** write a vector, the sum of one sampled row of each output); it must equal the one computed from
 ** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
+** hash kernels' checksum is the XOR of the sampled rows' hashes (its top 53 bits). The
 ** checksums also keep the compiler (which inlines the kernels across files: LTO) from dropping
 ** the work. The process's peak RSS (ru_maxrss) ends the report. --save writes it with the
 ** environment and every repetition's time to bench/results/kernels-<date>-<commit>[-N].md/.json.
@@ -35,6 +39,7 @@
 #include <simde/x86/avx2.h>
 
 #include "../vector/kernel.h"
+#include "hash.h"
 #include "bench_common.h"
 
 #ifndef BENCH_CFLAGS
@@ -88,6 +93,15 @@ enum {
     K_MINMAX_I32,
     K_ARITH_F64,
     K_TO_F64_I32,
+    K_ARITH_I32,
+    K_ARITH_I32_SCALAR,
+    K_HASH_I64,
+    K_HASH_I64_SCALAR,
+    K_HASH_I32,
+    K_HASH_F64,
+    K_HASH_STR,
+    K_HASH_STR_SCALAR,
+    K_HASH2,
     K_COUNT
 };
 
@@ -96,6 +110,7 @@ typedef struct table {
     int32_t *qty;
     int64_t *amount;
     double *price, *disc;
+    sstr *name; /* 'c' and the decimal digits of amount: 2..8 bytes, inline */
     uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
     result want[K_COUNT];
 } table;
@@ -103,6 +118,8 @@ typedef struct table {
 static uint64_t mask_buf[KERN_WORDS(VECTOR_SIZE)] __attribute__((aligned(64)));
 static sel_t sel_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 static double out_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+static int32_t i32_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+static uint64_t hash_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 
 /* keep tells the compiler that the memory at p is read, so that a kernel's stores into it,
 ** of which the checksum samples one, cannot be dropped. */
@@ -118,6 +135,10 @@ static void *column_alloc(size_t bytes) {
     return p;
 }
 
+/* hash_check is the checksum of the hash kernels: the sampled rows' hashes XOR-ed, its top 53
+** bits (exact in a double). */
+static double hash_check(uint64_t x) { return (double)(x >> 11); }
+
 /* table_make generates the columns (deterministic, the same in every run) and, from the values,
 ** every kernel's expected checksum. rows is a multiple of VECTOR_SIZE: every vector is full. */
 static void table_make(table *t, size_t rows) {
@@ -128,9 +149,11 @@ static void table_make(table *t, size_t rows) {
     t->amount = column_alloc(rows * sizeof *t->amount);
     t->price = column_alloc(rows * sizeof *t->price);
     t->disc = column_alloc(rows * sizeof *t->disc);
+    t->name = column_alloc(rows * sizeof *t->name);
     t->qty_mask = column_alloc(rows / 8);
     memset(t->qty_mask, 0, rows / 8);
     uint64_t s = 0x6B65726E656C73u;
+    uint64_t sampled_hash[5] = {0};
     result *w = t->want;
     w[K_MINMAX_I32].v[0] = INFINITY, w[K_MINMAX_I32].v[1] = -INFINITY;
     for (size_t i = 0; i < rows; i++) {
@@ -138,6 +161,8 @@ static void table_make(table *t, size_t rows) {
         int64_t a = (int64_t)below(&s, 10000000);
         double p = (double)(1 + below(&s, 3999)) * 0.25, d = (double)(1 + below(&s, 8)) * 0.125;
         t->qty[i] = q, t->amount[i] = a, t->price[i] = p, t->disc[i] = d;
+        memset(&t->name[i], 0, sizeof t->name[i]);
+        t->name[i].len = (uint32_t)snprintf(t->name[i].u.inl, SSTR_INLINE, "c%lld", (long long)a);
         if (q > QTY_CUT) {
             t->qty_mask[i / 64] |= (uint64_t)1 << (i % 64);
             w[K_CMP_I32].v[0]++, w[K_MASK_TO_SEL].v[0]++;
@@ -153,13 +178,25 @@ static void table_make(table *t, size_t rows) {
         if (i % VECTOR_SIZE == sampled_row(i / VECTOR_SIZE * VECTOR_SIZE)) {
             w[K_ARITH_F64].v[0] += p * d;
             w[K_TO_F64_I32].v[0] += q;
+            w[K_ARITH_I32].v[0] += q * q;
+            sampled_hash[0] ^= hash_i64(a);
+            sampled_hash[1] ^= hash_i64(q);
+            sampled_hash[2] ^= hash_f64(p);
+            sampled_hash[3] ^= hash_sstr(&t->name[i]);
+            sampled_hash[4] ^= hash_combine(hash_i64(q), hash_i64(a));
         }
     }
     w[K_SCALAR] = w[K_FILTER_SUM];
+    w[K_ARITH_I32_SCALAR] = w[K_ARITH_I32];
+    w[K_HASH_I64].v[0] = w[K_HASH_I64_SCALAR].v[0] = hash_check(sampled_hash[0]);
+    w[K_HASH_I32].v[0] = hash_check(sampled_hash[1]);
+    w[K_HASH_F64].v[0] = hash_check(sampled_hash[2]);
+    w[K_HASH_STR].v[0] = w[K_HASH_STR_SCALAR].v[0] = hash_check(sampled_hash[3]);
+    w[K_HASH2].v[0] = hash_check(sampled_hash[4]);
 }
 
 static void table_free(table *t) {
-    free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->qty_mask);
+    free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->name), free(t->qty_mask);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -321,6 +358,65 @@ static result pass_to_f64_i32(const table *t) {
     return (result){{sum, 0}};
 }
 
+/* qty * qty through kern_arith_i32 (INTEGER *, checked once per vector); no product overflows. */
+static result pass_arith_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_arith mul = (kern_arith)op_mul;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        if (kern_arith_i32(mul, t->qty + off, NULL, t->qty + off, NULL, n, i32_buf))
+            die("kern_arith_i32 flagged the vector at row %zu, where no product overflows", off);
+        keep(i32_buf);
+        sum += i32_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+
+/* The same as a scalar loop checking each product (__builtin_mul_overflow), the reference. */
+static result pass_arith_i32_scalar(const table *t) {
+    const uint32_t n = vector_rows;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        const int32_t *q = t->qty + off;
+        bool ovf = false;
+        for (uint32_t r = 0; r < n; r++) ovf |= __builtin_mul_overflow(q[r], q[r], &i32_buf[r]);
+        if (ovf) die("a product overflowed at row %zu", off);
+        keep(i32_buf);
+        sum += i32_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+
+/* HASH_PASS: a pass of one hash kernel call per vector, the checksum of its sampled rows. */
+#define HASH_PASS(NAME, CALL)                                                                    \
+    static result NAME(const table *t) {                                                         \
+        const uint32_t n = vector_rows;                                                          \
+        uint64_t x = 0;                                                                          \
+        for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {                                \
+            CALL;                                                                                \
+            keep(hash_buf);                                                                      \
+            x ^= hash_buf[sampled_row(off)];                                                     \
+        }                                                                                        \
+        return (result){{hash_check(x), 0}};                                                     \
+    }
+
+/* The scalar loops vec_hash ran before the kernels: hash_i64 and hash_bytes (not inlined) per row. */
+static void hash_i64_scalar(const int64_t *d, uint32_t n, uint64_t *h) {
+    for (uint32_t r = 0; r < n; r++) h[r] = hash_i64(d[r]);
+}
+static void hash_str_scalar(const sstr *d, uint32_t n, uint64_t *h) {
+    for (uint32_t r = 0; r < n; r++) h[r] = hash_bytes(sstr_data(&d[r]), d[r].len, 0);
+}
+
+HASH_PASS(pass_hash_i64, kern_hash_i64(t->amount + off, NULL, NULL, n, hash_buf))
+HASH_PASS(pass_hash_i64_scalar, hash_i64_scalar(t->amount + off, n, hash_buf))
+HASH_PASS(pass_hash_i32, kern_hash_i32(t->qty + off, NULL, NULL, n, hash_buf))
+HASH_PASS(pass_hash_f64, kern_hash_f64(t->price + off, NULL, NULL, n, hash_buf))
+HASH_PASS(pass_hash_str, kern_hash_str(t->name + off, NULL, NULL, n, hash_buf))
+HASH_PASS(pass_hash_str_scalar, hash_str_scalar(t->name + off, n, hash_buf))
+HASH_PASS(pass_hash2, (kern_hash_i32(t->qty + off, NULL, NULL, n, hash_buf),
+                       kern_hash_combine_i64(t->amount + off, NULL, NULL, n, hash_buf)))
+
 typedef struct bench {
     const char *name;     /* the table's first column */
     const char *reads;    /* the columns read */
@@ -343,6 +439,15 @@ static const bench benches[K_COUNT] = {
     {"kern_minmax_i32", "qty (int32)", 4, "min; max", pass_minmax_i32},
     {"kern_arith_f64 price * disc", "price, disc", 16, "sampled sum", pass_arith_f64},
     {"kern_to_f64_i32 qty", "qty (int32)", 4, "sampled sum", pass_to_f64_i32},
+    {"kern_arith_i32 qty * qty (checked)", "qty (int32)", 4, "sampled sum", pass_arith_i32},
+    {"qty * qty: scalar checked loop (reference)", "qty (int32)", 4, "sampled sum", pass_arith_i32_scalar},
+    {"kern_hash_i64 amount", "amount (int64)", 8, "sampled hashes", pass_hash_i64},
+    {"hash amount: scalar hash_i64 loop (reference)", "amount (int64)", 8, "sampled hashes", pass_hash_i64_scalar},
+    {"kern_hash_i32 qty", "qty (int32)", 4, "sampled hashes", pass_hash_i32},
+    {"kern_hash_f64 price", "price (double)", 8, "sampled hashes", pass_hash_f64},
+    {"kern_hash_str name", "name (sstr)", 16, "sampled hashes", pass_hash_str},
+    {"hash name: scalar hash_bytes loop (reference)", "name (sstr)", 16, "sampled hashes", pass_hash_str_scalar},
+    {"kern_hash_i32 qty + kern_hash_combine_i64 amount", "qty, amount", 12, "sampled hashes", pass_hash2},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -462,10 +567,17 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             "computed from the generated data, in every repetition; the two filter + sum rows agree.\n",
             r->t[K_SCALAR].best / r->t[K_FILTER_SUM].best);
     fprintf(out,
+            "\nAgainst their scalar loops: kern_arith_i32 **%.2f×**, kern_hash_i64 **%.2f×**, kern_hash_str "
+            "**%.2f×**.\n",
+            r->t[K_ARITH_I32_SCALAR].best / r->t[K_ARITH_I32].best, r->t[K_HASH_I64_SCALAR].best / r->t[K_HASH_I64].best,
+            r->t[K_HASH_STR_SCALAR].best / r->t[K_HASH_STR].best);
+    fprintf(out,
             "\nColumns: qty int32 uniform 1..100, amount int64 uniform 0..9,999,999, price double "
-            "0.25..999.75 in steps of 0.25, disc double 0.125..1 in steps of 0.125; each compare keeps "
+            "0.25..999.75 in steps of 0.25, disc double 0.125..1 in steps of 0.125, name 'c' and amount's "
+            "digits (2..8 bytes, inline sstr); each compare keeps "
             "about half the rows, at random. \"sampled sum\": the sum over vectors of output row v mod n "
-            "of vector v (the whole output is written). kern_mask_to_sel reads masks made beforehand "
+            "of vector v (the whole output is written); \"sampled hashes\": the XOR of those rows' hashes, "
+            "its top 53 bits. kern_mask_to_sel reads masks made beforehand "
             "(%.1f MiB: they may stay in the caches, so its fraction of the bandwidth means little). The "
             "library and this program are built with the same "
             "flags and linked with LTO, so the kernels may be inlined into the loops here, as they may "
@@ -583,7 +695,7 @@ static void usage(void) {
             "  --save     also write bench/results/kernels-<date>-<commit>[-N].md and .json\n"
             "Full size: %zu Mi rows (about %zu MiB of columns), a bandwidth buffer of %zu MiB.\n",
             DEFAULT_REPS, QUICK_DIVISOR, (DEFAULT_ROWS >> 20) / QUICK_DIVISOR,
-            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 28) >> 20,
+            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 44) >> 20,
             DEFAULT_BW_BYTES >> 20);
     exit(2);
 }

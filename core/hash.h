@@ -26,6 +26,50 @@
 /* hash_bytes hashes len bytes of key with a seed (0 for SQL strings and blobs). */
 uint64_t hash_bytes(const void *key, size_t len, uint64_t seed);
 
+/* wyhash's secret and its 128-bit product folded to 64 bits, shared by hash_bytes (hash.c) and
+** its inline short-key path below. */
+#define HASH_WYP0 UINT64_C(0xa0761d6478bd642f)
+#define HASH_WYP1 UINT64_C(0xe7037ed1a0b428db)
+#define HASH_WYP2 UINT64_C(0x8ebc6af09c88c6e3)
+#define HASH_WYP3 UINT64_C(0x589965cc75374cc3)
+static inline uint64_t hash_wymix(uint64_t a, uint64_t b) {
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* hash_short_words reads the two words hash_bytes mixes for a key of at most 16 bytes. */
+static inline void hash_short_words(const uint8_t *p, size_t len, uint64_t *a, uint64_t *b) {
+    uint32_t w[4];
+    if (len >= 4) { /* two overlapping pairs of 4-byte reads cover 4..16 bytes */
+        size_t step = (len >> 3) << 2;
+        memcpy(&w[0], p, 4);
+        memcpy(&w[1], p + step, 4);
+        memcpy(&w[2], p + len - 4, 4);
+        memcpy(&w[3], p + len - 4 - step, 4);
+        *a = ((uint64_t)w[0] << 32) | w[1];
+        *b = ((uint64_t)w[2] << 32) | w[3];
+    } else if (len > 0) {
+        *a = ((uint64_t)p[0] << 16) | ((uint64_t)p[len >> 1] << 8) | p[len - 1];
+        *b = 0;
+    } else {
+        *a = *b = 0;
+    }
+}
+
+/* hash_finish is hash_bytes's last step: a and b the key's last two words, seed the mixed seed. */
+static inline uint64_t hash_finish(uint64_t a, uint64_t b, uint64_t seed, size_t len) {
+    unsigned __int128 r = (unsigned __int128)(a ^ HASH_WYP1) * (b ^ seed);
+    return hash_wymix((uint64_t)r ^ HASH_WYP0 ^ len, (uint64_t)(r >> 64) ^ HASH_WYP1);
+}
+
+/* hash_bytes_short equals hash_bytes(key, len, 0) for len <= 16: inline, with the seed's mix a
+** constant, for the short strings of GROUP BY and join keys. */
+static inline uint64_t hash_bytes_short(const void *key, size_t len) {
+    uint64_t a, b;
+    hash_short_words(key, len, &a, &b);
+    return hash_finish(a, b, hash_wymix(HASH_WYP0, HASH_WYP1), len);
+}
+
 static inline uint64_t hash_fmix64(uint64_t k) {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
@@ -67,6 +111,8 @@ static inline uint64_t hash_interval(sql_interval iv) {
     return hash_combine(hash_fmix64((uint64_t)((unsigned __int128)span >> 64)), hash_fmix64((uint64_t)span));
 }
 
-static inline uint64_t hash_sstr(const sstr *s) { return hash_bytes(sstr_data(s), s->len, 0); }
+static inline uint64_t hash_sstr(const sstr *s) {
+    return s->len <= 16 ? hash_bytes_short(sstr_data(s), s->len) : hash_bytes(sstr_data(s), s->len, 0);
+}
 
 #endif

@@ -371,6 +371,31 @@ static int eval_dbl_arith(exec_ctx *x, expr *e, uint32_t count) {
     return STRATA_OK;
 }
 
+/* widen_i32 makes the SMALLINT operand v an INTEGER one for kern_arith_i32: row r at w[r]. */
+static const int32_t *widen_i32(const vector *v, uint32_t count, int32_t *w) {
+    const int16_t *d = v->data;
+    for (uint32_t r = 0; r < count; r++) w[r] = d[v->sel[r]];
+    return w;
+}
+
+/* small_int_kernel computes +, - or * of INTEGER and SMALLINT operands into an INTEGER or
+** SMALLINT result (out) through kern_arith_i32 or kern_arith_i16 and returns true when the vector
+** is done; false when the kernel does not apply, or when some row's result (NULL rows included)
+** is out of range, which leaves the vector to eval_arith's loop, that skips NULL rows and reports
+** the error. A SMALLINT side of an INTEGER result is widened apart first. */
+static bool small_int_kernel(const expr *e, const vector *a, const vector *b, vector *out, uint32_t count) {
+    kern_arith op = (kern_arith)e->aop;
+    bool a16 = a->phys == PHYS_I16, b16 = b->phys == PHYS_I16;
+    if ((!a16 && a->phys != PHYS_I32) || (!b16 && b->phys != PHYS_I32)) return false;
+    if (out->phys == PHYS_I16)
+        return a16 && b16 && !kern_arith_i16(op, a->data, kern_sel(a), b->data, kern_sel(b), count, out->data);
+    if (out->phys != PHYS_I32) return false;
+    int32_t wa[VECTOR_SIZE], wb[VECTOR_SIZE];
+    const int32_t *da = a16 ? widen_i32(a, count, wa) : a->data, *db = b16 ? widen_i32(b, count, wb) : b->data;
+    const sel_t *sa = a16 ? NULL : kern_sel(a), *sb = b16 ? NULL : kern_sel(b);
+    return !kern_arith_i32(op, da, sa, db, sb, count, out->data);
+}
+
 static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
     strata_err tmp;
@@ -388,6 +413,10 @@ static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
         if (a->phys == PHYS_I64 && b->phys == PHYS_I64 && out->phys == PHYS_I64 && e->aop <= VALUE_MUL &&
             !kern_arith_i64((kern_arith)e->aop, a->data, kern_sel(a), b->data, kern_sel(b), count, lo, hi,
                             out->data)) {
+            set_nulls_of(out, a, b, count);
+            return STRATA_OK;
+        }
+        if (e->aop <= VALUE_MUL && small_int_kernel(e, a, b, out, count)) {
             set_nulls_of(out, a, b, count);
             return STRATA_OK;
         }

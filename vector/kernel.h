@@ -129,4 +129,31 @@ bool kern_dec_sub(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *
 void kern_to_f64_i32(const int32_t *d, const sel_t *sel, uint32_t n, double *o);
 void kern_to_f64_i64(const int64_t *d, const sel_t *sel, uint32_t n, double *o);
 
+/* kern_arith_i32 writes o[r] = row r of a op row r of b for KERN_ADD, KERN_SUB and KERN_MUL (the
+** exact result computed in 64-bit lanes) and returns true when some row's result lies outside
+** INTEGER's range: o is then not usable, and the caller redoes the vector row by row to find and
+** report the row (or sees that only NULL rows overflowed: their slots are computed like any
+** other). kern_arith_i16 is the same for SMALLINT operands and result (computed in 32-bit
+** lanes, where every sum and product of two SMALLINTs is exact). */
+bool kern_arith_i32(kern_arith op, const int32_t *a, const sel_t *as, const int32_t *b, const sel_t *bs, uint32_t n,
+                    int32_t *o);
+bool kern_arith_i16(kern_arith op, const int16_t *a, const sel_t *as, const int16_t *b, const sel_t *bs, uint32_t n,
+                    int16_t *o);
+
+/* Hashes of whole vectors, equal value for value to core/hash.h's (value_hash): kern_hash_T writes
+** h[r] = the hash of row r (integers widened to int64 through hash_i64, DOUBLE through hash_f64:
+** -0.0 as 0.0, every NaN alike; strings through hash_sstr), or HASH_NULL when row r is NULL
+** (validity indexed by value, sel[r], as in kern_mask_valid; NULL: no NULLs).
+** kern_hash_combine_T folds the same hash into h[r] instead: h[r] = hash_combine(h[r], hash). */
+void kern_hash_i16(const int16_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_i32(const int32_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_str(const sstr *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_combine_i16(const int16_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_combine_i32(const int32_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_combine_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_combine_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+void kern_hash_combine_str(const sstr *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
+
 #endif

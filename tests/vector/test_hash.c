@@ -4,7 +4,8 @@
 ** multi-column combination; distribution over 100k distinct strings and integers (no 64-bit
 ** collision, balanced buckets in the low and high bits); the string hash reads every byte of
 ** every length; DOUBLE and INTERVAL equality rules; vec_match with NULLs, selections, candidate
-** lists and mixed widths.
+** lists and mixed widths; full vectors of every type the hash kernels serve (flat, selected,
+** dictionary, both) hash and combine as value_hash and hash_combine do, row by row.
 */
 #include <criterion/criterion.h>
 
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "helpers/vec_test.h"
+#include "value.h"
 
 /* set_int stores x as row r of an integer-typed vector of any width. */
 static void set_int(vector *v, uint32_t r, int64_t x) {
@@ -512,4 +514,102 @@ Test(match, multi_column_probe_with_candidates) {
     vec_free(&tk2);
     vec_free(&pdict);
     vec_free(&cst);
+}
+
+/* ---- vectors against value_hash ------------------------------------------------------------- */
+
+/* Every row of a full vector of each kernel type (SMALLINT, INTEGER, BIGINT, DATE, DOUBLE,
+** VARCHAR; edge values, -0.0 and NaNs, strings of 0 to 40 bytes; a NULL every 7th row) hashes
+** as value_hash hashes its value -- flat, through a selection, as a dictionary, as a dictionary
+** through a selection -- and vec_hash_combine folds that hash in with hash_combine. */
+Test(hash, vectors_hash_as_value_hash) {
+    static const sql_type_id ids[] = {TYPE_SMALLINT, TYPE_INTEGER, TYPE_BIGINT,
+                                      TYPE_DATE,     TYPE_DOUBLE,  TYPE_VARCHAR};
+    static const double specials[] = {0.0, -0.0, NAN, -NAN, INFINITY, -INFINITY, 1e-310, 1.5};
+    static char text[VECTOR_SIZE][48];
+    static uint64_t want[VECTOR_SIZE], got[VECTOR_SIZE], seeds[VECTOR_SIZE];
+    static sel_t sel[VECTOR_SIZE], outer[VECTOR_SIZE];
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+#define NEXT() (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng)
+    for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+        sel[r] = (sel_t)(NEXT() % VECTOR_SIZE);
+        outer[r] = (sel_t)(NEXT() % VECTOR_SIZE);
+        seeds[r] = NEXT();
+    }
+    for (uint32_t t = 0; t < sizeof ids / sizeof ids[0]; t++) {
+        vector flat, dict;
+        init_vec(&flat, ids[t]);
+        init_vec(&dict, ids[t]);
+        static sql_value vals[VECTOR_SIZE];
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+            uint64_t x = NEXT();
+            int64_t small = (int64_t)(x % 5) - 2;
+            switch (ids[t]) {
+            case TYPE_SMALLINT: {
+                int16_t v = r % 5 == 0 ? (int16_t)(r % 2 ? INT16_MIN : INT16_MAX)
+                            : r % 3    ? (int16_t)x
+                                       : (int16_t)small;
+                VEC_DATA(&flat, int16_t)[r] = v, vals[r] = value_int(TYPE_SMALLINT, v);
+                break;
+            }
+            case TYPE_INTEGER:
+            case TYPE_DATE: {
+                int32_t v = r % 5 == 0 ? (r % 2 ? INT32_MIN : INT32_MAX) : r % 3 ? (int32_t)x
+                                                                           : (int32_t)small;
+                if (ids[t] == TYPE_DATE) v = (int32_t)(x % 100000) - 50000;
+                VEC_DATA(&flat, int32_t)[r] = v;
+                vals[r] = ids[t] == TYPE_DATE ? value_date(v) : value_int(TYPE_INTEGER, v);
+                break;
+            }
+            case TYPE_BIGINT: {
+                int64_t v = r % 5 == 0 ? (r % 2 ? INT64_MIN : INT64_MAX) : r % 3 ? (int64_t)x : small;
+                VEC_DATA(&flat, int64_t)[r] = v, vals[r] = value_int(TYPE_BIGINT, v);
+                break;
+            }
+            case TYPE_DOUBLE: {
+                double v = r % 3 ? specials[x % 8] : (double)small * 0.5;
+                VEC_DATA(&flat, double)[r] = v, vals[r] = value_double(v);
+                break;
+            }
+            default: {
+                uint32_t len = (uint32_t)(x % 41);
+                for (uint32_t i = 0; i < len; i++) text[r][i] = (char)('a' + (NEXT() % 3));
+                cr_assert_eq(vec_set_str(&flat, r, text[r], len, NULL), STRATA_OK);
+                vals[r] = value_text(text[r], len);
+                break;
+            }
+            }
+            if (r % 7 == 3) {
+                vec_set_null(&flat, r, 1);
+                vals[r] = value_null(T(ids[t]));
+            }
+        }
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++) want[r] = value_hash(&vals[r]);
+        vec_slice(&dict, &flat, sel, VECTOR_SIZE);
+        for (int way = 0; way < 4; way++) {
+            const vector *v = way < 2 ? &flat : &dict;
+            const sel_t *s = way % 2 ? outer : NULL;
+            for (int combine = 0; combine <= 1; combine++) {
+                if (combine) {
+                    memcpy(got, seeds, sizeof got);
+                    vec_hash_combine(v, s, VECTOR_SIZE, got);
+                } else {
+                    vec_hash(v, s, VECTOR_SIZE, got);
+                }
+                for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+                    uint32_t i = s ? s[r] : r;
+                    if (way >= 2) i = sel[i];
+                    uint64_t w = combine ? hash_combine(seeds[r], want[i]) : want[i];
+                    if (got[r] != w)
+                        cr_assert_fail("type %d, %s%s, %s: row %u (value %u): 0x%016llx, want 0x%016llx", ids[t],
+                                       way < 2 ? "flat" : "dictionary", way % 2 ? " through a selection" : "",
+                                       combine ? "combined" : "hashed", r, i, (unsigned long long)got[r],
+                                       (unsigned long long)w);
+                }
+            }
+        }
+        vec_free(&flat);
+        vec_free(&dict);
+    }
+#undef NEXT
 }

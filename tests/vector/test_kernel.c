@@ -71,6 +71,19 @@
 **                    every n (0 too). Random data, in range or with wild rows: true exactly when
 **                    the reference finds every operand within int32 and every |result| below lim.
 **   kern_to_f64_T    INTEGER and BIGINT (large values rounding) to DOUBLE, flat and selected.
+**   kern_arith_i32/16 ADD/SUB/MUL: flag false and results exact on in-range data, true with one
+**                    row out of INTEGER's (SMALLINT's) range planted anywhere (SIMD groups and
+**                    tail), false for rows landing exactly on a bound; wild data (small values,
+**                    the type's edges, anything) against the exact int64 reference; every pair
+**                    of edge values (extremes, +-1, 0, the square roots' neighbours) in a SIMD
+**                    group and in the tail; nothing written past o[n - 1].
+**   kern_hash_T      kern_hash_T and kern_hash_combine_T for SMALLINT, INTEGER, BIGINT, DOUBLE
+**                    and strings against core/hash.h row by row (hash_i64, hash_f64, hash_sstr,
+**                    hash_combine; HASH_NULL for NULL rows) over every validity choice, selection
+**                    mode and n, nothing written past h[n - 1]; the types' extremes, DOUBLE's
+**                    specials (-0.0 hashes as 0.0, every NaN alike), strings of every length 0
+**                    to 63 (empty, inline, pointed to); equal values of every width alike;
+**                    hash_bytes_short against hash_bytes; two columns combined in either order.
 **   kern_sel         NULL for a flat vector, the vector's own selection otherwise.
 **
 ** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
@@ -87,6 +100,7 @@
 #include <string.h>
 
 #include "../../vector/kernel.h"
+#include "hash.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -2602,4 +2616,393 @@ Test(kernel, kern_sel) {
     v.kind = VEC_DICTIONARY;
     v.sel = some;
     cr_assert_eq(kern_sel(&v), some);
+}
+
+/* ---- kern_arith_i32, kern_arith_i16 -------------------------------------------------------- */
+
+/* DEFINE_ARITH_SMALL: check_arith_SUF runs the kernel once, compares its flag with the exact
+** reference (a row outside [TMIN, TMAX]) and, when no row is out, every result, and that nothing
+** is written past o[n-1]; returns the reference flag. */
+#define DEFINE_ARITH_SMALL(SUF, T, TMIN, TMAX, CANARY)                                                       \
+    static bool check_arith_##SUF(kern_arith op, const T *a, const sel_t *as, const T *b, const sel_t *bs,  \
+                                  uint32_t n, const char *ctx) {                                             \
+        static T o[VECTOR_SIZE + GUARD];                                                                     \
+        for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)                                                   \
+            o[i] = (T)(CANARY);                                                                              \
+        bool flag = kern_arith_##SUF(op, a, as, b, bs, n, o);                                                \
+        bool want = false;                                                                                   \
+        int64_t first = -1;                                                                                  \
+        for (uint32_t r = 0; r < n; r++) {                                                                   \
+            int64_t u = AT(a, as, r), v = AT(b, bs, r);                                                      \
+            int64_t x = op == KERN_ADD ? u + v : op == KERN_SUB ? u - v : u * v;                             \
+            if ((x < (TMIN) || x > (TMAX)) && !want) want = true, first = r;                                 \
+        }                                                                                                    \
+        if (flag != want) {                                                                                  \
+            if (want)                                                                                        \
+                cr_assert_fail("kern_arith_" #SUF " %s n=%u %s: returned false, but row %lld: %lld %s %lld " \
+                               "is out of range",                                                            \
+                               AOP[op], n, ctx, (long long)first, (long long)AT(a, as, (uint32_t)first),     \
+                               AOP[op], (long long)AT(b, bs, (uint32_t)first));                              \
+            cr_assert_fail("kern_arith_" #SUF " %s n=%u %s: returned true, but every row is in range",      \
+                           AOP[op], n, ctx);                                                                 \
+        }                                                                                                    \
+        if (!want)                                                                                           \
+            for (uint32_t r = 0; r < n; r++) {                                                               \
+                int64_t u = AT(a, as, r), v = AT(b, bs, r);                                                  \
+                int64_t x = op == KERN_ADD ? u + v : op == KERN_SUB ? u - v : u * v;                         \
+                if (o[r] != x)                                                                               \
+                    cr_assert_fail("kern_arith_" #SUF " %s n=%u %s: row %u: %lld %s %lld = %lld, kernel "   \
+                                   "wrote %lld",                                                             \
+                                   AOP[op], n, ctx, r, (long long)u, AOP[op], (long long)v, (long long)x,    \
+                                   (long long)o[r]);                                                         \
+            }                                                                                                \
+        for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)                                                   \
+            if (o[i] != (T)(CANARY))                                                                         \
+                cr_assert_fail("kern_arith_" #SUF " %s n=%u %s: wrote o[%u] past n", AOP[op], n, ctx, i);    \
+        return want;                                                                                         \
+    }                                                                                                        \
+                                                                                                             \
+    /* plants_SUF: rows just out of the type's range (and its extremes' products), and rows exactly   \
+    ** on a bound. */                                                                                   \
+    static int plants_##SUF(kern_arith op, plant_i64 *p) {                                                   \
+        int k = 0;                                                                                           \
+        const int64_t lo = (TMIN), hi = (TMAX);                                                              \
+        switch (op) {                                                                                        \
+        case KERN_ADD:                                                                                       \
+            p[k++] = (plant_i64){hi, 1, true};                                                               \
+            p[k++] = (plant_i64){lo, -1, true};                                                              \
+            p[k++] = (plant_i64){hi, hi, true};                                                              \
+            p[k++] = (plant_i64){lo, lo, true};                                                              \
+            p[k++] = (plant_i64){hi - 1, 1, false};                                                          \
+            p[k++] = (plant_i64){lo + 1, -1, false};                                                         \
+            p[k++] = (plant_i64){hi, lo, false};                                                             \
+            break;                                                                                           \
+        case KERN_SUB:                                                                                       \
+            p[k++] = (plant_i64){lo, 1, true};                                                               \
+            p[k++] = (plant_i64){hi, -1, true};                                                              \
+            p[k++] = (plant_i64){0, lo, true};                                                               \
+            p[k++] = (plant_i64){lo, hi, true};                                                              \
+            p[k++] = (plant_i64){-1, lo, false};                                                             \
+            p[k++] = (plant_i64){lo + 1, 1, false};                                                          \
+            p[k++] = (plant_i64){hi - 1, -1, false};                                                         \
+            break;                                                                                           \
+        default:                                                                                             \
+            p[k++] = (plant_i64){hi, 2, true};                                                               \
+            p[k++] = (plant_i64){lo, 2, true};                                                               \
+            p[k++] = (plant_i64){lo, -1, true};                                                              \
+            p[k++] = (plant_i64){lo, lo, true};                                                              \
+            p[k++] = (plant_i64){hi, hi, true};                                                              \
+            p[k++] = (plant_i64){lo, hi, true};                                                              \
+            p[k++] = (plant_i64){hi, 1, false};                                                              \
+            p[k++] = (plant_i64){lo, 1, false};                                                              \
+            p[k++] = (plant_i64){-1, hi, false};                                                             \
+            p[k++] = (plant_i64){0, lo, false};                                                              \
+            break;                                                                                           \
+        }                                                                                                    \
+        return k;                                                                                            \
+    }                                                                                                        \
+                                                                                                             \
+    static void arith_small_##SUF(uint64_t seed) {                                                           \
+        static T A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];                                                     \
+        static sel_t sa[VECTOR_SIZE + 1], sb[VECTOR_SIZE + 1];                                               \
+        char ctx[200];                                                                                       \
+        plant_i64 plants[16];                                                                                \
+        rng_seed(seed);                                                                                      \
+        for (uint32_t pi = 0; pi < NPAIRS; pi++) {                                                           \
+            const sel_t *as = make_sel(PAIRS[pi][0], sa), *bs = make_sel(PAIRS[pi][1], sb);                  \
+            T *a = A + data_off(PAIRS[pi][0]), *b = B + data_off(PAIRS[pi][1]);                              \
+            for (int op = KERN_ADD; op <= KERN_MUL; op++) {                                                  \
+                /* in range: |u|, |v| <= max / 4 (ADD, SUB), or <= sqrt(max) / 2 (MUL) */                    \
+                int64_t m = op == KERN_MUL ? isqrt_floor(TMAX) / 2 : (TMAX) / 4;                             \
+                for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {                                                \
+                    A[i] = (T)((int64_t)(rnd64() % (uint64_t)(2 * m + 1)) - m);                              \
+                    B[i] = (T)((int64_t)(rnd64() % (uint64_t)(2 * m + 1)) - m);                              \
+                }                                                                                            \
+                int np = plants_##SUF((kern_arith)op, plants);                                               \
+                for (uint32_t ni = 0; ni < NNS; ni++) {                                                      \
+                    uint32_t n = NS[ni];                                                                     \
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, in-range data", MODE[PAIRS[pi][0]],               \
+                             MODE[PAIRS[pi][1]]);                                                            \
+                    cr_assert(!check_arith_##SUF((kern_arith)op, a, as, b, bs, n, ctx), "test data: %s", ctx); \
+                    if (n == 0) continue;                                                                    \
+                    uint32_t pos[] = {0, 1, 7, 8, n / 2, n / 8 * 8, n - 2, n - 1, rnd(n)};                   \
+                    for (uint32_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {                              \
+                        uint32_t r = pos[k];                                                                 \
+                        if (r >= n) continue;                                                                \
+                        uint32_t ia = IDX(as, r), ib = IDX(bs, r);                                           \
+                        T keep_a = a[ia], keep_b = b[ib];                                                    \
+                        for (int j = 0; j < np; j++) {                                                       \
+                            a[ia] = (T)plants[j].u, b[ib] = (T)plants[j].v;                                  \
+                            snprintf(ctx, sizeof ctx, "a %s, b %s, row %u = %lld %s %lld planted",           \
+                                     MODE[PAIRS[pi][0]], MODE[PAIRS[pi][1]], r, (long long)plants[j].u,      \
+                                     AOP[op], (long long)plants[j].v);                                       \
+                            bool want = check_arith_##SUF((kern_arith)op, a, as, b, bs, n, ctx);             \
+                            if (plants[j].out || !(shared(as, n, r, ia) || shared(bs, n, r, ib)))            \
+                                cr_assert_eq(want, plants[j].out, "test data: %s", ctx);                     \
+                        }                                                                                    \
+                        a[ia] = keep_a, b[ib] = keep_b;                                                      \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+            /* wild data: mostly small, some extremes, some anything */                                      \
+            for (uint32_t i = 0; i <= VECTOR_SIZE; i++) {                                                    \
+                uint32_t ka = rnd(100), kb = rnd(100);                                                       \
+                static const int64_t edges[] = {(TMIN), (TMAX), (TMIN) + 1, (TMAX) - 1, -1, 0, 1, 2, -2};  \
+                A[i] = (T)(ka < 97 ? (int64_t)rnd(7) - 3 : ka < 99 ? edges[rnd(9)] : (int64_t)rnd64());      \
+                B[i] = (T)(kb < 97 ? (int64_t)rnd(7) - 3 : kb < 99 ? edges[rnd(9)] : (int64_t)rnd64());      \
+            }                                                                                                \
+            for (uint32_t ni = 0; ni < NNS; ni++)                                                            \
+                for (int op = KERN_ADD; op <= KERN_MUL; op++) {                                              \
+                    snprintf(ctx, sizeof ctx, "a %s, b %s, wild data", MODE[PAIRS[pi][0]],                   \
+                             MODE[PAIRS[pi][1]]);                                                            \
+                    check_arith_##SUF((kern_arith)op, a, as, b, bs, NS[ni], ctx);                            \
+                }                                                                                            \
+        }                                                                                                    \
+    }
+
+DEFINE_ARITH_SMALL(i32, int32_t, INT32_MIN, INT32_MAX, CANARY32)
+DEFINE_ARITH_SMALL(i16, int16_t, INT16_MIN, INT16_MAX, 0x5A5A)
+
+Test(kernel, arith_i32) { arith_small_i32(41); }
+Test(kernel, arith_i16) { arith_small_i16(42); }
+
+/* Every pair of INTEGER (SMALLINT) edge values, through the SIMD groups and the tail. */
+Test(kernel, arith_small_edges) {
+    static const int64_t e32[] = {INT32_MIN, INT32_MIN + 1, -46341, -46340, -65536, -1, 0,
+                                  1,         2,             46340,  46341,  65536,  INT32_MAX - 1, INT32_MAX};
+    static const int64_t e16[] = {INT16_MIN, INT16_MIN + 1, -182, -181, -256, -1, 0,
+                                  1,         2,             181,  182,  256,  INT16_MAX - 1, INT16_MAX};
+    enum { NE = sizeof e32 / sizeof e32[0] };
+    static int32_t a32[NE * NE], b32[NE * NE], o32[NE * NE];
+    static int16_t a16[NE * NE], b16[NE * NE], o16[NE * NE];
+    for (int op = KERN_ADD; op <= KERN_MUL; op++)
+        for (uint32_t i = 0; i < NE; i++)
+            for (uint32_t j = 0; j < NE; j++) {
+                /* the pair at row 8 (a SIMD group) and at row 9 of 10 (the tail), ordinary rows around */
+                for (uint32_t r = 0; r < 10; r++) a32[r] = b32[r] = 3, a16[r] = b16[r] = 3;
+                for (uint32_t at = 8; at <= 9; at++) {
+                    a32[at] = (int32_t)e32[i], b32[at] = (int32_t)e32[j];
+                    a16[at] = (int16_t)e16[i], b16[at] = (int16_t)e16[j];
+                    int64_t x32 = op == KERN_ADD   ? e32[i] + e32[j]
+                                  : op == KERN_SUB ? e32[i] - e32[j]
+                                                   : e32[i] * e32[j];
+                    int64_t x16 = op == KERN_ADD   ? e16[i] + e16[j]
+                                  : op == KERN_SUB ? e16[i] - e16[j]
+                                                   : e16[i] * e16[j];
+                    bool out32 = x32 < INT32_MIN || x32 > INT32_MAX, out16 = x16 < INT16_MIN || x16 > INT16_MAX;
+                    /* n = 16 puts row 8 in the second SIMD group, n = 10 row 9 in the tail */
+                    uint32_t n = at == 8 ? 16 : 10;
+                    for (uint32_t r = 10; r < 16; r++) a32[r] = b32[r] = 1, a16[r] = b16[r] = 1;
+                    bool f32 = kern_arith_i32((kern_arith)op, a32, NULL, b32, NULL, n, o32);
+                    bool f16 = kern_arith_i16((kern_arith)op, a16, NULL, b16, NULL, n, o16);
+                    cr_assert_eq(f32, out32, "kern_arith_i32 %lld %s %lld at row %u", (long long)e32[i], AOP[op],
+                                 (long long)e32[j], at);
+                    cr_assert_eq(f16, out16, "kern_arith_i16 %lld %s %lld at row %u", (long long)e16[i], AOP[op],
+                                 (long long)e16[j], at);
+                    if (!out32)
+                        cr_assert_eq(o32[at], x32, "kern_arith_i32 %lld %s %lld", (long long)e32[i], AOP[op],
+                                     (long long)e32[j]);
+                    if (!out16)
+                        cr_assert_eq(o16[at], x16, "kern_arith_i16 %lld %s %lld", (long long)e16[i], AOP[op],
+                                     (long long)e16[j]);
+                    a32[at] = b32[at] = 3, a16[at] = b16[at] = 3;
+                }
+            }
+}
+
+/* ---- kern_hash_T, kern_hash_combine_T ------------------------------------------------------ */
+
+/* The reference: core/hash.h's functions row by row, as vec_hash computed every hash before the
+** kernels (and as value_hash computes a single value's). */
+#define HREF_INT(d, r) hash_i64((int64_t)(d)[r])
+#define HREF_F64(d, r) hash_f64((d)[r])
+#define HREF_STR(d, r) hash_sstr(&(d)[r])
+
+/* DEFINE_CHECK_HASH: check_hash_SUF runs kern_hash_SUF and kern_hash_combine_SUF over every
+** validity choice, selection mode and n on the VECTOR_SIZE + 1 values at base, against the
+** reference, and checks that nothing is written past h[n - 1]. */
+#define DEFINE_CHECK_HASH(SUF, T, HREF)                                                                      \
+    static void check_hash_##SUF(const T *base, const char *data) {                                          \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static uint64_t vbuf[VALIDITY_WORDS], h[VECTOR_SIZE + GUARD], seeds[VECTOR_SIZE];                     \
+        for (uint32_t i = 0; i < VECTOR_SIZE; i++) seeds[i] = rnd64();                                       \
+        for (int vm = 0; vm < NVM; vm++) {                                                                   \
+            const uint64_t *validity = validity_for(vm, vbuf);                                               \
+            for (int mode = 0; mode < NMODES; mode++) {                                                      \
+                const sel_t *sel = make_sel(mode, selbuf);                                                   \
+                const T *d = base + data_off(mode);                                                          \
+                for (uint32_t ni = 0; ni < NNS; ni++) {                                                      \
+                    uint32_t n = NS[ni];                                                                     \
+                    for (int combine = 0; combine <= 1; combine++) {                                         \
+                        for (uint32_t i = 0; i < VECTOR_SIZE + GUARD; i++)                                   \
+                            h[i] = combine && i < VECTOR_SIZE ? seeds[i] : CANARY64;                         \
+                        if (combine)                                                                         \
+                            kern_hash_combine_##SUF(d, sel, validity, n, h);                                 \
+                        else                                                                                 \
+                            kern_hash_##SUF(d, sel, validity, n, h);                                         \
+                        for (uint32_t r = 0; r < n; r++) {                                                   \
+                            uint32_t i = IDX(sel, r);                                                        \
+                            uint64_t x = !validity || bit_of(validity, i) ? HREF(d, i) : HASH_NULL;          \
+                            uint64_t want = combine ? hash_combine(seeds[r], x) : x;                         \
+                            if (h[r] != want)                                                                \
+                                cr_assert_fail("kern_hash%s_" #SUF " %s n=%u %s %s: row %u (index %u, %s): " \
+                                               "0x%016llx, want 0x%016llx",                                  \
+                                               combine ? "_combine" : "", data, n, MODE[mode], VM[vm], r, i, \
+                                               validity && !bit_of(validity, i) ? "NULL" : "valid",          \
+                                               (unsigned long long)h[r], (unsigned long long)want);          \
+                        }                                                                                    \
+                        for (uint32_t i = n; i < VECTOR_SIZE + GUARD; i++)                                   \
+                            if (h[i] != (combine && i < VECTOR_SIZE ? seeds[i] : CANARY64))                  \
+                                cr_assert_fail("kern_hash%s_" #SUF " %s n=%u %s %s: wrote h[%u] past n",    \
+                                               combine ? "_combine" : "", data, n, MODE[mode], VM[vm], i);   \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+DEFINE_CHECK_HASH(i16, int16_t, HREF_INT)
+DEFINE_CHECK_HASH(i32, int32_t, HREF_INT)
+DEFINE_CHECK_HASH(i64, int64_t, HREF_INT)
+DEFINE_CHECK_HASH(f64, double, HREF_F64)
+DEFINE_CHECK_HASH(str, sstr, HREF_STR)
+
+/* hash_int_data fills VECTOR_SIZE + 1 values: random over the type, with its edges planted. */
+#define HASH_INT_DATA(T, TMIN, TMAX)                                                                         \
+    do {                                                                                                     \
+        static const int64_t edges[] = {(TMIN), (TMAX), (TMIN) + 1, (TMAX) - 1, -1, 0, 1, 0x7f, -0x80};    \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            d[i] = (T)(rnd(4) == 0 ? edges[rnd(sizeof edges / sizeof edges[0])] : (int64_t)rnd64());         \
+    } while (0)
+
+Test(kernel, hash_i16) {
+    static int16_t d[VECTOR_SIZE + 1];
+    rng_seed(51);
+    HASH_INT_DATA(int16_t, INT16_MIN, INT16_MAX);
+    check_hash_i16(d, "random + edges");
+}
+
+Test(kernel, hash_i32) {
+    static int32_t d[VECTOR_SIZE + 1];
+    rng_seed(52);
+    HASH_INT_DATA(int32_t, INT32_MIN, INT32_MAX);
+    check_hash_i32(d, "random + edges");
+}
+
+Test(kernel, hash_i64) {
+    static int64_t d[VECTOR_SIZE + 1];
+    rng_seed(53);
+    HASH_INT_DATA(int64_t, INT64_MIN, INT64_MAX);
+    check_hash_i64(d, "random + edges");
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++) d[i] = (int64_t)rnd(5) - 2; /* many equal values */
+    check_hash_i64(d, "small");
+}
+
+/* Equal values of every width hash alike (value_hash's rule), through the SIMD groups too. */
+Test(kernel, hash_widths_agree) {
+    static const int64_t v[] = {INT16_MIN, -1, 0, 1, INT16_MAX, 12345, -7, 100};
+    int16_t d16[8];
+    int32_t d32[8];
+    int64_t d64[8];
+    uint64_t h16[8], h32[8], h64[8];
+    for (int i = 0; i < 8; i++) d16[i] = (int16_t)v[i], d32[i] = (int32_t)v[i], d64[i] = v[i];
+    kern_hash_i16(d16, NULL, NULL, 8, h16);
+    kern_hash_i32(d32, NULL, NULL, 8, h32);
+    kern_hash_i64(d64, NULL, NULL, 8, h64);
+    for (int i = 0; i < 8; i++) {
+        cr_assert_eq(h16[i], hash_i64(v[i]), "%lld", (long long)v[i]);
+        cr_assert_eq(h32[i], h16[i], "%lld", (long long)v[i]);
+        cr_assert_eq(h64[i], h16[i], "%lld", (long long)v[i]);
+    }
+}
+
+Test(kernel, hash_f64) {
+    static double d[VECTOR_SIZE + 1];
+    static const double pool[NPOOL] = {1.5, -2.25, 1e300, -1e-300, 3.0, 0.1, 7.0, -0.5};
+    init_specials();
+    rng_seed(54);
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++) d[i] = gen_f64(pool, false);
+    check_hash_f64(d, "mixed + specials");
+}
+
+/* hash_f64's equalities hold lane by lane: -0.0 hashes as 0.0, every NaN (sign, payload,
+** signalling) as every other, in the SIMD groups and in the tail. */
+Test(kernel, hash_f64_zero_and_nan) {
+    const double v[10] = {0.0, -0.0, NAN, -NAN, from_bits(0x7ff0000000000001ull), from_bits(0xfff8000000000123ull),
+                          -0.0, NAN, from_bits(0x7fffffffffffffffull), -0.0};
+    uint64_t h[10];
+    kern_hash_f64(v, NULL, NULL, 10, h);
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(h[i], isnan(v[i]) ? h[2] : h[0], "row %d (%a)", i, v[i]);
+        cr_assert_eq(h[i], hash_f64(v[i]), "row %d (%a)", i, v[i]);
+    }
+    cr_assert_neq(h[0], h[2]);
+    cr_assert_neq(h[0], hash_f64(DBL_TRUE_MIN));
+}
+
+/* make_str sets s to bytes p[0..len): inline up to SSTR_INLINE, else a prefix and a pointer. */
+static void make_str(sstr *s, const char *p, uint32_t len) {
+    memset(s, 0, sizeof *s);
+    s->len = len;
+    if (len <= SSTR_INLINE) {
+        memcpy(s->u.inl, p, len);
+    } else {
+        memcpy(s->u.ext.prefix, p, 4);
+        s->u.ext.ptr = p;
+    }
+}
+
+Test(kernel, hash_str) {
+    static sstr d[VECTOR_SIZE + 1];
+    static char bytes[(VECTOR_SIZE + 1) * 64];
+    rng_seed(55);
+    for (uint32_t i = 0; i < sizeof bytes; i++) bytes[i] = (char)(rnd(4) ? 'a' + rnd(26) : rnd(256));
+    /* every length from 0 (the empty string) to 63, the short path's 16 and SSTR_INLINE's 12
+    ** among them; a few equal strings of other storage */
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++) make_str(&d[i], bytes + i * 64, rnd(8) ? rnd(20) : rnd(64));
+    check_hash_str(d, "lengths 0..63");
+    uint64_t h[3];
+    sstr e[3];
+    make_str(&e[0], "", 0);
+    make_str(&e[1], "abcdefghijklmnop", 16);
+    make_str(&e[2], "abcdefghijkl", 12);
+    kern_hash_str(e, NULL, NULL, 3, h);
+    cr_assert_eq(h[0], hash_bytes("", 0, 0));
+    cr_assert_eq(h[1], hash_bytes("abcdefghijklmnop", 16, 0));
+    cr_assert_eq(h[2], hash_bytes("abcdefghijkl", 12, 0));
+    cr_assert_neq(h[0], HASH_NULL, "the empty string is not NULL");
+}
+
+/* hash_bytes_short, the string kernels' inline path, equals hash_bytes for every length to 16. */
+Test(kernel, hash_bytes_short) {
+    char buf[17];
+    rng_seed(56);
+    for (int k = 0; k < 2000; k++)
+        for (uint32_t len = 0; len <= 16; len++) {
+            for (uint32_t i = 0; i < len; i++) buf[i] = (char)rnd(256);
+            cr_assert_eq(hash_bytes_short(buf, len), hash_bytes(buf, len, 0), "len %u", len);
+        }
+}
+
+/* Two columns combined as vec_hash_combine does: kern_hash_T then kern_hash_combine_U, against
+** hash_combine of the scalar hashes, in either order (which must differ). */
+Test(kernel, hash_two_columns) {
+    static int64_t a[VECTOR_SIZE];
+    static double b[VECTOR_SIZE];
+    static uint64_t ab[VECTOR_SIZE], ba[VECTOR_SIZE], va[VALIDITY_WORDS];
+    rng_seed(57);
+    for (uint32_t i = 0; i < VECTOR_SIZE; i++) a[i] = (int64_t)rnd(1000), b[i] = (double)rnd(1000);
+    make_validity(va, 12);
+    kern_hash_i64(a, NULL, va, VECTOR_SIZE, ab);
+    kern_hash_combine_f64(b, NULL, NULL, VECTOR_SIZE, ab);
+    kern_hash_f64(b, NULL, NULL, VECTOR_SIZE, ba);
+    kern_hash_combine_i64(a, NULL, va, VECTOR_SIZE, ba);
+    uint32_t differ = 0;
+    for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+        uint64_t ha = bit_of(va, r) ? hash_i64(a[r]) : HASH_NULL, hb = hash_f64(b[r]);
+        cr_assert_eq(ab[r], hash_combine(ha, hb), "row %u", r);
+        cr_assert_eq(ba[r], hash_combine(hb, ha), "row %u", r);
+        differ += ab[r] != ba[r];
+    }
+    cr_assert_gt(differ, VECTOR_SIZE - 8, "the order of the columns matters");
 }
