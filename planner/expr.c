@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../vector/kernel.h"
 #include "exec.h"
@@ -70,6 +71,17 @@ typedef struct case_aux {
     sel_t *remaining, *matched, *unmatched, *tmp;
 } case_aux;
 
+/* An AND's scratch in a filter (and_mask): a chunk slicing the input's surviving rows, and what
+** each argument cost and let through so far, which orders them. */
+#define AND_ADAPT_MAX 8
+typedef struct and_aux {
+    data_chunk slice;
+    bool ready;
+    uint8_t order[AND_ADAPT_MAX];
+    double ns_per_row[AND_ADAPT_MAX]; /* moving averages */
+    double pass[AND_ADAPT_MAX];
+} and_aux;
+
 int expr_prepare(expr *e, strata_err *err) {
     if (e->result) return STRATA_OK;
     for (int i = 0; i < e->nargs; i++) {
@@ -94,6 +106,12 @@ int expr_prepare(expr *e, strata_err *err) {
         a->remaining = s, a->matched = s + VECTOR_SIZE, a->unmatched = s + 2 * VECTOR_SIZE, a->tmp = s + 3 * VECTOR_SIZE;
         e->aux = a;
     }
+    if (e->kind == EXPR_AND && e->nargs > 1 && e->nargs <= AND_ADAPT_MAX) {
+        and_aux *a = calloc(1, sizeof *a);
+        if (!a) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+        for (int i = 0; i < e->nargs; i++) a->order[i] = (uint8_t)i, a->pass[i] = 0.5;
+        e->aux = a;
+    }
     return STRATA_OK;
 }
 
@@ -109,6 +127,12 @@ void expr_release(expr *e) {
         case_aux *a = e->aux;
         if (a->ready) chunk_free(&a->slice);
         free(a->remaining);
+        free(a);
+        e->aux = NULL;
+    }
+    if (e->kind == EXPR_AND && e->aux) {
+        and_aux *a = e->aux;
+        if (a->ready) chunk_free(&a->slice);
         free(a);
         e->aux = NULL;
     }
@@ -1019,15 +1043,115 @@ static int cmp_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
     return STRATA_OK;
 }
 
+/* cannot_fail says whether evaluating e can raise no error (nor has effects), so that a filter
+** may evaluate it on fewer rows, in any order: columns, constants, parameters, comparisons,
+** AND, OR, NOT, IS NULL and IN lists of such. */
+static bool cannot_fail(const expr *e) {
+    switch (e->kind) {
+    case EXPR_COL:
+    case EXPR_CONST:
+    case EXPR_PARAM: return true;
+    case EXPR_CMP:
+    case EXPR_AND:
+    case EXPR_OR:
+    case EXPR_NOT:
+    case EXPR_IS_NULL:
+    case EXPR_IN_LIST:
+        for (int i = 0; i < e->nargs; i++)
+            if (!cannot_fail(e->args[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask);
+
+/* and_mask is select_mask for an AND of arguments that cannot fail, in an adaptive order: the
+** argument that removes the most rows for its time goes first (ranked by nanoseconds a row over
+** the share of rows it removes, both measured as the filter runs), and each later one sees only
+** the rows still in: all of them through the kernels while most are, a slice of the survivors
+** once few are, none once no row is left. false in *done: not such an AND. */
+static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
+    and_aux *a = e->aux;
+    *done = false;
+    if (!a || !in || !cannot_fail(e)) return STRATA_OK;
+    *done = true;
+    int n = e->nargs, rc;
+    uint8_t *ord = a->order;
+    for (int i = 1; i < n; i++) { /* insertion sort by rank: a handful of arguments */
+        uint8_t k = ord[i];
+        double rk = a->ns_per_row[k] / (1.0 - a->pass[k] + 1e-3);
+        int j = i;
+        for (; j > 0 && a->ns_per_row[ord[j - 1]] / (1.0 - a->pass[ord[j - 1]] + 1e-3) > rk; j--) ord[j] = ord[j - 1];
+        ord[j] = k;
+    }
+    if (!a->ready) {
+        sql_type types[in->ncols ? in->ncols : 1];
+        for (uint32_t c = 0; c < in->ncols; c++) types[c] = in->cols[c].type;
+        if ((rc = chunk_init(&a->slice, types, in->ncols, x->err))) return rc;
+        a->ready = true;
+    }
+    uint32_t words = KERN_WORDS(count), live = count;
+    uint64_t m[VALIDITY_WORDS];
+    sel_t rows[VECTOR_SIZE];
+    for (int i = 0; i < n; i++) {
+        expr *arg = e->args[ord[i]];
+        uint32_t evaluated = live, passed;
+        uint64_t t0 = now_ns();
+        if (i == 0) {
+            if ((rc = select_mask(x, arg, in, count, mask))) return rc;
+            passed = 0;
+            for (uint32_t w = 0; w < words; w++) passed += (uint32_t)__builtin_popcountll(mask[w]);
+        } else if (live >= count / 4) { /* most rows in: every row through the kernels */
+            evaluated = count;
+            if ((rc = select_mask(x, arg, in, count, m))) return rc;
+            passed = 0;
+            for (uint32_t w = 0; w < words; w++) {
+                passed += (uint32_t)__builtin_popcountll(m[w] & mask[w]);
+                mask[w] &= m[w];
+            }
+        } else { /* few: the survivors only, as a slice of the input */
+            uint32_t nl = kern_mask_to_sel(mask, count, rows);
+            for (uint32_t c = 0; c < in->ncols; c++) vec_slice(&a->slice.cols[c], &in->cols[c], rows, nl);
+            a->slice.count = nl;
+            a->slice.sel = NULL;
+            if ((rc = select_mask(x, arg, &a->slice, nl, m))) return rc;
+            memset(mask, 0, words * sizeof *mask);
+            passed = 0;
+            for (uint32_t k = 0; k < nl; k++)
+                if ((m[k >> 6] >> (k & 63)) & 1) {
+                    mask[rows[k] >> 6] |= (uint64_t)1 << (rows[k] & 63);
+                    passed++;
+                }
+        }
+        double ns = (double)(now_ns() - t0) / (evaluated ? evaluated : 1), pass = evaluated ? (double)passed / live : 1;
+        a->ns_per_row[ord[i]] = a->ns_per_row[ord[i]] ? 0.8 * a->ns_per_row[ord[i]] + 0.2 * ns : ns;
+        if (live) a->pass[ord[i]] = 0.8 * a->pass[ord[i]] + 0.2 * pass;
+        live = passed;
+        if (!live) break; /* nothing left: the other arguments need not run */
+    }
+    return STRATA_OK;
+}
+
 /* select_mask sets mask to the rows of in where e is true (neither false nor NULL). AND and OR
 ** combine their arguments' masks (a row is true under AND when every argument is true, under OR
 ** when one is: NULL and false both drop it), comparisons of numbers go through the kernels,
 ** anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on every row,
-** as expr_eval does. */
+** as expr_eval does, but for an AND of arguments that cannot fail (and_mask). */
 static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask) {
     int rc;
     uint32_t words = KERN_WORDS(count);
     if (in && in->sel) chunk_apply_sel(in);
+    if (e->kind == EXPR_AND) {
+        bool done;
+        if ((rc = and_mask(x, e, in, count, mask, &done)) || done) return rc;
+    }
     if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && e->nargs > 0) {
         if ((rc = select_mask(x, e->args[0], in, count, mask))) return rc;
         uint64_t m[VALIDITY_WORDS];
