@@ -159,6 +159,9 @@ bool expr_equal(const expr *a, const expr *c) {
     case EXPR_EXTRACT:
         if (a->field != c->field) return false;
         break;
+    case EXPR_LIKE: /* LIKE and ILIKE, or two escape characters, are different tests */
+        if (a->like.escape != c->like.escape || a->like.ilike != c->like.ilike) return false;
+        break;
     case EXPR_SUBQUERY: return false;
     default: break;
     }
