@@ -8,15 +8,19 @@
 **
 ** Then a table of 64 Mi rows (every column >= 256 MiB: qty INTEGER 1..100, amount BIGINT
 ** 0..9,999,999, price and disc DOUBLE, multiples of 0.25 and 0.125 so that every sum is exact in
-** a double, name VARCHAR: 'c' and amount's digits, short strings stored inline), and each
-** kernel over its columns a vector (VECTOR_SIZE rows) at a time, as the executor calls them: the data of vector v is column + v * VECTOR_SIZE, flat (no selection)
+** a double, name a string of one of 100 values chosen by qty), and each kernel over its columns a vector (VECTOR_SIZE rows) at a time, as the
+** executor calls them: the data of vector v is column + v * VECTOR_SIZE, flat (no selection)
 ** unless said otherwise, and what a kernel writes goes to one buffer of VECTOR_SIZE entries that
 ** stays in the L1 cache. For each kernel, the best of --reps passes over the whole table: rows/s,
 ** the bytes of the columns it reads per second and that figure as a fraction of the bandwidth.
 ** The "filter + sum" rows are `SELECT sum(price) FROM t WHERE qty > 50`: kern_cmp_i32 + kern_mask_to_sel
-** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference. The
-** INTEGER product and the hashes of BIGINT and strings have their scalar loop beside them too
-** (a checked product per row; hash_i64 and hash_bytes per row, as vec_hash ran before the
+** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference.
+** The predicates' rows: IN-lists of 5 and 20 qty values (the SIMD compares and the bitmap) and
+** of 20 amounts spread over 0..9,999,999 (the sorted search), BETWEEN over qty, amount and price,
+** LIKE 'PROMO%' over name (kern_prefix), and the same prefix decided once per entry of a
+** 100-entry dictionary with qty as the codes (kern_dict_mask).
+** The INTEGER product and the hashes of BIGINT and strings have their scalar loop beside them
+** too (a checked product per row; hash_i64 and hash_bytes per row, as vec_hash ran before the
 ** hash kernels).
 **
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
@@ -67,6 +71,21 @@
 #define AMOUNT_CUT 4999999 /* amount > 4,999,999: half */
 #define PRICE_CUT 500.0    /* price > 500: half */
 
+/* The predicates' constants. IN-lists of qty (5 items: the SIMD compares; 20: the bitmap) and of
+** amount (20 items spread wide: the sorted search); ranges that keep half the rows; names (below) that start with PROMO. */
+static const int32_t IN_SHORT[] = {3, 17, 42, 64, 99};
+static const int32_t IN_LONG[] = {2, 5, 7, 11, 13, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79};
+static const int64_t IN_AMOUNT[] = {12,      777777,  1000000, 2500000, 5000000, 8888888, 9999999,
+                                     4242424, 31,      4096,    65536,   123456,  654321,  7000001,
+                                     3141592, 2718281, 1414213, 1732050, 2236067, 9876543};
+#define QTY_LO 26
+#define QTY_HI 75
+#define AMOUNT_LO 2500000
+#define AMOUNT_HI 7499999
+#define PRICE_LO 250.25
+#define PRICE_HI 750.0
+#define NIN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct options {
     size_t rows, bw_bytes;
     int reps, quick, save;
@@ -102,6 +121,14 @@ enum {
     K_HASH_STR,
     K_HASH_STR_SCALAR,
     K_HASH2,
+    K_IN_I32_SHORT,
+    K_IN_I32_LONG,
+    K_IN_I64,
+    K_BETWEEN_I32,
+    K_BETWEEN_I64,
+    K_BETWEEN_F64,
+    K_PREFIX,
+    K_DICT_MASK,
     K_COUNT
 };
 
@@ -110,7 +137,7 @@ typedef struct table {
     int32_t *qty;
     int64_t *amount;
     double *price, *disc;
-    sstr *name; /* 'c' and the decimal digits of amount: 2..8 bytes, inline */
+    sstr *name;         /* a string per row: names[qty] (an even qty's name is long: not inline) */
     uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
     result want[K_COUNT];
 } table;
@@ -128,6 +155,26 @@ static inline void keep(const void *p) { __asm__ volatile("" : : "r"(p) : "memor
 /* The output row that the checksums of kern_arith_f64 and kern_to_f64_i32 sample in the vector
 ** starting at row off: row v mod VECTOR_SIZE of vector v. */
 static inline uint32_t sampled_row(size_t off) { return (uint32_t)(off / VECTOR_SIZE % VECTOR_SIZE); }
+
+/* names[q] for q = 1..100: "PROMO BRUSHED STEEL #q" for an even q (a long string: its bytes
+** past the 4-byte prefix are read through its pointer), "STD #q" for an odd one (inline). */
+static char name_text[101][32];
+static sstr names[101];
+static uint64_t promo_bits[2]; /* the dictionary's entry bits: names[q] starts with PROMO */
+
+static void names_make(void) {
+    for (int q = 1; q <= 100; q++) {
+        int len = snprintf(name_text[q], sizeof name_text[q], q % 2 ? "STD #%d" : "PROMO BRUSHED STEEL #%d", q);
+        names[q] = sstr_make(name_text[q], (uint32_t)len);
+        if (q % 2 == 0) promo_bits[q / 64] |= (uint64_t)1 << (q % 64);
+    }
+}
+
+static bool in_list(const int32_t *items, uint32_t n, int32_t q) {
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i] == q) return true;
+    return false;
+}
 
 static void *column_alloc(size_t bytes) {
     void *p = aligned_alloc(VECTOR_ALIGN, (bytes + VECTOR_ALIGN - 1) / VECTOR_ALIGN * VECTOR_ALIGN);
@@ -150,6 +197,7 @@ static void table_make(table *t, size_t rows) {
     t->price = column_alloc(rows * sizeof *t->price);
     t->disc = column_alloc(rows * sizeof *t->disc);
     t->name = column_alloc(rows * sizeof *t->name);
+    names_make();
     t->qty_mask = column_alloc(rows / 8);
     memset(t->qty_mask, 0, rows / 8);
     uint64_t s = 0x6B65726E656C73u;
@@ -160,9 +208,15 @@ static void table_make(table *t, size_t rows) {
         int32_t q = (int32_t)(1 + below(&s, 100));
         int64_t a = (int64_t)below(&s, 10000000);
         double p = (double)(1 + below(&s, 3999)) * 0.25, d = (double)(1 + below(&s, 8)) * 0.125;
-        t->qty[i] = q, t->amount[i] = a, t->price[i] = p, t->disc[i] = d;
-        memset(&t->name[i], 0, sizeof t->name[i]);
-        t->name[i].len = (uint32_t)snprintf(t->name[i].u.inl, SSTR_INLINE, "c%lld", (long long)a);
+        t->qty[i] = q, t->amount[i] = a, t->price[i] = p, t->disc[i] = d, t->name[i] = names[q];
+        w[K_IN_I32_SHORT].v[0] += in_list(IN_SHORT, NIN(IN_SHORT), q);
+        w[K_IN_I32_LONG].v[0] += in_list(IN_LONG, NIN(IN_LONG), q);
+        for (uint32_t k = 0; k < NIN(IN_AMOUNT); k++) w[K_IN_I64].v[0] += a == IN_AMOUNT[k];
+        w[K_BETWEEN_I32].v[0] += q >= QTY_LO && q <= QTY_HI;
+        w[K_BETWEEN_I64].v[0] += a >= AMOUNT_LO && a <= AMOUNT_HI;
+        w[K_BETWEEN_F64].v[0] += p >= PRICE_LO && p <= PRICE_HI;
+        w[K_PREFIX].v[0] += q % 2 == 0;
+        w[K_DICT_MASK].v[0] += q % 2 == 0;
         if (q > QTY_CUT) {
             t->qty_mask[i / 64] |= (uint64_t)1 << (i % 64);
             w[K_CMP_I32].v[0]++, w[K_MASK_TO_SEL].v[0]++;
@@ -416,6 +470,107 @@ HASH_PASS(pass_hash_str, kern_hash_str(t->name + off, NULL, NULL, n, hash_buf))
 HASH_PASS(pass_hash_str_scalar, hash_str_scalar(t->name + off, n, hash_buf))
 HASH_PASS(pass_hash2, (kern_hash_i32(t->qty + off, NULL, NULL, n, hash_buf),
                        kern_hash_combine_i64(t->amount + off, NULL, NULL, n, hash_buf)))
+/* The IN-lists as kern_in_prepare_T leaves them (made once, as the executor does per statement). */
+static int32_t in_short[NIN(IN_SHORT)], in_long[NIN(IN_LONG)];
+static int64_t in_amount[NIN(IN_AMOUNT)];
+static uint32_t n_short, n_long, n_amount;
+
+static void lists_make(void) {
+    memcpy(in_short, IN_SHORT, sizeof in_short);
+    memcpy(in_long, IN_LONG, sizeof in_long);
+    memcpy(in_amount, IN_AMOUNT, sizeof in_amount);
+    n_short = kern_in_prepare_i32(in_short, NIN(IN_SHORT));
+    n_long = kern_in_prepare_i32(in_long, NIN(IN_LONG));
+    n_amount = kern_in_prepare_i64(in_amount, NIN(IN_AMOUNT));
+}
+
+static result pass_in_i32_short(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_in_i32(t->qty + off, NULL, n, in_short, n_short, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_in_i32_long(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_in_i32(t->qty + off, NULL, n, in_long, n_long, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_in_i64(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_in_i64(t->amount + off, NULL, n, in_amount, n_amount, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static volatile int32_t qty_lo = QTY_LO, qty_hi = QTY_HI;
+static volatile int64_t amount_lo = AMOUNT_LO, amount_hi = AMOUNT_HI;
+static volatile double price_lo = PRICE_LO, price_hi = PRICE_HI;
+
+static result pass_between_i32(const table *t) {
+    const uint32_t n = vector_rows;
+    const int32_t lo = qty_lo, hi = qty_hi;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_between_i32(t->qty + off, NULL, n, lo, hi, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_between_i64(const table *t) {
+    const uint32_t n = vector_rows;
+    const int64_t lo = amount_lo, hi = amount_hi;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_between_i64(t->amount + off, NULL, n, lo, hi, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_between_f64(const table *t) {
+    const uint32_t n = vector_rows;
+    const double lo = price_lo, hi = price_hi;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_between_f64(t->price + off, NULL, n, lo, hi, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_prefix(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_prefix(t->name + off, NULL, n, "PROMO", 5, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+/* A dictionary of the 100 names, its entries decided once (promo_bits); qty serves as the codes. */
+static result pass_dict_mask(const table *t) {
+    const uint32_t n = vector_rows;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_dict_mask(promo_bits, (const sel_t *)(const void *)(t->qty + off), n, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
 
 typedef struct bench {
     const char *name;     /* the table's first column */
@@ -448,6 +603,15 @@ static const bench benches[K_COUNT] = {
     {"kern_hash_str name", "name (sstr)", 16, "sampled hashes", pass_hash_str},
     {"hash name: scalar hash_bytes loop (reference)", "name (sstr)", 16, "sampled hashes", pass_hash_str_scalar},
     {"kern_hash_i32 qty + kern_hash_combine_i64 amount", "qty, amount", 12, "sampled hashes", pass_hash2},
+    {"kern_in_i32 qty IN (5 items) → mask", "qty (int32)", 4, "rows kept", pass_in_i32_short},
+    {"kern_in_i32 qty IN (20 items within 100 values: bitmap) → mask", "qty (int32)", 4, "rows kept", pass_in_i32_long},
+    {"kern_in_i64 amount IN (20 items: sorted search) → mask", "amount (int64)", 8, "rows kept", pass_in_i64},
+    {"kern_between_i32 qty BETWEEN 26 AND 75 → mask", "qty (int32)", 4, "rows kept", pass_between_i32},
+    {"kern_between_i64 amount BETWEEN 2500000 AND 7499999 → mask", "amount (int64)", 8, "rows kept",
+     pass_between_i64},
+    {"kern_between_f64 price BETWEEN 250.25 AND 750 → mask", "price (double)", 8, "rows kept", pass_between_f64},
+    {"kern_prefix name LIKE 'PROMO%' → mask", "name (sstr, 16 bytes)", 16, "rows kept", pass_prefix},
+    {"kern_dict_mask (100-entry dictionary, qty as codes)", "codes (uint32)", 4, "rows kept", pass_dict_mask},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -573,9 +737,12 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             r->t[K_HASH_STR_SCALAR].best / r->t[K_HASH_STR].best);
     fprintf(out,
             "\nColumns: qty int32 uniform 1..100, amount int64 uniform 0..9,999,999, price double "
-            "0.25..999.75 in steps of 0.25, disc double 0.125..1 in steps of 0.125, name 'c' and amount's "
-            "digits (2..8 bytes, inline sstr); each compare keeps "
-            "about half the rows, at random. \"sampled sum\": the sum over vectors of output row v mod n "
+            "0.25..999.75 in steps of 0.25, disc double 0.125..1 in steps of 0.125; each compare keeps "
+            "about half the rows, at random; name a 16-byte sstr per row, one of 100 strings by qty (for "
+            "an even qty \"PROMO BRUSHED STEEL #qty\", long: its bytes past the first 4 behind a pointer; "
+            "for an odd one \"STD #qty\", inline), so LIKE 'PROMO%%' keeps half. The IN rows keep the "
+            "rows of 5 and 20 qty values and of 20 amounts (a few), the BETWEEN rows half. \"sampled "
+            "sum\": the sum over vectors of output row v mod n "
             "of vector v (the whole output is written); \"sampled hashes\": the XOR of those rows' hashes, "
             "its top 53 bits. kern_mask_to_sel reads masks made beforehand "
             "(%.1f MiB: they may stay in the caches, so its fraction of the bandwidth means little). The "
@@ -738,6 +905,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "generating %zu rows ...\n", o.rows);
     table t;
     table_make(&t, o.rows);
+    lists_make();
     for (int k = 0; k < K_COUNT; k++) {
         fprintf(stderr, "%s ...\n", benches[k].name);
         time_kernel(&t, k, o.reps, &r.t[k]);

@@ -133,7 +133,7 @@ static expr *mk2(bind_ctx *b, expr_kind kind, sql_type type, size_t off, expr *x
     return e;
 }
 
-static bool expr_equal(const expr *a, const expr *c) {
+bool expr_equal(const expr *a, const expr *c) {
     if (a->kind != c->kind || a->nargs != c->nargs || !sql_type_equal(a->type, c->type) || a->negated != c->negated)
         return false;
     switch (a->kind) {
@@ -158,6 +158,9 @@ static bool expr_equal(const expr *a, const expr *c) {
         break;
     case EXPR_EXTRACT:
         if (a->field != c->field) return false;
+        break;
+    case EXPR_LIKE: /* LIKE and ILIKE, or two escape characters, are different tests */
+        if (a->like.escape != c->like.escape || a->like.ilike != c->like.ilike) return false;
         break;
     case EXPR_SUBQUERY: return false;
     default: break;

@@ -48,5 +48,8 @@ int bind_table_expr(bind_ctx *b, table_def *td, const sql_expr *e, expr **out);
 int bind_prune(bind_ctx *b, plan_op *p);
 /* bind_cast wraps e in a cast to type t unless it has that type already. */
 int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out);
+/* expr_equal says whether two bound expressions compute the same thing: the same kinds, types,
+** columns, constants and operators throughout (a subquery equals nothing). */
+bool expr_equal(const expr *a, const expr *c);
 
 #endif

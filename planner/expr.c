@@ -8,6 +8,10 @@
 ** when 64 bits might not be exact); rarer operations (dates, intervals, casts from text) go
 ** through the single-value functions of core/value.h, still one call per row and no allocation.
 **
+** A WHERE selects rows through the SIMD kernels (vector/kernel.h) as row masks (expr_select):
+** comparisons, BETWEEN in one pass, IN-lists of constants, LIKE prefixes, NOT, AND and OR; a
+** column-segment dictionary's strings are decided once per dictionary entry.
+**
 ** CASE evaluates each branch only on the rows that reach it, as PostgreSQL does, so that
 ** `CASE WHEN x = 0 THEN 0 ELSE 1 / x END` never divides by zero; AND/OR evaluate both sides
 ** (a later issue may short-circuit them too).
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "../vector/kernel.h"
+#include "bind.h"
 #include "exec.h"
 #include "parser.h"
 
@@ -81,6 +86,8 @@ typedef struct and_aux {
     double ns_per_row[AND_ADAPT_MAX]; /* moving averages */
     double pass[AND_ADAPT_MAX];
 } and_aux;
+typedef struct pred_aux pred_aux; /* a predicate's state (the selection section) */
+static void pred_aux_free(pred_aux *a);
 
 int expr_prepare(expr *e, strata_err *err) {
     if (e->result) return STRATA_OK;
@@ -137,6 +144,10 @@ void expr_release(expr *e) {
         e->aux = NULL;
     }
     if (e->kind == EXPR_SUBQUERY) exec_subquery_release(e);
+    if (e->kind == EXPR_CMP || e->kind == EXPR_LIKE || e->kind == EXPR_IN_LIST) {
+        pred_aux_free(e->aux);
+        e->aux = NULL;
+    }
 }
 
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg) {
@@ -933,27 +944,10 @@ int expr_param_value(exec_ctx *x, const expr *e, sql_value *out) {
     return STRATA_OK;
 }
 
-int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
+/* eval_op computes e into its reset result from its arguments' results (evaluated already). */
+static int eval_op(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     vector *out = e->result;
-    vec_reset(out);
     int rc = STRATA_OK;
-    switch (e->kind) {
-    case EXPR_COL:
-        if (in->sel) chunk_apply_sel(in);
-        vec_reference(out, &in->cols[e->col]);
-        return STRATA_OK;
-    case EXPR_CONST: return set_const(out, &e->value, x->err);
-    case EXPR_PARAM: {
-        sql_value v;
-        int rc2 = expr_param_value(x, e, &v);
-        return rc2 ? rc2 : set_const(out, &v, x->err);
-    }
-    case EXPR_CASE: return eval_case(x, e, in, count);
-    default: break;
-    }
-    if (in && in->sel) chunk_apply_sel(in);
-    for (int i = 0; i < e->nargs; i++)
-        if ((rc = expr_eval(x, e->args[i], in, count))) return rc;
     switch (e->kind) {
     case EXPR_CAST: rc = eval_cast(x, e, count); break;
     case EXPR_ARITH: rc = eval_arith(x, e, count); break;
@@ -991,56 +985,414 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     return rc;
 }
 
+int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
+    vector *out = e->result;
+    vec_reset(out);
+    int rc = STRATA_OK;
+    switch (e->kind) {
+    case EXPR_COL:
+        if (in->sel) chunk_apply_sel(in);
+        vec_reference(out, &in->cols[e->col]);
+        return STRATA_OK;
+    case EXPR_CONST: return set_const(out, &e->value, x->err);
+    case EXPR_PARAM: {
+        sql_value v;
+        int rc2 = expr_param_value(x, e, &v);
+        return rc2 ? rc2 : set_const(out, &v, x->err);
+    }
+    case EXPR_CASE: return eval_case(x, e, in, count);
+    default: break;
+    }
+    if (in && in->sel) chunk_apply_sel(in);
+    for (int i = 0; i < e->nargs; i++)
+        if ((rc = expr_eval(x, e->args[i], in, count))) return rc;
+    return eval_op(x, e, in, count);
+}
+
 /* ---- selection ---------------------------------------------------------------------------- */
 
-/* cmp_mask sets mask to the rows where comparison e holds, through the comparison kernels: a
-** column (any expression) against a constant or parameter, or two columns, of one physical type
-** (DECIMALs of one scale, as eval_cmp's typed loops need). *done false when e is not such a
-** comparison (the caller evaluates it). */
-static int cmp_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
+/* A predicate selects rows into a row mask (kernel.h): with negate the rows where it is false
+** rather than true (NOT's true rows); NULL rows are in neither, which is what a WHERE keeps. */
+
+/* What a predicate keeps between vectors, in e->aux (EXPR_CMP, EXPR_LIKE, EXPR_IN_LIST): an
+** IN-list's constants prepared for the kernels, a LIKE pattern's prefix, and the bits of the last
+** column-segment dictionary it was evaluated on (one per entry, 1 = selected), reused while the
+** vectors come from that dictionary and the constants are the statement's own. */
+struct pred_aux {
+    bool prepared;   /* IN: items ready */
+    bool null_item;  /* IN: the list holds a NULL */
+    uint32_t nitems; /* IN: the non-NULL items, prepared (kern_in_prepare_T; sstr sorted) */
+    void *items;
+    char *prefix; /* LIKE: the pattern's unescaped prefix (prefix_cap bytes) */
+    size_t prefix_cap;
+    uint64_t dict_id; /* the dictionary of dict_bits; 0: none kept */
+    bool dict_negate, dict_nulls; /* the bits select false rows; they were computed with the NULL entry known */
+    uint64_t *dict_bits;
+    uint32_t dict_words;
+};
+
+static void pred_aux_free(pred_aux *a) {
+    if (!a) return;
+    free(a->items);
+    free(a->prefix);
+    free(a->dict_bits);
+    free(a);
+}
+
+static int pred_aux_of(exec_ctx *x, expr *e, pred_aux **out) {
+    if (!e->aux && !(e->aux = calloc(1, sizeof(pred_aux)))) return err_set(x->err, STRATA_NOMEM, "out of memory (predicate)");
+    *out = e->aux;
+    return STRATA_OK;
+}
+
+static inline bool is_const(const expr *e) { return e->kind == EXPR_CONST || e->kind == EXPR_PARAM; }
+
+static inline bool kernel_phys(vec_phys p) { return p == PHYS_I16 || p == PHYS_I32 || p == PHYS_I64 || p == PHYS_F64; }
+
+/* bool_mask sets mask to the rows of BOOLEAN vector v that are true (negate: false). */
+static void bool_mask(const vector *v, uint32_t count, bool negate, uint64_t *mask) {
+    uint32_t words = KERN_WORDS(count);
+    const uint8_t *d = v->data;
+    if (v->kind == VEC_CONSTANT) {
+        bool on = !row_null(v, 0) && (d[0] != 0) != negate;
+        memset(mask, on ? 0xff : 0, words * sizeof *mask);
+        if (count % 64) mask[words - 1] &= ((uint64_t)1 << (count % 64)) - 1;
+        return;
+    }
+    memset(mask, 0, words * sizeof *mask);
+    for (uint32_t r = 0; r < count; r++) mask[r >> 6] |= (uint64_t)((d[v->sel[r]] != 0) != negate) << (r & 63);
+    kern_mask_valid(mask, v->validity, kern_sel(v), count);
+}
+
+/* op_mask computes e, whose arguments are evaluated, as expr_eval would, into mask: the way for
+** the shapes the kernels do not take. */
+static int op_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
+    vec_reset(e->result);
+    int rc = eval_op(x, e, in, count);
+    if (rc == STRATA_OK) bool_mask(e->result, count, negate, mask);
+    return rc;
+}
+
+static void clear_mask(uint64_t *mask, uint32_t count) { memset(mask, 0, KERN_WORDS(count) * sizeof *mask); }
+
+/* A predicate of one operand against constants, as leaf_rows evaluates it. */
+typedef enum leaf_kind {
+    LEAF_CMP,     /* operand op c */
+    LEAF_BETWEEN, /* c <= operand <= c2 */
+    LEAF_IN,      /* operand IN set's items (NOT IN when negate) */
+    LEAF_PREFIX,  /* operand LIKE 'pat%' */
+    LEAF_LIKE     /* operand LIKE pat, any pattern (strings of a dictionary only) */
+} leaf_kind;
+
+typedef struct leaf {
+    leaf_kind kind;
+    vec_phys phys;
+    bool negate;
+    kern_cmp op;
+    const vector *c, *c2; /* CONSTANT vectors, not NULL */
+    const pred_aux *set;
+    const char *pat;
+    size_t plen;
+    int escape;
+} leaf;
+
+/* sstr_find says whether s is one of the sorted strings items[0..n). */
+static bool sstr_find(const sstr *items, uint32_t n, const sstr *s) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = sstr_cmp(&items[mid], s);
+        if (c == 0) return true;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+static int sstr_order(const void *a, const void *b) { return sstr_cmp(a, b); }
+
+/* leaf_rows sets mask to the rows that p selects among n rows of an operand (row r: data[sel[r]],
+** sel NULL: data[r]; validity indexed like data). */
+static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const uint64_t *validity, uint32_t n,
+                      uint64_t *mask) {
+    static const kern_cmp negated[] = {KERN_NE, KERN_EQ, KERN_GE, KERN_GT, KERN_LE, KERN_LT};
+    bool invert = p->negate; /* the kernel found the rows where the predicate holds */
+    switch (p->kind) {
+    case LEAF_CMP: {
+        kern_cmp op = p->negate ? negated[p->op] : p->op; /* a total order: NOT (x < c) is x >= c */
+        invert = false;
+        switch (p->phys) {
+        case PHYS_I16: kern_cmp_i16(op, data, sel, n, VEC_DATA(p->c, int16_t)[0], mask); break;
+        case PHYS_I32: kern_cmp_i32(op, data, sel, n, VEC_DATA(p->c, int32_t)[0], mask); break;
+        case PHYS_I64: kern_cmp_i64(op, data, sel, n, VEC_DATA(p->c, int64_t)[0], mask); break;
+        case PHYS_F64: kern_cmp_f64(op, data, sel, n, VEC_DATA(p->c, double)[0], mask); break;
+        default: {
+            const sstr *d = data, *k = &VEC_DATA(p->c, sstr)[0];
+            clear_mask(mask, n);
+            for (uint32_t r = 0; r < n; r++)
+                mask[r >> 6] |= (uint64_t)cmp_holds((cmp_op)op, sstr_cmp(&d[sel ? sel[r] : r], k)) << (r & 63);
+            break;
+        }
+        }
+        break;
+    }
+    case LEAF_BETWEEN:
+        switch (p->phys) {
+        case PHYS_I16:
+            kern_between_i16(data, sel, n, VEC_DATA(p->c, int16_t)[0], VEC_DATA(p->c2, int16_t)[0], mask);
+            break;
+        case PHYS_I32:
+            kern_between_i32(data, sel, n, VEC_DATA(p->c, int32_t)[0], VEC_DATA(p->c2, int32_t)[0], mask);
+            break;
+        case PHYS_I64:
+            kern_between_i64(data, sel, n, VEC_DATA(p->c, int64_t)[0], VEC_DATA(p->c2, int64_t)[0], mask);
+            break;
+        default: kern_between_f64(data, sel, n, VEC_DATA(p->c, double)[0], VEC_DATA(p->c2, double)[0], mask); break;
+        }
+        break;
+    case LEAF_IN: {
+        const pred_aux *a = p->set;
+        if (p->negate && a->null_item) { /* x NOT IN (..., NULL) is false or NULL on every row */
+            clear_mask(mask, n);
+            return;
+        }
+        switch (p->phys) {
+        case PHYS_I16: kern_in_i16(data, sel, n, a->items, a->nitems, mask); break;
+        case PHYS_I32: kern_in_i32(data, sel, n, a->items, a->nitems, mask); break;
+        case PHYS_I64: kern_in_i64(data, sel, n, a->items, a->nitems, mask); break;
+        case PHYS_F64: kern_in_f64(data, sel, n, a->items, a->nitems, mask); break;
+        default: {
+            const sstr *d = data;
+            clear_mask(mask, n);
+            for (uint32_t r = 0; r < n; r++)
+                mask[r >> 6] |= (uint64_t)sstr_find(a->items, a->nitems, &d[sel ? sel[r] : r]) << (r & 63);
+            break;
+        }
+        }
+        break;
+    }
+    case LEAF_PREFIX: kern_prefix(data, sel, n, p->pat, (uint32_t)p->plen, mask); break;
+    case LEAF_LIKE: {
+        const sstr *d = data;
+        clear_mask(mask, n);
+        for (uint32_t r = 0; r < n; r++) {
+            const sstr *t = &d[sel ? sel[r] : r];
+            bool m = false;
+            like_match(sstr_data(t), t->len, p->pat, p->plen, p->escape, false, &m, NULL); /* validated */
+            mask[r >> 6] |= (uint64_t)m << (r & 63);
+        }
+        break;
+    }
+    }
+    if (invert) kern_mask_not(mask, n);
+    kern_mask_valid(mask, validity, sel, n);
+}
+
+/* leaf_select sets mask to the rows of v (count of them) that p selects: a column-segment
+** dictionary's strings (vector.h's dict_id) once per entry and then by their codes, keeping the
+** entries' bits in e's pred_aux for the next vectors of the dictionary when keep (the constants
+** cannot change; otherwise only for a dictionary no larger than the rows); numbers through the
+** kernels. *done false for strings of any other vector but a LIKE prefix's (the caller evaluates
+** e as expr_eval does). */
+static int leaf_select(exec_ctx *x, expr *e, const leaf *p, bool keep, const vector *v, uint32_t count,
+                       uint64_t *mask, bool *done) {
+    *done = false;
+    if (v->phys == PHYS_STR && v->dict_id && v->kind == VEC_DICTIONARY && (keep || v->dict_size <= count)) {
+        pred_aux *a = NULL;
+        int rc = pred_aux_of(x, e, &a);
+        if (rc) return rc;
+        /* the NULL entry is the dictionary's last; a vector without NULLs does not say so (validity NULL)
+        ** and none of its rows uses it, so bits computed from such a vector serve only vectors alike */
+        bool fresh = keep && a->dict_id == v->dict_id && a->dict_negate == p->negate && (a->dict_nulls || !v->validity);
+        if (!fresh) {
+            uint32_t words = KERN_WORDS(v->dict_size);
+            if (words > a->dict_words) {
+                uint64_t *bits = realloc(a->dict_bits, words * sizeof *bits);
+                if (!bits) return err_set(x->err, STRATA_NOMEM, "out of memory (dictionary predicate)");
+                a->dict_bits = bits, a->dict_words = words;
+            }
+            a->dict_id = 0;
+            for (uint32_t k = 0; k < v->dict_size; k += VECTOR_SIZE) /* the kernels take VECTOR_SIZE rows */
+                leaf_rows(p, (const sstr *)v->data + k, NULL, v->validity ? v->validity + k / 64 : NULL,
+                          v->dict_size - k < VECTOR_SIZE ? v->dict_size - k : VECTOR_SIZE, a->dict_bits + k / 64);
+            if (keep) a->dict_id = v->dict_id, a->dict_negate = p->negate, a->dict_nulls = v->validity != NULL;
+        }
+        kern_dict_mask(a->dict_bits, v->sel, count, mask);
+        *done = true;
+        return STRATA_OK;
+    }
+    if (v->phys == PHYS_STR && p->kind != LEAF_PREFIX) return STRATA_OK;
+    leaf_rows(p, v->data, kern_sel(v), v->validity, count, mask);
+    *done = true;
+    return STRATA_OK;
+}
+
+/* cmp_select selects by comparison e through the kernels: a column (any expression) against a
+** constant or parameter -- numbers, or the strings of a column-segment dictionary -- or two
+** columns of numbers, of one physical type (DECIMALs of one scale, as eval_cmp's typed loops
+** need); other comparisons are evaluated by eval_cmp. *done false when e is none of these shapes
+** (nothing evaluated). */
+static int cmp_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
     static const kern_cmp mirrored[] = {KERN_EQ, KERN_NE, KERN_GT, KERN_GE, KERN_LT, KERN_LE};
+    static const kern_cmp negated[] = {KERN_NE, KERN_EQ, KERN_GE, KERN_GT, KERN_LE, KERN_LT};
     *done = false;
     expr *ea = e->args[0], *eb = e->args[1];
     kern_cmp op = (kern_cmp)e->cmp;
-    if (ea->kind == EXPR_CONST || ea->kind == EXPR_PARAM) { /* 5 < x is x > 5 */
+    if (is_const(ea)) { /* 5 < x is x > 5 */
         ea = e->args[1], eb = e->args[0];
         op = mirrored[op];
     }
     vec_phys phys = vec_phys_of(ea->type.id);
-    if (phys != vec_phys_of(eb->type.id) || (phys != PHYS_I16 && phys != PHYS_I32 && phys != PHYS_I64 && phys != PHYS_F64))
-        return STRATA_OK;
+    if (phys != vec_phys_of(eb->type.id) || !(kernel_phys(phys) || (phys == PHYS_STR && is_const(eb)))) return STRATA_OK;
     if ((ea->type.id == TYPE_DECIMAL || eb->type.id == TYPE_DECIMAL) &&
         (ea->type.id != eb->type.id || ea->type.scale != eb->type.scale))
         return STRATA_OK;
     int rc; /* evaluated left to right, as expr_eval does: the first error reported is the same */
     if ((rc = expr_eval(x, e->args[0], in, count)) || (rc = expr_eval(x, e->args[1], in, count))) return rc;
-    vector *u = ea->result, *v = eb->result;
-    if (u->kind == VEC_CONSTANT) return STRATA_OK; /* both constant: rare, left to eval_cmp */
     *done = true;
-    const sel_t *us = kern_sel(u);
+    vector *u = ea->result, *v = eb->result;
+    if (u->kind == VEC_CONSTANT) return op_mask(x, e, in, count, negate, mask); /* both constant: rare */
     if (v->kind == VEC_CONSTANT) {
-        if (row_null(v, 0)) { /* x op NULL holds nowhere */
-            memset(mask, 0, KERN_WORDS(count) * sizeof *mask);
+        if (row_null(v, 0)) { /* x op NULL holds nowhere, and fails nowhere */
+            clear_mask(mask, count);
             return STRATA_OK;
         }
-        switch ((vec_phys)u->phys) {
-        case PHYS_I16: kern_cmp_i16(op, u->data, us, count, VEC_DATA(v, int16_t)[0], mask); break;
-        case PHYS_I32: kern_cmp_i32(op, u->data, us, count, VEC_DATA(v, int32_t)[0], mask); break;
-        case PHYS_I64: kern_cmp_i64(op, u->data, us, count, VEC_DATA(v, int64_t)[0], mask); break;
-        default: kern_cmp_f64(op, u->data, us, count, VEC_DATA(v, double)[0], mask); break;
-        }
-    } else {
-        const sel_t *vs = kern_sel(v);
-        switch ((vec_phys)u->phys) {
-        case PHYS_I16: kern_cmp2_i16(op, u->data, us, v->data, vs, count, mask); break;
-        case PHYS_I32: kern_cmp2_i32(op, u->data, us, v->data, vs, count, mask); break;
-        case PHYS_I64: kern_cmp2_i64(op, u->data, us, v->data, vs, count, mask); break;
-        default: kern_cmp2_f64(op, u->data, us, v->data, vs, count, mask); break;
-        }
-        kern_mask_valid(mask, v->validity, vs, count);
+        leaf p = {.kind = LEAF_CMP, .phys = phys, .negate = negate, .op = op, .c = v};
+        if ((rc = leaf_select(x, e, &p, eb->kind == EXPR_CONST, u, count, mask, done)) || *done) return rc;
+        *done = true;
+        return op_mask(x, e, in, count, negate, mask);
     }
+    if (negate) op = negated[op];
+    const sel_t *us = kern_sel(u), *vs = kern_sel(v);
+    switch ((vec_phys)u->phys) {
+    case PHYS_I16: kern_cmp2_i16(op, u->data, us, v->data, vs, count, mask); break;
+    case PHYS_I32: kern_cmp2_i32(op, u->data, us, v->data, vs, count, mask); break;
+    case PHYS_I64: kern_cmp2_i64(op, u->data, us, v->data, vs, count, mask); break;
+    default: kern_cmp2_f64(op, u->data, us, v->data, vs, count, mask); break;
+    }
+    kern_mask_valid(mask, v->validity, vs, count);
     kern_mask_valid(mask, u->validity, us, count);
     return STRATA_OK;
+}
+
+/* between_select selects by `x >= lo AND x <= hi` as BETWEEN binds (bind.c: x bound twice, equal
+** expressions), lo and hi constants or parameters of x's type, numbers: x evaluated once and one
+** pass of kern_between_T. negate (NOT BETWEEN) selects x < lo OR x > hi. *done false for any
+** other AND (nothing evaluated). */
+static int between_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask,
+                          bool *done) {
+    *done = false;
+    if (e->nargs != 2 || e->args[0]->kind != EXPR_CMP || e->args[1]->kind != EXPR_CMP || e->args[0]->cmp != CMP_GE ||
+        e->args[1]->cmp != CMP_LE)
+        return STRATA_OK;
+    expr *xe = e->args[0]->args[0], *lo = e->args[0]->args[1], *hi = e->args[1]->args[1];
+    if (is_const(xe) || !is_const(lo) || !is_const(hi) || !kernel_phys(vec_phys_of(xe->type.id)) ||
+        !sql_type_equal(lo->type, xe->type) || !sql_type_equal(hi->type, xe->type) ||
+        !expr_equal(xe, e->args[1]->args[0]))
+        return STRATA_OK;
+    int rc;
+    if ((rc = expr_eval(x, xe, in, count)) || (rc = expr_eval(x, lo, in, count)) || (rc = expr_eval(x, hi, in, count)))
+        return rc;
+    *done = true;
+    const vector *u = xe->result, *lv = lo->result, *hv = hi->result;
+    bool lnull = row_null(lv, 0), hnull = row_null(hv, 0);
+    leaf p = {.kind = LEAF_BETWEEN, .phys = u->phys, .negate = negate, .c = lv, .c2 = hv};
+    if (lnull || hnull) { /* x >= NULL is NULL: BETWEEN holds nowhere, NOT BETWEEN where the other side fails */
+        if (!negate || (lnull && hnull)) {
+            clear_mask(mask, count);
+            return STRATA_OK;
+        }
+        p = (leaf){.kind = LEAF_CMP, .phys = u->phys, .op = lnull ? KERN_GT : KERN_LT, .c = lnull ? hv : lv};
+    }
+    leaf_rows(&p, u->data, kern_sel(u), u->validity, count, mask);
+    return STRATA_OK;
+}
+
+/* in_select selects by IN-list e when its items are constants and its operand a number or a
+** column-segment dictionary's strings (through kern_in_T, or once per dictionary entry); other
+** operands are evaluated by eval_in_list. *done false for a list with another item (nothing
+** evaluated). */
+static int in_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+    *done = false;
+    vec_phys phys = vec_phys_of(e->args[0]->type.id);
+    if (!kernel_phys(phys) && phys != PHYS_STR) return STRATA_OK;
+    for (int i = 1; i < e->nargs; i++)
+        if (e->args[i]->kind != EXPR_CONST || vec_phys_of(e->args[i]->type.id) != phys) return STRATA_OK;
+    pred_aux *a = NULL;
+    int rc = pred_aux_of(x, e, &a);
+    if (rc) return rc;
+    if (!a->prepared) {
+        uint32_t width = vec_phys_width(phys), n = 0;
+        if (!(a->items = malloc((size_t)e->nargs * width))) return err_set(x->err, STRATA_NOMEM, "out of memory (IN list)");
+        for (int i = 1; i < e->nargs; i++) {
+            const sql_value *v = &e->args[i]->value;
+            if (v->is_null) {
+                a->null_item = true;
+                continue;
+            }
+            switch (phys) {
+            case PHYS_I16: ((int16_t *)a->items)[n++] = (int16_t)v->v.i; break;
+            case PHYS_I32: ((int32_t *)a->items)[n++] = (int32_t)v->v.i; break;
+            case PHYS_I64: ((int64_t *)a->items)[n++] = v->v.i; break;
+            case PHYS_F64: ((double *)a->items)[n++] = v->v.d; break;
+            default: ((sstr *)a->items)[n++] = v->v.s; break;
+            }
+        }
+        switch (phys) {
+        case PHYS_I16: n = kern_in_prepare_i16(a->items, n); break;
+        case PHYS_I32: n = kern_in_prepare_i32(a->items, n); break;
+        case PHYS_I64: n = kern_in_prepare_i64(a->items, n); break;
+        case PHYS_F64: n = kern_in_prepare_f64(a->items, n); break;
+        default: qsort(a->items, n, sizeof(sstr), sstr_order); break;
+        }
+        a->nitems = n;
+        a->prepared = true;
+    }
+    if ((rc = expr_eval(x, e->args[0], in, count))) return rc;
+    leaf p = {.kind = LEAF_IN, .phys = phys, .negate = negate != e->negated, .set = a};
+    if ((rc = leaf_select(x, e, &p, true, e->args[0]->result, count, mask, done)) || *done) return rc;
+    for (int i = 1; i < e->nargs; i++) /* constants: nothing to fail */
+        if ((rc = expr_eval(x, e->args[i], in, count))) return rc;
+    *done = true;
+    return op_mask(x, e, in, count, negate, mask);
+}
+
+/* like_select selects by LIKE e (not ILIKE) with a constant or parameter pattern: a literal prefix
+** and '%' (like_prefix) through kern_prefix, any pattern on a column-segment dictionary once per
+** entry; the rest by like_exec, which also reports a malformed pattern. *done false for ILIKE
+** (nothing evaluated). */
+static int like_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+    *done = false;
+    if (e->like.ilike) return STRATA_OK;
+    int rc;
+    if ((rc = expr_eval(x, e->args[0], in, count)) || (rc = expr_eval(x, e->args[1], in, count))) return rc;
+    *done = true;
+    const vector *t = e->args[0]->result, *pv = e->args[1]->result;
+    if (pv->kind != VEC_CONSTANT || t->phys != PHYS_STR) return op_mask(x, e, in, count, negate, mask);
+    if (row_null(pv, 0)) { /* LIKE NULL is NULL */
+        clear_mask(mask, count);
+        return STRATA_OK;
+    }
+    pred_aux *a = NULL;
+    if ((rc = pred_aux_of(x, e, &a))) return rc;
+    const sstr *pat = &VEC_DATA(pv, sstr)[0];
+    if (pat->len + 1 > a->prefix_cap) {
+        char *b = realloc(a->prefix, pat->len + 1);
+        if (!b) return err_set(x->err, STRATA_NOMEM, "out of memory (LIKE pattern)");
+        a->prefix = b, a->prefix_cap = pat->len + 1;
+    }
+    leaf p = {.kind = LEAF_PREFIX, .phys = PHYS_STR, .negate = negate != e->negated, .escape = e->like.escape};
+    if (like_prefix(sstr_data(pat), pat->len, e->like.escape, a->prefix, &p.plen)) {
+        p.pat = a->prefix;
+    } else {
+        bool m;
+        if (like_match("", 0, sstr_data(pat), pat->len, e->like.escape, false, &m, NULL) != STRATA_OK)
+            return op_mask(x, e, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
+        p.kind = LEAF_LIKE, p.pat = sstr_data(pat), p.plen = pat->len;
+    }
+    if ((rc = leaf_select(x, e, &p, e->args[1]->kind == EXPR_CONST, t, count, mask, done)) || *done) return rc;
+    *done = true;
+    return op_mask(x, e, in, count, negate, mask);
 }
 
 /* cannot_fail says whether evaluating e can raise no error (nor has effects), so that a filter
@@ -1070,7 +1422,7 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask);
+static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask);
 
 /* and_mask is select_mask for an AND of arguments that cannot fail, in an adaptive order: the
 ** argument that removes the most rows for its time goes first (ranked by nanoseconds a row over
@@ -1105,12 +1457,12 @@ static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
         uint32_t evaluated = live, passed;
         uint64_t t0 = now_ns();
         if (i == 0) {
-            if ((rc = select_mask(x, arg, in, count, mask))) return rc;
+            if ((rc = select_mask(x, arg, in, count, false, mask))) return rc;
             passed = 0;
             for (uint32_t w = 0; w < words; w++) passed += (uint32_t)__builtin_popcountll(mask[w]);
         } else if (live >= count / 4) { /* most rows in: every row through the kernels */
             evaluated = count;
-            if ((rc = select_mask(x, arg, in, count, m))) return rc;
+            if ((rc = select_mask(x, arg, in, count, false, m))) return rc;
             passed = 0;
             for (uint32_t w = 0; w < words; w++) {
                 passed += (uint32_t)__builtin_popcountll(m[w] & mask[w]);
@@ -1121,7 +1473,7 @@ static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
             for (uint32_t c = 0; c < in->ncols; c++) vec_slice(&a->slice.cols[c], &in->cols[c], rows, nl);
             a->slice.count = nl;
             a->slice.sel = NULL;
-            if ((rc = select_mask(x, arg, &a->slice, nl, m))) return rc;
+            if ((rc = select_mask(x, arg, &a->slice, nl, false, m))) return rc;
             memset(mask, 0, words * sizeof *mask);
             passed = 0;
             for (uint32_t k = 0; k < nl; k++)
@@ -1139,49 +1491,47 @@ static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
     return STRATA_OK;
 }
 
-/* select_mask sets mask to the rows of in where e is true (neither false nor NULL). AND and OR
-** combine their arguments' masks (a row is true under AND when every argument is true, under OR
-** when one is: NULL and false both drop it), comparisons of numbers go through the kernels,
-** anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on every row,
-** as expr_eval does, but for an AND of arguments that cannot fail (and_mask). */
-static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask) {
-    int rc;
+/* select_mask sets mask to the rows of in where e is true (negate: false; neither keeps a NULL).
+** NOT flips negate; AND and OR combine their arguments' masks (a row is true under AND when every
+** argument is true, under OR when one is; with negate, as NOT (a AND b) = NOT a OR NOT b, the
+** other way round); BETWEEN, comparisons, IN-lists and LIKE go through the kernels where their
+** shapes allow; anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on
+** every row, in expr_eval's order, but for an AND of arguments that cannot fail (and_mask). */
+static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
+    int rc = STRATA_OK;
+    bool done = false;
     uint32_t words = KERN_WORDS(count);
     if (in && in->sel) chunk_apply_sel(in);
-    if (e->kind == EXPR_AND) {
-        bool done;
-        if ((rc = and_mask(x, e, in, count, mask, &done)) || done) return rc;
-    }
-    if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && e->nargs > 0) {
-        if ((rc = select_mask(x, e->args[0], in, count, mask))) return rc;
+    switch (e->kind) {
+    case EXPR_NOT: return select_mask(x, e->args[0], in, count, !negate, mask);
+    case EXPR_AND:
+    case EXPR_OR: {
+        if (e->kind == EXPR_AND && ((rc = between_select(x, e, in, count, negate, mask, &done)) || done)) return rc;
+        if (e->kind == EXPR_AND && !negate && ((rc = and_mask(x, e, in, count, mask, &done)) || done)) return rc;
+        if (e->nargs == 0) break;
+        bool all = (e->kind == EXPR_AND) != negate;
+        if ((rc = select_mask(x, e->args[0], in, count, negate, mask))) return rc;
         uint64_t m[VALIDITY_WORDS];
         for (int i = 1; i < e->nargs; i++) {
-            if ((rc = select_mask(x, e->args[i], in, count, m))) return rc;
-            for (uint32_t w = 0; w < words; w++) mask[w] = e->kind == EXPR_AND ? mask[w] & m[w] : mask[w] | m[w];
+            if ((rc = select_mask(x, e->args[i], in, count, negate, m))) return rc;
+            for (uint32_t w = 0; w < words; w++) mask[w] = all ? mask[w] & m[w] : mask[w] | m[w];
         }
         return STRATA_OK;
     }
-    if (e->kind == EXPR_CMP) {
-        bool done;
-        if ((rc = cmp_mask(x, e, in, count, mask, &done)) || done) return rc;
+    case EXPR_CMP: rc = cmp_select(x, e, in, count, negate, mask, &done); break;
+    case EXPR_IN_LIST: rc = in_select(x, e, in, count, negate, mask, &done); break;
+    case EXPR_LIKE: rc = like_select(x, e, in, count, negate, mask, &done); break;
+    default: break;
     }
+    if (rc || done) return rc;
     if ((rc = expr_eval(x, e, in, count))) return rc;
-    vector *v = e->result;
-    const uint8_t *d = v->data;
-    if (v->kind == VEC_CONSTANT) {
-        memset(mask, !row_null(v, 0) && d[0] ? 0xff : 0, words * sizeof *mask);
-        if (count % 64) mask[words - 1] &= ((uint64_t)1 << (count % 64)) - 1;
-        return STRATA_OK;
-    }
-    memset(mask, 0, words * sizeof *mask);
-    for (uint32_t r = 0; r < count; r++) mask[r >> 6] |= (uint64_t)(d[v->sel[r]] != 0) << (r & 63);
-    kern_mask_valid(mask, v->validity, kern_sel(v), count);
+    bool_mask(e->result, count, negate, mask);
     return STRATA_OK;
 }
 
 int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n) {
     uint64_t mask[VALIDITY_WORDS];
-    int rc = select_mask(x, e, in, count, mask);
+    int rc = select_mask(x, e, in, count, false, mask);
     if (rc) return rc;
     *n = kern_mask_to_sel(mask, count, sel);
     return STRATA_OK;

@@ -60,6 +60,13 @@ const char *func_suggest(const char *name);
 int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int escape, bool ilike, bool *out,
                strata_err *err);
 
+/* like_prefix says whether a case-sensitive LIKE pattern is a literal prefix followed by '%' and
+** nothing else ('abc%', 'a!%b%' with escape '!', '%', 'ab%%'), writing the prefix's bytes,
+** unescaped, to out (room for plen bytes) and their number to *len: the pattern then matches
+** exactly the texts that start with those bytes, as like_exec finds. False for any other pattern,
+** malformed ones included (like_exec reports those). */
+bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *len);
+
 /* like_exec computes [NOT] LIKE / ILIKE over vectors (text, pattern: VARCHAR vectors of any
 ** kind; escape_char as like_match) into out, a BOOLEAN vector, NULL where either input is NULL.
 ** A constant pattern is analyzed once (prefix, suffix, contains fast paths). */

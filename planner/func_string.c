@@ -547,6 +547,28 @@ int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int 
     return rc;
 }
 
+bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *len) {
+    strata_err tmp;
+    err_clear(&tmp);
+    if (check_pattern(pat, plen, escape, &tmp) != STRATA_OK) return false;
+    size_t n = 0;
+    bool star = false;
+    for (size_t i = 0; i < plen;) {
+        size_t lit = 0, l = 0;
+        int tok = next_token(pat, plen, &i, escape, &lit, &l);
+        if (tok == TOK_ANY_RUN) {
+            star = true;
+        } else if (tok == TOK_ONE || star) {
+            return false;
+        } else {
+            memcpy(out + n, pat + lit, l);
+            n += l;
+        }
+    }
+    *len = n;
+    return star;
+}
+
 /* A constant LIKE pattern without '_' (case-sensitive) is literal segments between '%'s: the
 ** first must be a prefix, the last a suffix, the ones between are found left to right with
 ** memmem (leftmost is always best). No '%' at all is plain equality. */

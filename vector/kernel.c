@@ -983,3 +983,298 @@ void kern_hash_str(const sstr *d, const sel_t *sel, const uint64_t *validity, ui
 void kern_hash_combine_str(const sstr *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h) {
     hash_str_by(true, d, sel, validity, n, h);
 }
+
+/* ---- IN-lists ----------------------------------------------------------------------------- */
+
+/* The orders the lists are sorted in: the integers', and strata's for DOUBLE (NaN last). */
+#define ORDER_FN(SUF, T)                                                                         \
+    static int order_##SUF(const void *a, const void *b) {                                       \
+        T x = *(const T *)a, y = *(const T *)b;                                                  \
+        return (x > y) - (x < y);                                                                \
+    }
+ORDER_FN(i16, int16_t)
+ORDER_FN(i32, int32_t)
+ORDER_FN(i64, int64_t)
+
+static int order_f64(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (isnan(x) || isnan(y)) ? isnan(x) - isnan(y) : (x > y) - (x < y);
+}
+
+/* sort_unique sorts items by order and drops the repeats, returning how many remain. */
+static uint32_t sort_unique(void *items, uint32_t n, size_t width, int (*order)(const void *, const void *)) {
+    if (n == 0) return 0;
+    qsort(items, n, width, order);
+    char *b = items;
+    uint32_t k = 1;
+    for (uint32_t i = 1; i < n; i++)
+        if (order(b + i * width, b + (k - 1) * width) != 0) memmove(b + k++ * width, b + i * width, width);
+    return k;
+}
+
+uint32_t kern_in_prepare_i16(int16_t *items, uint32_t n) { return sort_unique(items, n, sizeof *items, order_i16); }
+uint32_t kern_in_prepare_i32(int32_t *items, uint32_t n) { return sort_unique(items, n, sizeof *items, order_i32); }
+uint32_t kern_in_prepare_i64(int64_t *items, uint32_t n) { return sort_unique(items, n, sizeof *items, order_i64); }
+
+uint32_t kern_in_prepare_f64(double *items, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (isnan(items[i])) items[i] = NAN; /* one NaN, whatever its sign and payload */
+        else if (items[i] == 0) items[i] = 0.0; /* -0.0 */
+    }
+    return sort_unique(items, n, sizeof *items, order_f64);
+}
+
+/* in_sorted says whether x is one of the sorted items[0..nitems) (nitems > 0): the search halves
+** the range without a branch (the step is multiplied by the comparison, which compilers would
+** otherwise turn into a jump that random data mispredicts half the time), ending at the last item
+** <= x. */
+#define IN_SORTED_FN(SUF, T)                                                                     \
+    static inline bool in_sorted_##SUF(const T *items, uint32_t nitems, T x) {                   \
+        const T *b = items;                                                                      \
+        for (uint32_t len = nitems; len > 1;) {                                                  \
+            uint32_t half = len / 2;                                                             \
+            b += half * (uint32_t)(b[half] <= x);                                                \
+            len -= half;                                                                         \
+        }                                                                                        \
+        return *b == x;                                                                          \
+    }
+IN_SORTED_FN(i16, int16_t)
+IN_SORTED_FN(i32, int32_t)
+IN_SORTED_FN(i64, int64_t)
+IN_SORTED_FN(f64, double) /* ordered compares: a NaN x ends at items[0] and equals nothing */
+
+/* A long list whose items span fewer than IN_BITMAP_BITS values is looked up in a bitmap of
+** them, offset by the least (built on the stack at each call: 512 bytes): one subtraction, bound
+** check and bit test per row, no chain of loads. The offset is computed in 64-bit unsigned
+** arithmetic, where x - lo < span + 1 holds exactly for lo <= x <= lo + span. */
+#define IN_BITMAP_BITS 4096
+static inline bool in_bitmap(const uint64_t *bm, uint64_t off) {
+    return (off < IN_BITMAP_BITS) & (bm[(off % IN_BITMAP_BITS) >> 6] >> (off & 63));
+}
+
+/* ROW_WORDS writes every word of the mask from FOUND (of row r), one row at a time. */
+#define ROW_WORDS(FOUND)                                                                   \
+    for (uint32_t w = 0; w < KERN_WORDS(n); w++) {                                               \
+        uint32_t end = w * 64 + 64 < n ? w * 64 + 64 : n;                                        \
+        uint64_t m = 0;                                                                          \
+        for (uint32_t r = w * 64; r < end; r++) m |= (uint64_t)(FOUND) << (r & 63);             \
+        mask[w] = m;                                                                             \
+    }
+
+/* A short list compares each row with K items (1, 2, 4 or 8; the list padded with its last item,
+** which changes nothing): K compares OR-ed per SIMD group, one loop per K. */
+ALWAYS_INLINE uint64_t in_lanes8(simde__m256i x, const simde__m256i *iv, int K) {
+    simde__m256i eq = simde_mm256_cmpeq_epi32(x, iv[0]);
+    for (int k = 1; k < K; k++) eq = simde_mm256_or_si256(eq, simde_mm256_cmpeq_epi32(x, iv[k]));
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(eq));
+}
+
+ALWAYS_INLINE uint64_t in_lanes4_i64(simde__m256i x, const simde__m256i *iv, int K) {
+    simde__m256i eq = simde_mm256_cmpeq_epi64(x, iv[0]);
+    for (int k = 1; k < K; k++) eq = simde_mm256_or_si256(eq, simde_mm256_cmpeq_epi64(x, iv[k]));
+    return (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(eq));
+}
+
+static inline int in_width(uint32_t nitems) { return nitems == 1 ? 1 : nitems == 2 ? 2 : nitems <= 4 ? 4 : 8; }
+
+#define IN_INT_KERNEL(SUF, T, LANES, LOAD, SET1, LANEFN)                                         \
+    ALWAYS_INLINE void in_short_##SUF(int K, const T *d, const sel_t *sel, uint32_t n, const T *items, \
+                                      uint32_t nitems, uint64_t *mask) {                        \
+        simde__m256i iv[KERN_IN_SHORT];                                                          \
+        for (int k = 0; k < K; k++) iv[k] = SET1(items[(uint32_t)k < nitems ? (uint32_t)k : nitems - 1]); \
+        const uint64_t invert = 0;                                                               \
+        CMP_WORDS(LANES, LANEFN(LOAD(d, sel, w * 64 + j), iv, K));                               \
+    }                                                                                            \
+    void kern_in_##SUF(const T *d, const sel_t *sel, uint32_t n, const T *items, uint32_t nitems, uint64_t *mask) { \
+        if (nitems == 0) {                                                                       \
+            memset(mask, 0, KERN_WORDS(n) * sizeof *mask);                                       \
+            return;                                                                              \
+        }                                                                                        \
+        if (nitems > KERN_IN_SHORT) {                                                            \
+            const uint64_t lo = (uint64_t)(int64_t)items[0];                                      \
+            if ((uint64_t)(int64_t)items[nitems - 1] - lo < IN_BITMAP_BITS) {                     \
+                uint64_t bm[IN_BITMAP_BITS / 64] = {0};                                          \
+                for (uint32_t k = 0; k < nitems; k++) {                                          \
+                    uint64_t off = (uint64_t)(int64_t)items[k] - lo;                             \
+                    bm[off >> 6] |= (uint64_t)1 << (off & 63);                                   \
+                }                                                                                \
+                ROW_WORDS(in_bitmap(bm, (uint64_t)(int64_t)AT(d, sel, r) - lo));                 \
+            } else {                                                                             \
+                ROW_WORDS(in_sorted_##SUF(items, nitems, AT(d, sel, r)));                        \
+            }                                                                                    \
+            return;                                                                              \
+        }                                                                                        \
+        switch (in_width(nitems)) {                                                              \
+        case 1: in_short_##SUF(1, d, sel, n, items, nitems, mask); break;                        \
+        case 2: in_short_##SUF(2, d, sel, n, items, nitems, mask); break;                        \
+        case 4: in_short_##SUF(4, d, sel, n, items, nitems, mask); break;                        \
+        default: in_short_##SUF(8, d, sel, n, items, nitems, mask); break;                       \
+        }                                                                                        \
+        MASK_TAIL(n / 64 * 64, in_sorted_##SUF(items, nitems, AT(d, sel, r)));                   \
+    }
+
+IN_INT_KERNEL(i16, int16_t, 8, load8_i16, set1_i16, in_lanes8)
+IN_INT_KERNEL(i32, int32_t, 8, load8_i32, set1_i32, in_lanes8)
+IN_INT_KERNEL(i64, int64_t, 4, load4_i64, set1_i64, in_lanes4_i64)
+
+/* DOUBLE: ordered equality (-0.0 = 0.0; a NaN item equals nothing that way), and NaN rows match
+** when the list holds the NaN (last, after kern_in_prepare_f64). */
+ALWAYS_INLINE void in_short_f64(int K, const double *d, const sel_t *sel, uint32_t n, const double *items,
+                                uint32_t nitems, uint64_t *mask) {
+    simde__m256d iv[KERN_IN_SHORT];
+    for (int k = 0; k < K; k++) iv[k] = simde_mm256_set1_pd(items[(uint32_t)k < nitems ? (uint32_t)k : nitems - 1]);
+    const simde__m256d nan_item = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(isnan(items[nitems - 1]) ? -1 : 0));
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 4) {
+            simde__m256d x = load4_f64(d, sel, w * 64 + j);
+            simde__m256d eq = simde_mm256_and_pd(simde_mm256_cmp_pd(x, x, SIMDE_CMP_UNORD_Q), nan_item);
+            for (int k = 0; k < K; k++) eq = simde_mm256_or_pd(eq, simde_mm256_cmp_pd(x, iv[k], SIMDE_CMP_EQ_OQ));
+            m |= (uint64_t)(uint32_t)simde_mm256_movemask_pd(eq) << j;
+        }
+        mask[w] = m;
+    }
+}
+
+void kern_in_f64(const double *d, const sel_t *sel, uint32_t n, const double *items, uint32_t nitems, uint64_t *mask) {
+    if (nitems == 0) {
+        memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
+        return;
+    }
+    bool nan = isnan(items[nitems - 1]);
+    uint32_t numbers = nitems - nan;
+#define IN_F64(x) ((numbers && in_sorted_f64(items, numbers, (x))) || (nan && isnan(x)))
+    if (nitems > KERN_IN_SHORT) {
+        ROW_WORDS(IN_F64(AT(d, sel, r)));
+        return;
+    }
+    switch (in_width(nitems)) {
+    case 1: in_short_f64(1, d, sel, n, items, nitems, mask); break;
+    case 2: in_short_f64(2, d, sel, n, items, nitems, mask); break;
+    case 4: in_short_f64(4, d, sel, n, items, nitems, mask); break;
+    default: in_short_f64(8, d, sel, n, items, nitems, mask); break;
+    }
+    MASK_TAIL(n / 64 * 64, IN_F64(AT(d, sel, r)));
+#undef IN_F64
+}
+
+/* ---- ranges (BETWEEN) --------------------------------------------------------------------- */
+
+/* The integers: a row is outside when lo > x or x > hi, two compares OR-ed; the word inverted. */
+ALWAYS_INLINE uint64_t outside_lanes8(simde__m256i x, simde__m256i lo, simde__m256i hi) {
+    simde__m256i m = simde_mm256_or_si256(simde_mm256_cmpgt_epi32(lo, x), simde_mm256_cmpgt_epi32(x, hi));
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(m));
+}
+
+ALWAYS_INLINE uint64_t outside_lanes4_i64(simde__m256i x, simde__m256i lo, simde__m256i hi) {
+    simde__m256i m = simde_mm256_or_si256(simde_mm256_cmpgt_epi64(lo, x), simde_mm256_cmpgt_epi64(x, hi));
+    return (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(m));
+}
+
+#define BETWEEN_INT_KERNEL(SUF, T, LANES, LOAD, SET1, LANEFN)                                    \
+    void kern_between_##SUF(const T *d, const sel_t *sel, uint32_t n, T lo, T hi, uint64_t *mask) { \
+        simde__m256i lv = SET1(lo), hv = SET1(hi);                                               \
+        const uint64_t invert = ~(uint64_t)0;                                                    \
+        CMP_WORDS(LANES, LANEFN(LOAD(d, sel, w * 64 + j), lv, hv));                              \
+        MASK_TAIL(n / 64 * 64, lo <= AT(d, sel, r) && AT(d, sel, r) <= hi);                      \
+    }
+
+BETWEEN_INT_KERNEL(i16, int16_t, 8, load8_i16, set1_i16, outside_lanes8)
+BETWEEN_INT_KERNEL(i32, int32_t, 8, load8_i32, set1_i32, outside_lanes8)
+BETWEEN_INT_KERNEL(i64, int64_t, 4, load4_i64, set1_i64, outside_lanes4_i64)
+
+/* DOUBLE: x >= lo holds for NaN rows (unordered-true) and x <= hi does not (ordered), as in
+** kern_cmp_f64; a NaN bound leaves one comparison: x >= lo with hi NaN, x is NaN with both NaN,
+** and nothing with lo alone NaN (lo above hi). */
+void kern_between_f64(const double *d, const sel_t *sel, uint32_t n, double lo, double hi, uint64_t *mask) {
+    if (isnan(lo) || isnan(hi)) {
+        if (!isnan(lo)) kern_cmp_f64(KERN_GE, d, sel, n, lo, mask);
+        else if (isnan(hi)) kern_cmp_f64(KERN_EQ, d, sel, n, lo, mask);
+        else memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
+        return;
+    }
+    simde__m256d lv = simde_mm256_set1_pd(lo), hv = simde_mm256_set1_pd(hi);
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 4) {
+            simde__m256d x = load4_f64(d, sel, w * 64 + j);
+            simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(x, lv, SIMDE_CMP_NLT_UQ),
+                                                 simde_mm256_cmp_pd(x, hv, SIMDE_CMP_LE_OQ));
+            m |= (uint64_t)(uint32_t)simde_mm256_movemask_pd(in) << j;
+        }
+        mask[w] = m;
+    }
+    MASK_TAIL(n / 64 * 64, f64_holds(KERN_GE, AT(d, sel, r), lo) && f64_holds(KERN_LE, AT(d, sel, r), hi));
+}
+
+/* ---- string prefixes ---------------------------------------------------------------------- */
+
+/* An sstr's first 4 bytes sit at one place whether it is inline or not (inl[0..4) or the long
+** string's prefix): a prefix of up to 4 bytes is a masked 32-bit compare and a length check. Up to
+** SSTR_INLINE bytes, the next 8 are an inline string's other inline bytes or a long string's bytes
+** 4..11 (it has more than SSTR_INLINE): one masked 64-bit compare more, read through the pointer
+** only for a long string whose first 4 bytes matched. No branch in either case; a longer prefix
+** compares the rest with memcmp for the rows that pass the first 4 bytes. */
+static inline uint32_t head4(const sstr *s) {
+    uint32_t h;
+    memcpy(&h, s->u.inl, 4);
+    return h;
+}
+
+static inline uint64_t next8(const char *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+void kern_prefix(const sstr *d, const sel_t *sel, uint32_t n, const char *p, uint32_t plen, uint64_t *mask) {
+    static const uint8_t ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    uint32_t head = plen < 4 ? plen : 4, rest = plen < 4 ? 0 : plen - 4 < 8 ? plen - 4 : 8, want = 0, keep;
+    uint64_t want8 = 0, keep8;
+    memcpy(&want, p, head);
+    memcpy(&keep, ones + 8 - head, 4); /* bytes 0 .. head-1 set, in memory order */
+    memcpy(&want8, p + head, rest);
+    memcpy(&keep8, ones + 8 - rest, 8);
+#define HEAD_MATCHES(s) (((s)->len >= plen) & (((head4(s) ^ want) & keep) == 0)) /* &, not &&: no jump */
+    if (plen <= 4) {
+        ROW_WORDS(HEAD_MATCHES(&AT(d, sel, r)));
+        return;
+    }
+    if (plen <= SSTR_INLINE) {
+        for (uint32_t w = 0; w < KERN_WORDS(n); w++) {
+            uint32_t end = w * 64 + 64 < n ? w * 64 + 64 : n;
+            uint64_t m = 0;
+            for (uint32_t r = w * 64; r < end; r++) {
+                const sstr *s = &AT(d, sel, r);
+                bool ok = HEAD_MATCHES(s);
+                /* the address chosen by a mask, not a jump that the strings' mix would mispredict */
+                uintptr_t far = -(uintptr_t)((s->len > SSTR_INLINE) & ok);
+                uintptr_t next = ((uintptr_t)(s->u.ext.ptr + 4) & far) | ((uintptr_t)(s->u.inl + 4) & ~far);
+                m |= (uint64_t)(ok & (((next8((const char *)next) ^ want8) & keep8) == 0)) << (r & 63);
+            }
+            mask[w] = m;
+        }
+        return;
+    }
+    for (uint32_t w = 0; w < KERN_WORDS(n); w++) {
+        uint32_t end = w * 64 + 64 < n ? w * 64 + 64 : n;
+        uint64_t m = 0;
+        for (uint32_t r = w * 64; r < end; r++) {
+            const sstr *s = &AT(d, sel, r);
+            if (HEAD_MATCHES(s) && memcmp(sstr_data(s) + 4, p + 4, plen - 4) == 0) m |= (uint64_t)1 << (r & 63);
+        }
+        mask[w] = m;
+    }
+#undef HEAD_MATCHES
+}
+
+/* ---- dictionaries and masks --------------------------------------------------------------- */
+
+void kern_dict_mask(const uint64_t *entries, const sel_t *codes, uint32_t n, uint64_t *mask) {
+    ROW_WORDS(row_bit(entries, codes[r]));
+}
+
+void kern_mask_not(uint64_t *mask, uint32_t n) {
+    for (uint32_t w = 0; w < n / 64; w++) mask[w] = ~mask[w];
+    if (n % 64) mask[n / 64] = ~mask[n / 64] & (((uint64_t)1 << (n % 64)) - 1);
+}

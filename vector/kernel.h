@@ -156,4 +156,52 @@ void kern_hash_combine_i64(const int64_t *d, const sel_t *sel, const uint64_t *v
 void kern_hash_combine_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
 void kern_hash_combine_str(const sstr *d, const sel_t *sel, const uint64_t *validity, uint32_t n, uint64_t *h);
 
+/* ---- predicates: IN-lists, ranges, string prefixes, dictionaries ---------------------------- */
+
+/* IN-lists of constants. kern_in_prepare_T puts items[0..n) in the form kern_in_T reads, in
+** place, and returns how many remain: sorted ascending in strata's order, duplicates dropped;
+** for DOUBLE -0.0 becomes 0.0 and every NaN one NaN, last. kern_in_T sets mask to (row r equals
+** one of items[0..nitems)) for rows 0..n-1, items prepared; DOUBLE equal as in kern_cmp_f64 (NaN
+** matches a NaN item). Lists of up to KERN_IN_SHORT items compare each row with every item, SIMD
+** lanes at a time; longer integer lists whose items lie within 4096 consecutive values test a bit
+** per row in a bitmap of them; the others search the sorted items, branch-free. An empty list
+** matches no row. NULL rows and NULL items are the caller's (SQL's IN is NULL when nothing matches and the
+** list holds a NULL). */
+#define KERN_IN_SHORT 8
+uint32_t kern_in_prepare_i16(int16_t *items, uint32_t n);
+uint32_t kern_in_prepare_i32(int32_t *items, uint32_t n);
+uint32_t kern_in_prepare_i64(int64_t *items, uint32_t n);
+uint32_t kern_in_prepare_f64(double *items, uint32_t n);
+void kern_in_i16(const int16_t *d, const sel_t *sel, uint32_t n, const int16_t *items, uint32_t nitems,
+                 uint64_t *mask);
+void kern_in_i32(const int32_t *d, const sel_t *sel, uint32_t n, const int32_t *items, uint32_t nitems,
+                 uint64_t *mask);
+void kern_in_i64(const int64_t *d, const sel_t *sel, uint32_t n, const int64_t *items, uint32_t nitems,
+                 uint64_t *mask);
+void kern_in_f64(const double *d, const sel_t *sel, uint32_t n, const double *items, uint32_t nitems,
+                 uint64_t *mask);
+
+/* kern_between_T sets mask to (lo <= row r <= hi) for rows 0..n-1 in one pass: BETWEEN, in
+** strata's order for DOUBLE (as kern_cmp_f64: NaN equals NaN and is above every number, so a NaN
+** row is between lo and NaN). lo > hi matches no row. */
+void kern_between_i16(const int16_t *d, const sel_t *sel, uint32_t n, int16_t lo, int16_t hi, uint64_t *mask);
+void kern_between_i32(const int32_t *d, const sel_t *sel, uint32_t n, int32_t lo, int32_t hi, uint64_t *mask);
+void kern_between_i64(const int64_t *d, const sel_t *sel, uint32_t n, int64_t lo, int64_t hi, uint64_t *mask);
+void kern_between_f64(const double *d, const sel_t *sel, uint32_t n, double lo, double hi, uint64_t *mask);
+
+/* kern_prefix sets mask to (row r's string starts with the bytes p[0..plen)) for rows 0..n-1: the
+** LIKE 'abc%' test. A short prefix is compared in the sstr's inline bytes (a long string's 4-byte
+** prefix) without following its pointer; only rows that pass that and are long enough read their
+** other bytes. plen 0: every row. */
+void kern_prefix(const sstr *d, const sel_t *sel, uint32_t n, const char *p, uint32_t plen, uint64_t *mask);
+
+/* kern_dict_mask sets mask to bit codes[r] of entries for rows 0..n-1: a predicate evaluated once
+** per dictionary entry (entries: one bit per entry, as a row mask) mapped to a dictionary
+** vector's rows through their codes (its selection). */
+void kern_dict_mask(const uint64_t *entries, const sel_t *codes, uint32_t n, uint64_t *mask);
+
+/* kern_mask_not inverts the bits of rows 0..n-1 of mask (KERN_WORDS(n) words); the bits past n
+** stay zero. */
+void kern_mask_not(uint64_t *mask, uint32_t n);
+
 #endif

@@ -85,6 +85,25 @@
 **                    to 63 (empty, inline, pointed to); equal values of every width alike;
 **                    hash_bytes_short against hash_bytes; two columns combined in either order.
 **   kern_sel         NULL for a flat vector, the vector's own selection otherwise.
+**   kern_in_T        SMALLINT, INTEGER, BIGINT and DOUBLE lists of 0 to 200 items (every short
+**                    width around KERN_IN_SHORT, then the bitmap or the sorted search), drawn with
+**                    repeats and unsorted from the data's edges and pool values or within 300
+**                    values: kern_in_prepare_T keeps them
+**                    sorted, unique and complete, and every mode and n matches membership in the
+**                    original list; every SMALLINT value against one list; DOUBLE lists of edge
+**                    values, with -0.0 matching 0.0 and a NaN item any NaN row, also stated
+**                    outright for short and long lists. Lists spanning 4095 and 4096 values (the
+**                    bitmap's edge) at the bottom and top of each integer type, rows around both
+**                    ends and anywhere.
+**   kern_between_T   the four types with bounds from every pair of edge, pool and data values
+**                    (equal and reversed bounds, the whole range; NaN bounds for DOUBLE) against
+**                    lo <= x <= hi in strata's order.
+**   kern_prefix      strings of 0 to 30 bytes over three letters, inline and long, with garbage in
+**                    the inline bytes past their length, against prefixes of 0 to 20 bytes taken
+**                    from the data or random; the empty string, 4- and SSTR_INLINE-byte prefixes
+**                    against strings around those lengths, a long string differing after byte 4.
+**   kern_dict_mask   dictionaries of 1 to 5000 entries, random entry bits and codes, every n.
+**   kern_mask_not    random masks, every n: the bits past n stay zero, nothing past the mask.
 **
 ** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
 ** n, selection mode and row (and for the two-column comparisons both sides' modes, the data, the
@@ -3005,4 +3024,461 @@ Test(kernel, hash_two_columns) {
         differ += ab[r] != ba[r];
     }
     cr_assert_gt(differ, VECTOR_SIZE - 8, "the order of the columns matters");
+}
+
+/* ---- predicates: IN-lists, ranges, prefixes, dictionaries ----------------------------------- */
+
+/* The list lengths: empty, every short width (1, 2, 4 and 8 with the ones between, padded), just
+** past KERN_IN_SHORT (the sorted search) and long. */
+static const uint32_t NITEMS[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 200};
+#define NNITEMS (sizeof NITEMS / sizeof NITEMS[0])
+
+/* fail_mask reports a mask that differs from the reference (bad as mask_diff returns it). */
+#define FAIL_MASK(bad, got, want, n, value, ...)                                                              \
+    do {                                                                                                     \
+        char msg_[256];                                                                                      \
+        snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                            \
+        cr_assert_fail("%s: %s", msg_, describe(bad, got, want, n, value));                                  \
+    } while (0)
+
+/* check_in_T: lists of every length drawn like the data (edges, pool values, small and any values,
+** repeated and unsorted), prepared, then every mode and n against membership in the original
+** list; the prepared list is sorted, without repeats and holds exactly the original's values. */
+#define DEFINE_IN_INT(SUF, T, TMIN, TMAX)                                                                    \
+    static void check_in_##SUF(uint64_t seed) {                                                              \
+        static T base[VECTOR_SIZE + 1];                                                                      \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static const int64_t edges[] = {TMIN, (int64_t)TMIN + 1, -1, 0, 1, (int64_t)TMAX - 1, TMAX};         \
+        enum { NEDGE = sizeof edges / sizeof edges[0] };                                                     \
+        int64_t pool[NPOOL];                                                                                 \
+        rng_seed(seed);                                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            pool[i] = gen_any(TMIN, TMAX);                                                                   \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)gen_int(edges, NEDGE, pool, TMIN, TMAX, false);                                     \
+        uint64_t want[VALIDITY_WORDS], got[MASKBUF];                                                         \
+        for (uint32_t li = 0; li < NNITEMS; li++)                                                            \
+            for (int rep = 0; rep < 3; rep++) {                                                              \
+                T list[256], items[256];                                                                     \
+                uint32_t nlist = NITEMS[li];                                                                 \
+                for (uint32_t k = 0; k < nlist; k++) /* rep 2: within 300 values (the bitmap) */            \
+                    list[k] = rep == 2 ? (T)((int64_t)rnd(300) - 150)                                        \
+                                       : (T)gen_int(edges, NEDGE, pool, TMIN, TMAX, rep == 0);               \
+                memcpy(items, list, nlist * sizeof *list);                                                   \
+                uint32_t nitems = kern_in_prepare_##SUF(items, nlist);                                       \
+                cr_assert(nitems <= nlist && (nlist == 0) == (nitems == 0), "kern_in_prepare_" #SUF          \
+                          " kept %u of %u", nitems, nlist);                                                  \
+                for (uint32_t k = 1; k < nitems; k++)                                                        \
+                    cr_assert(items[k - 1] < items[k], "kern_in_prepare_" #SUF ": items %u, %u not ascending", \
+                              k - 1, k);                                                                     \
+                for (uint32_t k = 0; k < nlist; k++) {                                                       \
+                    bool in = false;                                                                         \
+                    for (uint32_t j = 0; j < nitems; j++)                                                    \
+                        in |= items[j] == list[k];                                                           \
+                    cr_assert(in, "kern_in_prepare_" #SUF " lost %lld", (long long)list[k]);                 \
+                }                                                                                            \
+                for (int mode = 0; mode < NMODES; mode++) {                                                  \
+                    const sel_t *sel = make_sel(mode, selbuf);                                               \
+                    const T *d = base + data_off(mode);                                                      \
+                    for (uint32_t ni = 0; ni < NNS; ni++) {                                                  \
+                        uint32_t n = NS[ni];                                                                 \
+                        memset(want, 0, sizeof want);                                                        \
+                        for (uint32_t r = 0; r < n; r++)                                                     \
+                            for (uint32_t k = 0; k < nlist; k++)                                             \
+                                if (AT(d, sel, r) == list[k]) set_bit(want, r);                              \
+                        for (uint32_t w = 0; w < MASKBUF; w++)                                               \
+                            got[w] = CANARY64;                                                               \
+                        kern_in_##SUF(d, sel, n, items, nitems, got);                                        \
+                        int64_t bad = mask_diff(got, want, n);                                               \
+                        if (bad != -1) {                                                                     \
+                            char value[64] = "";                                                             \
+                            if (bad >= 0 && bad < (int64_t)n)                                                \
+                                snprintf(value, sizeof value, "value %lld", (long long)AT(d, sel, (uint32_t)bad)); \
+                            FAIL_MASK(bad, got, want, n, value, "kern_in_" #SUF " %u items n=%u %s (seed %llu)", \
+                                      nitems, n, MODE[mode], (unsigned long long)seed);                      \
+                        }                                                                                    \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+    }
+
+DEFINE_IN_INT(i16, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_IN_INT(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_IN_INT(i64, int64_t, INT64_MIN, INT64_MAX)
+
+Test(kernel, in_i16) { check_in_i16(41); }
+Test(kernel, in_i32) { check_in_i32(42); }
+Test(kernel, in_i64) { check_in_i64(43); }
+
+/* Every SMALLINT against a list: no value is missed or invented at any distance from the items. */
+Test(kernel, in_i16_every_value) {
+    static int16_t d[VECTOR_SIZE];
+    int16_t items[] = {INT16_MAX, -5, INT16_MIN, 0, 7, 1000, -1, 7, 300, -300, 12};
+    uint32_t nitems = kern_in_prepare_i16(items, sizeof items / sizeof items[0]);
+    cr_assert_eq(nitems, 10);
+    for (int32_t from = INT16_MIN; from <= INT16_MAX; from += VECTOR_SIZE) {
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++)
+            d[r] = (int16_t)(from + (int32_t)r);
+        uint64_t got[VALIDITY_WORDS];
+        kern_in_i16(d, NULL, VECTOR_SIZE, items, nitems, got);
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++) {
+            bool want = d[r] == INT16_MAX || d[r] == -5 || d[r] == INT16_MIN || d[r] == 0 || d[r] == 7 ||
+                        d[r] == 1000 || d[r] == -1 || d[r] == 300 || d[r] == -300 || d[r] == 12;
+            cr_assert_eq(bit_of(got, r), want, "kern_in_i16: %d", d[r]);
+        }
+    }
+}
+
+/* The bitmap of a long list that spans fewer than 4096 values: spans of 4095 (the bitmap's last
+** bit) and 4096 (the sorted search), at the bottom and top of each type's range (where x - lo
+** wraps for the rows far away), against rows all around the items. */
+#define DEFINE_IN_SPAN(SUF, T, TMIN, TMAX)                                                                   \
+    static void check_in_span_##SUF(void) {                                                                  \
+        static T d[VECTOR_SIZE];                                                                             \
+        const int64_t los[] = {TMIN, (int64_t)TMAX - 4096, -2000, 0};                                        \
+        for (int li = 0; li < 4; li++)                                                                       \
+            for (int64_t span = 4095; span <= 4096; span++) {                                                \
+                int64_t lo = los[li];                                                                        \
+                if (lo + span > TMAX) continue;                                                              \
+                T items[12];                                                                                 \
+                uint32_t ni = 0;                                                                             \
+                for (int k = 0; k < 10; k++)                                                                 \
+                    items[ni++] = (T)(lo + span * k / 9);                                                    \
+                items[ni++] = (T)(lo + 1), items[ni++] = (T)(lo + span - 1);                                 \
+                ni = kern_in_prepare_##SUF(items, ni);                                                       \
+                for (uint32_t r = 0; r < VECTOR_SIZE; r++) { /* around lo, around lo + span, and anywhere */ \
+                    __int128 x = r % 3 == 0   ? (__int128)lo + rnd(64) - 32                                 \
+                                 : r % 3 == 1 ? (__int128)lo + span + rnd(64) - 32                          \
+                                             : gen_any(TMIN, TMAX);                                          \
+                    if (r % 17 == 0) x = items[rnd(ni)];                                                     \
+                    d[r] = (T)(x < TMIN ? TMIN : x > TMAX ? TMAX : x);                                       \
+                }                                                                                            \
+                uint64_t got[VALIDITY_WORDS];                                                                \
+                kern_in_##SUF(d, NULL, VECTOR_SIZE, items, ni, got);                                         \
+                for (uint32_t r = 0; r < VECTOR_SIZE; r++) {                                                 \
+                    bool want = false;                                                                       \
+                    for (uint32_t k = 0; k < ni; k++)                                                        \
+                        want |= d[r] == items[k];                                                            \
+                    cr_assert_eq(bit_of(got, r), want, "kern_in_" #SUF " lo %lld span %lld: row %u = %lld",  \
+                                 (long long)lo, (long long)span, r, (long long)d[r]);                        \
+                }                                                                                            \
+            }                                                                                                \
+    }
+
+DEFINE_IN_SPAN(i16, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_IN_SPAN(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_IN_SPAN(i64, int64_t, INT64_MIN, INT64_MAX)
+
+Test(kernel, in_bitmap_spans) {
+    rng_seed(52);
+    check_in_span_i16();
+    check_in_span_i32();
+    check_in_span_i64();
+}
+
+/* DOUBLE: lists of edge values (NaNs of every kind, -0.0 and 0.0, infinities, denormals) and
+** ordinary ones; a row matches an item equal in strata's order (NaN = NaN, -0.0 = 0.0). */
+static void check_in_f64(uint64_t seed) {
+    static double base[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    double pool[NPOOL];
+    init_specials();
+    rng_seed(seed);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_f64(specials, false);
+    pool[0] = 3.25;
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        base[i] = gen_f64(pool, false);
+    uint64_t want[VALIDITY_WORDS], got[MASKBUF];
+    for (uint32_t li = 0; li < NNITEMS; li++)
+        for (int rep = 0; rep < 4; rep++) {
+            double list[256], items[256];
+            uint32_t nlist = NITEMS[li];
+            for (uint32_t k = 0; k < nlist; k++)
+                list[k] = rep == 3 ? specials[(k + li) % NSPECIAL] : gen_f64(pool, rep == 0);
+            if (rep == 2 && nlist) list[nlist - 1] = -0.0; /* only the negative zero: 0.0 rows match */
+            memcpy(items, list, nlist * sizeof *list);
+            uint32_t nitems = kern_in_prepare_f64(items, nlist);
+            for (uint32_t k = 1; k < nitems; k++)
+                cr_assert(f64_order(items[k - 1], items[k]) < 0, "kern_in_prepare_f64: items %u, %u not ascending",
+                          k - 1, k);
+            for (uint32_t k = 0; k < nlist; k++) {
+                bool in = false;
+                for (uint32_t j = 0; j < nitems; j++)
+                    in |= f64_order(items[j], list[k]) == 0;
+                cr_assert(in, "kern_in_prepare_f64 lost %a", list[k]);
+            }
+            for (int mode = 0; mode < NMODES; mode++) {
+                const sel_t *sel = make_sel(mode, selbuf);
+                const double *d = base + data_off(mode);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    memset(want, 0, sizeof want);
+                    for (uint32_t r = 0; r < n; r++)
+                        for (uint32_t k = 0; k < nlist; k++)
+                            if (f64_order(AT(d, sel, r), list[k]) == 0) set_bit(want, r);
+                    for (uint32_t w = 0; w < MASKBUF; w++)
+                        got[w] = CANARY64;
+                    kern_in_f64(d, sel, n, items, nitems, got);
+                    int64_t bad = mask_diff(got, want, n);
+                    if (bad != -1) {
+                        char value[64] = "";
+                        if (bad >= 0 && bad < (int64_t)n)
+                            snprintf(value, sizeof value, "value %a", AT(d, sel, (uint32_t)bad));
+                        FAIL_MASK(bad, got, want, n, value, "kern_in_f64 %u items (rep %d) n=%u %s (seed %llu)", nitems,
+                                  rep, n, MODE[mode], (unsigned long long)seed);
+                    }
+                }
+            }
+        }
+}
+
+Test(kernel, in_f64) { check_in_f64(44); }
+
+/* The DOUBLE rules stated outright: -0.0 in the list matches 0.0 and -0.0 rows, a NaN item any
+** NaN row, and nothing else matches them; short and long lists. */
+Test(kernel, in_f64_nan_and_zero_rules) {
+    double d[70];
+    for (int r = 0; r < 70; r++)
+        d[r] = r % 5 == 0 ? -0.0 : r % 5 == 1 ? 0.0 : r % 5 == 2 ? NAN : r % 5 == 3 ? -NAN : (double)r;
+    for (uint32_t extra = 0; extra <= 20; extra += 20) {
+        double items[32] = {-0.0};
+        uint32_t n = 1 + extra;
+        for (uint32_t k = 1; k < n; k++)
+            items[k] = 1000.0 + k;
+        uint64_t got[2];
+        uint32_t ni = kern_in_prepare_f64(items, n);
+        kern_in_f64(d, NULL, 70, items, ni, got);
+        for (int r = 0; r < 70; r++)
+            cr_assert_eq(bit_of(got, r), r % 5 < 2, "-0.0 in a list of %u: row %d", n, r);
+        items[n] = from_bits(0xfff8000000000123ull); /* a negative NaN with a payload */
+        ni = kern_in_prepare_f64(items, n + 1);
+        cr_assert(isnan(items[ni - 1]), "the NaN goes last");
+        kern_in_f64(d, NULL, 70, items, ni, got);
+        for (int r = 0; r < 70; r++)
+            cr_assert_eq(bit_of(got, r), r % 5 < 4, "-0.0 and NaN in a list of %u: row %d", n + 1, r);
+    }
+}
+
+/* check_between_T: bounds from the edges, the pool and the data (equal bounds, reversed bounds,
+** the type's whole range) over every mode and n. */
+#define DEFINE_BETWEEN_INT(SUF, T, TMIN, TMAX)                                                               \
+    static void check_between_##SUF(uint64_t seed) {                                                         \
+        static T base[VECTOR_SIZE + 1];                                                                      \
+        static sel_t selbuf[VECTOR_SIZE + 1];                                                                \
+        static const int64_t edges[] = {TMIN, (int64_t)TMIN + 1, -1, 0, 1, (int64_t)TMAX - 1, TMAX};         \
+        enum { NEDGE = sizeof edges / sizeof edges[0] };                                                     \
+        int64_t pool[NPOOL];                                                                                 \
+        rng_seed(seed);                                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            pool[i] = gen_any(TMIN, TMAX);                                                                   \
+        for (uint32_t i = 0; i <= VECTOR_SIZE; i++)                                                          \
+            base[i] = (T)gen_int(edges, NEDGE, pool, TMIN, TMAX, false);                                     \
+        T bounds[NEDGE + NPOOL + 3];                                                                         \
+        int nb = 0;                                                                                          \
+        for (int i = 0; i < NEDGE; i++)                                                                      \
+            bounds[nb++] = (T)edges[i];                                                                      \
+        for (int i = 0; i < NPOOL; i++)                                                                      \
+            bounds[nb++] = (T)pool[i];                                                                       \
+        bounds[nb++] = base[5];                                                                              \
+        bounds[nb++] = (T)gen_any(TMIN, TMAX);                                                               \
+        bounds[nb++] = (T)gen_any(TMIN, TMAX);                                                               \
+        uint64_t want[VALIDITY_WORDS], got[MASKBUF];                                                         \
+        for (int mode = 0; mode < NMODES; mode++) {                                                          \
+            const sel_t *sel = make_sel(mode, selbuf);                                                       \
+            const T *d = base + data_off(mode);                                                              \
+            for (uint32_t ni = 0; ni < NNS; ni += (mode == M_FLAT ? 1 : 3))                                  \
+                for (int a = 0; a < nb; a++)                                                                 \
+                    for (int b = 0; b < nb; b++) {                                                           \
+                        uint32_t n = NS[ni];                                                                 \
+                        T lo = bounds[a], hi = bounds[b];                                                    \
+                        memset(want, 0, sizeof want);                                                        \
+                        for (uint32_t r = 0; r < n; r++)                                                     \
+                            if (lo <= AT(d, sel, r) && AT(d, sel, r) <= hi) set_bit(want, r);                \
+                        for (uint32_t w = 0; w < MASKBUF; w++)                                               \
+                            got[w] = CANARY64;                                                               \
+                        kern_between_##SUF(d, sel, n, lo, hi, got);                                          \
+                        int64_t bad = mask_diff(got, want, n);                                               \
+                        if (bad != -1) {                                                                     \
+                            char value[64] = "";                                                             \
+                            if (bad >= 0 && bad < (int64_t)n)                                                \
+                                snprintf(value, sizeof value, "value %lld", (long long)AT(d, sel, (uint32_t)bad)); \
+                            FAIL_MASK(bad, got, want, n, value, "kern_between_" #SUF " [%lld, %lld] n=%u %s (seed %llu)", \
+                                      (long long)lo, (long long)hi, n, MODE[mode], (unsigned long long)seed); \
+                        }                                                                                    \
+                    }                                                                                        \
+        }                                                                                                    \
+    }
+
+DEFINE_BETWEEN_INT(i16, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_BETWEEN_INT(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_BETWEEN_INT(i64, int64_t, INT64_MIN, INT64_MAX)
+
+Test(kernel, between_i16) { check_between_i16(45); }
+Test(kernel, between_i32) { check_between_i32(46); }
+Test(kernel, between_i64) { check_between_i64(47); }
+
+/* DOUBLE: every pair of edge values as bounds (NaN bounds included) and a few ordinary ones;
+** between in strata's order. */
+Test(kernel, between_f64) {
+    static double base[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    double pool[NPOOL];
+    init_specials();
+    rng_seed(48);
+    for (int i = 0; i < NPOOL; i++)
+        pool[i] = gen_f64(specials, false);
+    pool[0] = 3.25;
+    for (uint32_t i = 0; i <= VECTOR_SIZE; i++)
+        base[i] = gen_f64(pool, false);
+    double bounds[NSPECIAL + 4];
+    int nb = 0;
+    for (int i = 0; i < NSPECIAL; i++)
+        bounds[nb++] = specials[i];
+    bounds[nb++] = pool[0];
+    bounds[nb++] = pool[1];
+    bounds[nb++] = -2.5;
+    bounds[nb++] = 4.0;
+    uint64_t want[VALIDITY_WORDS], got[MASKBUF];
+    for (int mode = 0; mode < NMODES; mode++) {
+        const sel_t *sel = make_sel(mode, selbuf);
+        const double *d = base + data_off(mode);
+        for (uint32_t ni = 0; ni < NNS; ni += (mode == M_FLAT ? 1 : 3))
+            for (int a = 0; a < nb; a++)
+                for (int b = 0; b < nb; b++) {
+                    uint32_t n = NS[ni];
+                    double lo = bounds[a], hi = bounds[b];
+                    memset(want, 0, sizeof want);
+                    for (uint32_t r = 0; r < n; r++)
+                        if (f64_order(AT(d, sel, r), lo) >= 0 && f64_order(AT(d, sel, r), hi) <= 0) set_bit(want, r);
+                    for (uint32_t w = 0; w < MASKBUF; w++)
+                        got[w] = CANARY64;
+                    kern_between_f64(d, sel, n, lo, hi, got);
+                    int64_t bad = mask_diff(got, want, n);
+                    if (bad != -1) {
+                        char value[64] = "";
+                        if (bad >= 0 && bad < (int64_t)n) snprintf(value, sizeof value, "value %a", AT(d, sel, (uint32_t)bad));
+                        FAIL_MASK(bad, got, want, n, value, "kern_between_f64 [%a, %a] n=%u %s", lo, hi, n, MODE[mode]);
+                    }
+                }
+    }
+}
+
+/* Strings for kern_prefix: lengths 0 to 30 over a 3-letter alphabet (so prefixes often match,
+** and fail at every position), inline (up to SSTR_INLINE bytes) or pointing into text; the inline
+** bytes past a short string's length are garbage, which must not matter. */
+static char prefix_text[VECTOR_SIZE + 1][32];
+
+static void make_strings(sstr *base, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t len = rnd(4) == 0 ? rnd(31) : rnd(8);
+        for (uint32_t k = 0; k < len; k++)
+            prefix_text[i][k] = "abc"[rnd(3)];
+        base[i] = sstr_make(prefix_text[i], len);
+        if (len < SSTR_INLINE)
+            for (uint32_t k = len; k < SSTR_INLINE; k++)
+                base[i].u.inl[k] = (char)("abc\xff"[rnd(4)]);
+    }
+}
+
+Test(kernel, prefix) {
+    static sstr base[VECTOR_SIZE + 1];
+    static sel_t selbuf[VECTOR_SIZE + 1];
+    rng_seed(49);
+    make_strings(base, VECTOR_SIZE + 1);
+    uint64_t want[VALIDITY_WORDS], got[MASKBUF];
+    for (uint32_t plen = 0; plen <= 20; plen++)
+        for (int rep = 0; rep < 3; rep++) {
+            char p[32];
+            /* a prefix of a data string when it is long enough, otherwise random letters */
+            const char *from = rep < 2 ? prefix_text[rnd(VECTOR_SIZE)] : NULL;
+            for (uint32_t k = 0; k < plen; k++)
+                p[k] = from && rep == 0 ? from[k] : "abc"[rnd(3)];
+            for (int mode = 0; mode < NMODES; mode++) {
+                const sel_t *sel = make_sel(mode, selbuf);
+                const sstr *d = base + data_off(mode);
+                for (uint32_t ni = 0; ni < NNS; ni++) {
+                    uint32_t n = NS[ni];
+                    memset(want, 0, sizeof want);
+                    for (uint32_t r = 0; r < n; r++) {
+                        const sstr *s = &AT(d, sel, r);
+                        if (s->len >= plen && memcmp(sstr_data(s), p, plen) == 0) set_bit(want, r);
+                    }
+                    for (uint32_t w = 0; w < MASKBUF; w++)
+                        got[w] = CANARY64;
+                    kern_prefix(d, sel, n, p, plen, got);
+                    int64_t bad = mask_diff(got, want, n);
+                    if (bad != -1) {
+                        char value[64] = "";
+                        if (bad >= 0 && bad < (int64_t)n) {
+                            const sstr *s = &AT(d, sel, (uint32_t)bad);
+                            snprintf(value, sizeof value, "'%.*s'", (int)s->len, sstr_data(s));
+                        }
+                        FAIL_MASK(bad, got, want, n, value, "kern_prefix '%.*s' n=%u %s", (int)plen, p, n, MODE[mode]);
+                    }
+                }
+            }
+        }
+}
+
+/* The empty string and the empty prefix; prefixes of exactly 4 and SSTR_INLINE bytes against
+** strings one byte shorter, as long and longer; a long string whose first 4 bytes match and
+** whose later ones do not. */
+Test(kernel, prefix_edges) {
+    const char *text = "abcdefghijklmnopqrstuvwxyz";
+    sstr d[8] = {sstr_make("", 0), sstr_make(text, 3), sstr_make(text, 4), sstr_make(text, 11),
+                 sstr_make(text, 12), sstr_make(text, 13), sstr_make("abcdXfghijklmn", 14), sstr_make(text, 26)};
+    uint64_t got[1];
+    kern_prefix(d, NULL, 8, "", 0, got);
+    cr_assert_eq(got[0], 0xff, "the empty prefix matches every string, the empty one too");
+    kern_prefix(d, NULL, 8, "abcd", 4, got);
+    cr_assert_eq(got[0], 0xfc, "'abcd%%': 0x%llx", (unsigned long long)got[0]);
+    kern_prefix(d, NULL, 8, text, 12, got);
+    cr_assert_eq(got[0], 0xb0, "12 bytes: 0x%llx", (unsigned long long)got[0]);
+    kern_prefix(d, NULL, 8, text, 13, got);
+    cr_assert_eq(got[0], 0xa0, "13 bytes: 0x%llx", (unsigned long long)got[0]);
+    kern_prefix(d, NULL, 8, "abcde", 5, got);
+    cr_assert_eq(got[0], 0xb8, "'abcde%%' (row 6 differs at byte 5): 0x%llx", (unsigned long long)got[0]);
+}
+
+/* kern_dict_mask: dictionaries of up to 5000 entries, random entry bits and codes, every n. */
+Test(kernel, dict_mask) {
+    static uint64_t entries[5000 / 64 + 1];
+    static sel_t codes[VECTOR_SIZE];
+    rng_seed(50);
+    const uint32_t sizes[] = {1, 2, 63, 64, 65, 300, 5000};
+    for (uint32_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        uint32_t size = sizes[si];
+        for (uint32_t w = 0; w < KERN_WORDS(size); w++)
+            entries[w] = rnd64() & rnd64();
+        for (uint32_t r = 0; r < VECTOR_SIZE; r++)
+            codes[r] = rnd(size);
+        for (uint32_t ni = 0; ni < NNS; ni++) {
+            uint32_t n = NS[ni];
+            uint64_t want[VALIDITY_WORDS] = {0}, got[MASKBUF];
+            for (uint32_t r = 0; r < n; r++)
+                if (bit_of(entries, codes[r])) set_bit(want, r);
+            for (uint32_t w = 0; w < MASKBUF; w++)
+                got[w] = CANARY64;
+            kern_dict_mask(entries, codes, n, got);
+            int64_t bad = mask_diff(got, want, n);
+            if (bad != -1) FAIL_MASK(bad, got, want, n, "", "kern_dict_mask %u entries n=%u", size, n);
+        }
+    }
+}
+
+/* kern_mask_not: masks of every pattern, the bits past n staying zero, nothing past the mask. */
+Test(kernel, mask_not) {
+    rng_seed(51);
+    for (uint32_t ni = 0; ni < NNS; ni++) {
+        uint32_t n = NS[ni];
+        uint64_t in[VALIDITY_WORDS] = {0}, want[VALIDITY_WORDS] = {0}, got[MASKBUF];
+        for (uint32_t r = 0; r < n; r++)
+            if (rnd(3) == 0) set_bit(in, r);
+            else set_bit(want, r);
+        load_mask(got, in, n);
+        kern_mask_not(got, n);
+        int64_t bad = mask_diff(got, want, n);
+        if (bad != -1) FAIL_MASK(bad, got, want, n, "", "kern_mask_not n=%u", n);
+    }
 }
