@@ -16,6 +16,16 @@
 ** The "filter + sum" rows are `SELECT sum(price) FROM t WHERE qty > 50`: kern_cmp_i32 + kern_mask_to_sel
 ** + kern_sum_f64 through the selection, and the same as a plain scalar C loop, the reference.
 **
+** Then the column store's decoding. bitpack_unpack at widths 3, 8, 17 and 32 reads a packed
+** column of the table's rows (random values of that width) a vector at a time into a uint64
+** buffer. The segment rows decode one column segment of SEGMENT_MAX_ROWS rows (built once with
+** its encoding forced, no zstd) a vector at a time with segment_decode_vector, as a scan does:
+** vector v of the pass is the segment's vector v mod its vector count, so the segment (at most a
+** few hundred KiB) stays in the L2 cache and these rows measure the decoding's work, not the
+** memory; their "reads" are the encoded bytes per row. Frame of reference into INTEGER (qty,
+** 7 bits) and BIGINT (amount, 24 bits), a dictionary of INTEGER (qty, 7-bit codes) and of BIGINT
+** (1000 values, 10-bit codes), runs of INTEGER (qty in runs of 1..32 rows).
+**
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
 ** write a vector, the sum of one sampled row of each output); it must equal the one computed from
 ** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
@@ -34,6 +44,8 @@
 
 #include <simde/x86/avx2.h>
 
+#include "../colstore/bitpack.h"
+#include "../colstore/segment.h"
 #include "../vector/kernel.h"
 #include "bench_common.h"
 
@@ -88,8 +100,30 @@ enum {
     K_MINMAX_I32,
     K_ARITH_F64,
     K_TO_F64_I32,
+    K_UNPACK3,
+    K_UNPACK8,
+    K_UNPACK17,
+    K_UNPACK32,
+    K_FOR_I32,
+    K_FOR_I64,
+    K_DICT_I32,
+    K_DICT_I64,
+    K_RLE_I32,
     K_COUNT
 };
+
+#define UNPACK_WIDTHS 4
+static const unsigned unpack_width[UNPACK_WIDTHS] = {3, 8, 17, 32};
+
+/* One column segment of the decoding rows, opened; src holds its values (as int64). */
+typedef struct seg_bench {
+    btree_buf buf;
+    segment_reader r;
+    vector out;
+    uint32_t nvectors;
+} seg_bench;
+
+enum { SEG_FOR_I32, SEG_FOR_I64, SEG_DICT_I32, SEG_DICT_I64, SEG_RLE_I32, SEG_BENCHES };
 
 typedef struct table {
     size_t rows;
@@ -97,12 +131,17 @@ typedef struct table {
     int64_t *amount;
     double *price, *disc;
     uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
+    uint8_t *packed[UNPACK_WIDTHS]; /* rows random values of unpack_width[j] bits, packed */
+    seg_bench seg[SEG_BENCHES];
     result want[K_COUNT];
 } table;
 
 static uint64_t mask_buf[KERN_WORDS(VECTOR_SIZE)] __attribute__((aligned(64)));
 static sel_t sel_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 static double out_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+static uint64_t u64_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+/* The segment decoding rows' bytes per row: their segments' sizes over their rows. */
+static double segment_row_bytes[K_COUNT];
 
 /* keep tells the compiler that the memory at p is read, so that a kernel's stores into it,
 ** of which the checksum samples one, cannot be dropped. */
@@ -116,6 +155,82 @@ static void *column_alloc(size_t bytes) {
     void *p = aligned_alloc(VECTOR_ALIGN, (bytes + VECTOR_ALIGN - 1) / VECTOR_ALIGN * VECTOR_ALIGN);
     if (p == NULL) die("out of memory (%zu bytes)", bytes);
     return p;
+}
+
+/* packed_make packs, for each width of unpack_width, rows random values of that width, and
+** their checksum: the sum over vectors of value v mod VECTOR_SIZE of vector v. */
+static void packed_make(table *t, uint64_t *s) {
+    uint64_t *vals = column_alloc(VECTOR_SIZE * sizeof *vals);
+    for (int j = 0; j < UNPACK_WIDTHS; j++) {
+        unsigned w = unpack_width[j];
+        uint64_t mask = (UINT64_C(1) << w) - 1, vbytes = bitpack_bytes(VECTOR_SIZE, w);
+        t->packed[j] = column_alloc(t->rows / VECTOR_SIZE * vbytes);
+        double sum = 0;
+        for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+            for (uint32_t i = 0; i < VECTOR_SIZE; i++) vals[i] = splitmix64(s) & mask;
+            bitpack_pack(vals, VECTOR_SIZE, w, t->packed[j] + off / VECTOR_SIZE * vbytes);
+            sum += (double)vals[sampled_row(off)];
+        }
+        t->want[K_UNPACK3 + j].v[0] = sum;
+    }
+    free(vals);
+}
+
+/* seg_make builds one segment of SEGMENT_MAX_ROWS values vals (int64) of type id with encoding
+** enc forced, opens it, and sets the checksum of its row k over the table's vectors. */
+static void seg_make(table *t, seg_bench *b, sql_type_id id, const int64_t *vals, int enc, int k) {
+    strata_err err = {0};
+    sql_type type = {.id = (uint8_t)id};
+    segment_builder sb;
+    vector v;
+    if (segment_builder_init(&sb, type, &err) || vec_init(&v, type, &err) || vec_init(&b->out, type, &err))
+        die("segment builder: %s", err.msg);
+    for (uint32_t off = 0; off < SEGMENT_MAX_ROWS; off += VECTOR_SIZE) {
+        vec_reset(&v);
+        for (uint32_t i = 0; i < VECTOR_SIZE; i++) {
+            if (id == TYPE_INTEGER)
+                VEC_DATA(&v, int32_t)[i] = (int32_t)vals[off + i];
+            else
+                VEC_DATA(&v, int64_t)[i] = vals[off + i];
+        }
+        if (segment_builder_append(&sb, &v, NULL, VECTOR_SIZE, &err)) die("segment append: %s", err.msg);
+    }
+    segment_options opt = {0, enc};
+    if (segment_builder_finish(&sb, &opt, &b->buf, &err) ||
+        segment_open(&b->r, b->buf.data, b->buf.len, type, &err))
+        die("segment: %s", err.msg);
+    seg_info info;
+    segment_describe(&b->r, &info);
+    if (info.encoding_id != enc) die("segment encoded as %s, not %s", info.encoding, seg_encoding_name(enc));
+    b->nvectors = segment_nvectors(&b->r);
+    segment_row_bytes[k] = (double)b->buf.len / SEGMENT_MAX_ROWS;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        uint32_t vec = (uint32_t)(off / VECTOR_SIZE % b->nvectors);
+        sum += (double)vals[(size_t)vec * VECTOR_SIZE + sampled_row(off)];
+    }
+    t->want[k].v[0] = sum;
+    vec_free(&v);
+    segment_builder_free(&sb);
+}
+
+/* segs_make builds the decoding rows' segments from the first rows of qty and amount. */
+static void segs_make(table *t, uint64_t *s) {
+    int64_t *vals = column_alloc(SEGMENT_MAX_ROWS * sizeof *vals);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->qty[i];
+    seg_make(t, &t->seg[SEG_FOR_I32], TYPE_INTEGER, vals, SEG_FOR, K_FOR_I32);
+    seg_make(t, &t->seg[SEG_DICT_I32], TYPE_INTEGER, vals, SEG_DICTIONARY, K_DICT_I32);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->amount[i];
+    seg_make(t, &t->seg[SEG_FOR_I64], TYPE_BIGINT, vals, SEG_FOR, K_FOR_I64);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->amount[i % 1000] * 1000003;
+    seg_make(t, &t->seg[SEG_DICT_I64], TYPE_BIGINT, vals, SEG_DICTIONARY, K_DICT_I64);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS;) {
+        uint32_t len = (uint32_t)(1 + below(s, 32));
+        int64_t q = t->qty[i];
+        for (uint32_t j = 0; j < len && i < SEGMENT_MAX_ROWS; j++) vals[i++] = q;
+    }
+    seg_make(t, &t->seg[SEG_RLE_I32], TYPE_INTEGER, vals, SEG_RLE, K_RLE_I32);
+    free(vals);
 }
 
 /* table_make generates the columns (deterministic, the same in every run) and, from the values,
@@ -156,10 +271,18 @@ static void table_make(table *t, size_t rows) {
         }
     }
     w[K_SCALAR] = w[K_FILTER_SUM];
+    packed_make(t, &s);
+    segs_make(t, &s);
 }
 
 static void table_free(table *t) {
     free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->qty_mask);
+    for (int j = 0; j < UNPACK_WIDTHS; j++) free(t->packed[j]);
+    for (int j = 0; j < SEG_BENCHES; j++) {
+        segment_reader_close(&t->seg[j].r);
+        btree_buf_free(&t->seg[j].buf);
+        vec_free(&t->seg[j].out);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -321,6 +444,45 @@ static result pass_to_f64_i32(const table *t) {
     return (result){{sum, 0}};
 }
 
+/* bitpack_unpack of a packed column, a vector at a time, into one uint64 buffer. */
+static result pass_unpack(const table *t, int j) {
+    const uint32_t n = vector_rows;
+    unsigned w = unpack_width[j];
+    uint64_t vbytes = bitpack_bytes(VECTOR_SIZE, w);
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        bitpack_unpack(t->packed[j] + off / VECTOR_SIZE * vbytes, n, w, u64_buf);
+        keep(u64_buf);
+        sum += (double)u64_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+static result pass_unpack3(const table *t) { return pass_unpack(t, 0); }
+static result pass_unpack8(const table *t) { return pass_unpack(t, 1); }
+static result pass_unpack17(const table *t) { return pass_unpack(t, 2); }
+static result pass_unpack32(const table *t) { return pass_unpack(t, 3); }
+
+/* segment_decode_vector over a segment's vectors in turn, one vector per table vector. */
+static result pass_segment(const table *t, int j) {
+    seg_bench *b = (seg_bench *)&t->seg[j];
+    strata_err err = {0};
+    double sum = 0;
+    int wide = b->out.phys == PHYS_I64;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        uint32_t vec = (uint32_t)(off / VECTOR_SIZE % b->nvectors);
+        if (segment_decode_vector(&b->r, vec, &b->out, &err)) die("decode: %s", err.msg);
+        keep(b->out.data);
+        uint32_t i = sampled_row(off);
+        sum += wide ? (double)VEC_DATA(&b->out, int64_t)[i] : (double)VEC_DATA(&b->out, int32_t)[i];
+    }
+    return (result){{sum, 0}};
+}
+static result pass_for_i32(const table *t) { return pass_segment(t, SEG_FOR_I32); }
+static result pass_for_i64(const table *t) { return pass_segment(t, SEG_FOR_I64); }
+static result pass_dict_i32(const table *t) { return pass_segment(t, SEG_DICT_I32); }
+static result pass_dict_i64(const table *t) { return pass_segment(t, SEG_DICT_I64); }
+static result pass_rle_i32(const table *t) { return pass_segment(t, SEG_RLE_I32); }
+
 typedef struct bench {
     const char *name;     /* the table's first column */
     const char *reads;    /* the columns read */
@@ -343,6 +505,15 @@ static const bench benches[K_COUNT] = {
     {"kern_minmax_i32", "qty (int32)", 4, "min; max", pass_minmax_i32},
     {"kern_arith_f64 price * disc", "price, disc", 16, "sampled sum", pass_arith_f64},
     {"kern_to_f64_i32 qty", "qty (int32)", 4, "sampled sum", pass_to_f64_i32},
+    {"bitpack_unpack w=3 → uint64", "packed (3 bits)", 3 / 8.0, "sampled sum", pass_unpack3},
+    {"bitpack_unpack w=8 → uint64", "packed (8 bits)", 8 / 8.0, "sampled sum", pass_unpack8},
+    {"bitpack_unpack w=17 → uint64", "packed (17 bits)", 17 / 8.0, "sampled sum", pass_unpack17},
+    {"bitpack_unpack w=32 → uint64", "packed (32 bits)", 32 / 8.0, "sampled sum", pass_unpack32},
+    {"segment decode: frame of reference → INTEGER (qty)", "segment (L2)", 0, "sampled sum", pass_for_i32},
+    {"segment decode: frame of reference → BIGINT (amount)", "segment (L2)", 0, "sampled sum", pass_for_i64},
+    {"segment decode: dictionary gather → INTEGER (qty)", "segment (L2)", 0, "sampled sum", pass_dict_i32},
+    {"segment decode: dictionary gather → BIGINT (1000 values)", "segment (L2)", 0, "sampled sum", pass_dict_i64},
+    {"segment decode: runs expanded → INTEGER (runs of 1..32)", "segment (L2)", 0, "sampled sum", pass_rle_i32},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -424,7 +595,9 @@ typedef struct run {
 } run;
 
 static double rows_per_s(const run *r, int k) { return (double)r->o->rows / r->t[k].best; }
-static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * benches[k].bytes_per_row; }
+/* row_bytes is what kernel k reads per row: its columns', or its segment's encoded bytes. */
+static double row_bytes(int k) { return benches[k].bytes_per_row ? benches[k].bytes_per_row : segment_row_bytes[k]; }
+static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * row_bytes(k); }
 
 static void write_report(FILE *out, const run *r, const char *saved_as) {
     const options *o = r->o;
@@ -532,7 +705,7 @@ static void write_json(FILE *f, const run *r) {
         fprintf(f, ", \"reads\": ");
         json_str(f, b->reads);
         fprintf(f, ", \"bytes_per_row\": ");
-        json_num(f, b->bytes_per_row);
+        json_num(f, row_bytes(k));
         fprintf(f, ", \"rows_per_s\": ");
         json_num(f, rows_per_s(r, k));
         fprintf(f, ", \"bytes_per_s\": ");
