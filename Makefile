@@ -5,7 +5,8 @@
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64,
 #                   AVX2=1: -march=haswell, AVX2 without AVX-512)
-#   make test-vector  only the vector layer's tests (its SIMD kernels), in the chosen variant
+#   make test-vector  only the SIMD kernels' tests (the vector layer's and the column store's decoding),
+#                   in the chosen variant
 #   make bench-rowstore   the row-store benchmark against SQLite
 #   make bench-kernels    the SIMD kernels' micro-benchmark against the memory bandwidth
 #                   (BENCH_ARGS="--quick --reps N --save")
@@ -135,8 +136,9 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 # The kernels' three builds: AVX-512 (native here), AVX2 and SSE2 (portable). test-vector runs the
-# vector layer's tests alone; a machine without the variant's instructions skips it with a note.
-VECTOR_TESTS := $(filter $(B)/tests/vector/%,$(TEST_BIN))
+# vector layer's tests and the column store's decode kernels' (tests/colstore/test_decode.c) alone;
+# a machine without the variant's instructions skips it with a note.
+VECTOR_TESTS := $(filter $(B)/tests/vector/%,$(TEST_BIN)) $(B)/tests/colstore/test_decode
 test-vector: deps-check $(VECTOR_TESTS)
 	@if [ "$(AVX2)" = 1 ] && ! grep -qw avx2 /proc/cpuinfo; then echo "no AVX2 on this machine: $(VARIANT) tests skipped"; exit 0; fi; \
 	fail=0; for t in $(VECTOR_TESTS); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
@@ -157,6 +159,7 @@ bench-rowstore: $(B)/bench/bench_rowstore
 # The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
 # vector/kernel.h (and through it core/ headers: -Icore) and links libstrata.a, which exports them.
 $(B)/bench/bench_kernels: bench/bench_kernels.c bench/bench_common.c bench/bench_common.h vector/kernel.h vector/vector.h \
+  colstore/bitpack.h colstore/segment.h \
   $(B)/libstrata.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata.a"' \

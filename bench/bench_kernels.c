@@ -23,6 +23,16 @@
 ** too (a checked product per row; hash_i64 and hash_bytes per row, as vec_hash ran before the
 ** hash kernels).
 **
+** Then the column store's decoding. bitpack_unpack at widths 3, 8, 17 and 32 reads a packed
+** column of the table's rows (random values of that width) a vector at a time into a uint64
+** buffer. The segment rows decode one column segment of SEGMENT_MAX_ROWS rows (built once with
+** its encoding forced, no zstd) a vector at a time with segment_decode_vector, as a scan does:
+** vector v of the pass is the segment's vector v mod its vector count, so the segment (at most a
+** few hundred KiB) stays in the L2 cache and these rows measure the decoding's work, not the
+** memory; their "reads" are the encoded bytes per row. Frame of reference into INTEGER (qty,
+** 7 bits) and BIGINT (amount, 24 bits), a dictionary of INTEGER (qty, 7-bit codes) and of BIGINT
+** (1000 values, 10-bit codes), runs of INTEGER (qty in runs of 1..32 rows).
+**
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
 ** write a vector, the sum of one sampled row of each output); it must equal the one computed from
 ** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
@@ -42,6 +52,8 @@
 
 #include <simde/x86/avx2.h>
 
+#include "../colstore/bitpack.h"
+#include "../colstore/segment.h"
 #include "../vector/kernel.h"
 #include "hash.h"
 #include "bench_common.h"
@@ -129,8 +141,30 @@ enum {
     K_BETWEEN_F64,
     K_PREFIX,
     K_DICT_MASK,
+    K_UNPACK3,
+    K_UNPACK8,
+    K_UNPACK17,
+    K_UNPACK32,
+    K_FOR_I32,
+    K_FOR_I64,
+    K_DICT_I32,
+    K_DICT_I64,
+    K_RLE_I32,
     K_COUNT
 };
+
+#define UNPACK_WIDTHS 4
+static const unsigned unpack_width[UNPACK_WIDTHS] = {3, 8, 17, 32};
+
+/* One column segment of the decoding rows, opened; src holds its values (as int64). */
+typedef struct seg_bench {
+    btree_buf buf;
+    segment_reader r;
+    vector out;
+    uint32_t nvectors;
+} seg_bench;
+
+enum { SEG_FOR_I32, SEG_FOR_I64, SEG_DICT_I32, SEG_DICT_I64, SEG_RLE_I32, SEG_BENCHES };
 
 typedef struct table {
     size_t rows;
@@ -139,6 +173,8 @@ typedef struct table {
     double *price, *disc;
     sstr *name;         /* a string per row: names[qty] (an even qty's name is long: not inline) */
     uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
+    uint8_t *packed[UNPACK_WIDTHS]; /* rows random values of unpack_width[j] bits, packed */
+    seg_bench seg[SEG_BENCHES];
     result want[K_COUNT];
 } table;
 
@@ -147,6 +183,9 @@ static sel_t sel_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 static double out_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 static int32_t i32_buf[VECTOR_SIZE] __attribute__((aligned(64)));
 static uint64_t hash_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+static uint64_t u64_buf[VECTOR_SIZE] __attribute__((aligned(64)));
+/* The segment decoding rows' bytes per row: their segments' sizes over their rows. */
+static double segment_row_bytes[K_COUNT];
 
 /* keep tells the compiler that the memory at p is read, so that a kernel's stores into it,
 ** of which the checksum samples one, cannot be dropped. */
@@ -185,6 +224,81 @@ static void *column_alloc(size_t bytes) {
 /* hash_check is the checksum of the hash kernels: the sampled rows' hashes XOR-ed, its top 53
 ** bits (exact in a double). */
 static double hash_check(uint64_t x) { return (double)(x >> 11); }
+/* packed_make packs, for each width of unpack_width, rows random values of that width, and
+** their checksum: the sum over vectors of value v mod VECTOR_SIZE of vector v. */
+static void packed_make(table *t, uint64_t *s) {
+    uint64_t *vals = column_alloc(VECTOR_SIZE * sizeof *vals);
+    for (int j = 0; j < UNPACK_WIDTHS; j++) {
+        unsigned w = unpack_width[j];
+        uint64_t mask = (UINT64_C(1) << w) - 1, vbytes = bitpack_bytes(VECTOR_SIZE, w);
+        t->packed[j] = column_alloc(t->rows / VECTOR_SIZE * vbytes);
+        double sum = 0;
+        for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+            for (uint32_t i = 0; i < VECTOR_SIZE; i++) vals[i] = splitmix64(s) & mask;
+            bitpack_pack(vals, VECTOR_SIZE, w, t->packed[j] + off / VECTOR_SIZE * vbytes);
+            sum += (double)vals[sampled_row(off)];
+        }
+        t->want[K_UNPACK3 + j].v[0] = sum;
+    }
+    free(vals);
+}
+
+/* seg_make builds one segment of SEGMENT_MAX_ROWS values vals (int64) of type id with encoding
+** enc forced, opens it, and sets the checksum of its row k over the table's vectors. */
+static void seg_make(table *t, seg_bench *b, sql_type_id id, const int64_t *vals, int enc, int k) {
+    strata_err err = {0};
+    sql_type type = {.id = (uint8_t)id};
+    segment_builder sb;
+    vector v;
+    if (segment_builder_init(&sb, type, &err) || vec_init(&v, type, &err) || vec_init(&b->out, type, &err))
+        die("segment builder: %s", err.msg);
+    for (uint32_t off = 0; off < SEGMENT_MAX_ROWS; off += VECTOR_SIZE) {
+        vec_reset(&v);
+        for (uint32_t i = 0; i < VECTOR_SIZE; i++) {
+            if (id == TYPE_INTEGER)
+                VEC_DATA(&v, int32_t)[i] = (int32_t)vals[off + i];
+            else
+                VEC_DATA(&v, int64_t)[i] = vals[off + i];
+        }
+        if (segment_builder_append(&sb, &v, NULL, VECTOR_SIZE, &err)) die("segment append: %s", err.msg);
+    }
+    segment_options opt = {0, enc};
+    if (segment_builder_finish(&sb, &opt, &b->buf, &err) ||
+        segment_open(&b->r, b->buf.data, b->buf.len, type, &err))
+        die("segment: %s", err.msg);
+    seg_info info;
+    segment_describe(&b->r, &info);
+    if (info.encoding_id != enc) die("segment encoded as %s, not %s", info.encoding, seg_encoding_name(enc));
+    b->nvectors = segment_nvectors(&b->r);
+    segment_row_bytes[k] = (double)b->buf.len / SEGMENT_MAX_ROWS;
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        uint32_t vec = (uint32_t)(off / VECTOR_SIZE % b->nvectors);
+        sum += (double)vals[(size_t)vec * VECTOR_SIZE + sampled_row(off)];
+    }
+    t->want[k].v[0] = sum;
+    vec_free(&v);
+    segment_builder_free(&sb);
+}
+
+/* segs_make builds the decoding rows' segments from the first rows of qty and amount. */
+static void segs_make(table *t, uint64_t *s) {
+    int64_t *vals = column_alloc(SEGMENT_MAX_ROWS * sizeof *vals);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->qty[i];
+    seg_make(t, &t->seg[SEG_FOR_I32], TYPE_INTEGER, vals, SEG_FOR, K_FOR_I32);
+    seg_make(t, &t->seg[SEG_DICT_I32], TYPE_INTEGER, vals, SEG_DICTIONARY, K_DICT_I32);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->amount[i];
+    seg_make(t, &t->seg[SEG_FOR_I64], TYPE_BIGINT, vals, SEG_FOR, K_FOR_I64);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->amount[i % 1000] * 1000003;
+    seg_make(t, &t->seg[SEG_DICT_I64], TYPE_BIGINT, vals, SEG_DICTIONARY, K_DICT_I64);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS;) {
+        uint32_t len = (uint32_t)(1 + below(s, 32));
+        int64_t q = t->qty[i];
+        for (uint32_t j = 0; j < len && i < SEGMENT_MAX_ROWS; j++) vals[i++] = q;
+    }
+    seg_make(t, &t->seg[SEG_RLE_I32], TYPE_INTEGER, vals, SEG_RLE, K_RLE_I32);
+    free(vals);
+}
 
 /* table_make generates the columns (deterministic, the same in every run) and, from the values,
 ** every kernel's expected checksum. rows is a multiple of VECTOR_SIZE: every vector is full. */
@@ -247,10 +361,18 @@ static void table_make(table *t, size_t rows) {
     w[K_HASH_F64].v[0] = hash_check(sampled_hash[2]);
     w[K_HASH_STR].v[0] = w[K_HASH_STR_SCALAR].v[0] = hash_check(sampled_hash[3]);
     w[K_HASH2].v[0] = hash_check(sampled_hash[4]);
+    packed_make(t, &s);
+    segs_make(t, &s);
 }
 
 static void table_free(table *t) {
     free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->name), free(t->qty_mask);
+    for (int j = 0; j < UNPACK_WIDTHS; j++) free(t->packed[j]);
+    for (int j = 0; j < SEG_BENCHES; j++) {
+        segment_reader_close(&t->seg[j].r);
+        btree_buf_free(&t->seg[j].buf);
+        vec_free(&t->seg[j].out);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -571,6 +693,44 @@ static result pass_dict_mask(const table *t) {
     }
     return (result){{(double)c, 0}};
 }
+/* bitpack_unpack of a packed column, a vector at a time, into one uint64 buffer. */
+static result pass_unpack(const table *t, int j) {
+    const uint32_t n = vector_rows;
+    unsigned w = unpack_width[j];
+    uint64_t vbytes = bitpack_bytes(VECTOR_SIZE, w);
+    double sum = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        bitpack_unpack(t->packed[j] + off / VECTOR_SIZE * vbytes, n, w, u64_buf);
+        keep(u64_buf);
+        sum += (double)u64_buf[sampled_row(off)];
+    }
+    return (result){{sum, 0}};
+}
+static result pass_unpack3(const table *t) { return pass_unpack(t, 0); }
+static result pass_unpack8(const table *t) { return pass_unpack(t, 1); }
+static result pass_unpack17(const table *t) { return pass_unpack(t, 2); }
+static result pass_unpack32(const table *t) { return pass_unpack(t, 3); }
+
+/* segment_decode_vector over a segment's vectors in turn, one vector per table vector. */
+static result pass_segment(const table *t, int j) {
+    seg_bench *b = (seg_bench *)&t->seg[j];
+    strata_err err = {0};
+    double sum = 0;
+    int wide = b->out.phys == PHYS_I64;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        uint32_t vec = (uint32_t)(off / VECTOR_SIZE % b->nvectors);
+        if (segment_decode_vector(&b->r, vec, &b->out, &err)) die("decode: %s", err.msg);
+        keep(b->out.data);
+        uint32_t i = sampled_row(off);
+        sum += wide ? (double)VEC_DATA(&b->out, int64_t)[i] : (double)VEC_DATA(&b->out, int32_t)[i];
+    }
+    return (result){{sum, 0}};
+}
+static result pass_for_i32(const table *t) { return pass_segment(t, SEG_FOR_I32); }
+static result pass_for_i64(const table *t) { return pass_segment(t, SEG_FOR_I64); }
+static result pass_dict_i32(const table *t) { return pass_segment(t, SEG_DICT_I32); }
+static result pass_dict_i64(const table *t) { return pass_segment(t, SEG_DICT_I64); }
+static result pass_rle_i32(const table *t) { return pass_segment(t, SEG_RLE_I32); }
 
 typedef struct bench {
     const char *name;     /* the table's first column */
@@ -612,6 +772,15 @@ static const bench benches[K_COUNT] = {
     {"kern_between_f64 price BETWEEN 250.25 AND 750 → mask", "price (double)", 8, "rows kept", pass_between_f64},
     {"kern_prefix name LIKE 'PROMO%' → mask", "name (sstr, 16 bytes)", 16, "rows kept", pass_prefix},
     {"kern_dict_mask (100-entry dictionary, qty as codes)", "codes (uint32)", 4, "rows kept", pass_dict_mask},
+    {"bitpack_unpack w=3 → uint64", "packed (3 bits)", 3 / 8.0, "sampled sum", pass_unpack3},
+    {"bitpack_unpack w=8 → uint64", "packed (8 bits)", 8 / 8.0, "sampled sum", pass_unpack8},
+    {"bitpack_unpack w=17 → uint64", "packed (17 bits)", 17 / 8.0, "sampled sum", pass_unpack17},
+    {"bitpack_unpack w=32 → uint64", "packed (32 bits)", 32 / 8.0, "sampled sum", pass_unpack32},
+    {"segment decode: frame of reference → INTEGER (qty)", "segment (L2)", 0, "sampled sum", pass_for_i32},
+    {"segment decode: frame of reference → BIGINT (amount)", "segment (L2)", 0, "sampled sum", pass_for_i64},
+    {"segment decode: dictionary gather → INTEGER (qty)", "segment (L2)", 0, "sampled sum", pass_dict_i32},
+    {"segment decode: dictionary gather → BIGINT (1000 values)", "segment (L2)", 0, "sampled sum", pass_dict_i64},
+    {"segment decode: runs expanded → INTEGER (runs of 1..32)", "segment (L2)", 0, "sampled sum", pass_rle_i32},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -693,7 +862,9 @@ typedef struct run {
 } run;
 
 static double rows_per_s(const run *r, int k) { return (double)r->o->rows / r->t[k].best; }
-static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * benches[k].bytes_per_row; }
+/* row_bytes is what kernel k reads per row: its columns', or its segment's encoded bytes. */
+static double row_bytes(int k) { return benches[k].bytes_per_row ? benches[k].bytes_per_row : segment_row_bytes[k]; }
+static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * row_bytes(k); }
 
 static void write_report(FILE *out, const run *r, const char *saved_as) {
     const options *o = r->o;
@@ -811,7 +982,7 @@ static void write_json(FILE *f, const run *r) {
         fprintf(f, ", \"reads\": ");
         json_str(f, b->reads);
         fprintf(f, ", \"bytes_per_row\": ");
-        json_num(f, b->bytes_per_row);
+        json_num(f, row_bytes(k));
         fprintf(f, ", \"rows_per_s\": ");
         json_num(f, rows_per_s(r, k));
         fprintf(f, ", \"bytes_per_s\": ");
@@ -862,7 +1033,7 @@ static void usage(void) {
             "  --save     also write bench/results/kernels-<date>-<commit>[-N].md and .json\n"
             "Full size: %zu Mi rows (about %zu MiB of columns), a bandwidth buffer of %zu MiB.\n",
             DEFAULT_REPS, QUICK_DIVISOR, (DEFAULT_ROWS >> 20) / QUICK_DIVISOR,
-            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 44) >> 20,
+            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 44 + DEFAULT_ROWS * 60 / 8) >> 20,
             DEFAULT_BW_BYTES >> 20);
     exit(2);
 }

@@ -41,6 +41,19 @@ void bitpack_pack(const uint64_t *in, uint32_t n, unsigned w, uint8_t *out);
 ** unpacked whole (its padding reads as zeros). */
 void bitpack_unpack(const uint8_t *in, uint32_t n, unsigned w, uint64_t *out);
 
+/* bitpack_unpack32 is bitpack_unpack into 32-bit lanes, each value truncated to its low 32 bits
+** (exact for w <= 32): dictionary codes and run lengths. out needs the same room (n rounded up to
+** a multiple of BITPACK_GROUP values). */
+void bitpack_unpack32(const uint8_t *in, uint32_t n, unsigned w, uint32_t *out);
+
+/* bitpack_unpack_T is a frame of reference decoded straight into the output's type: out[i] =
+** (T)(base + value i), the sum modulo 2^64 truncated to T's bits (two's complement), for the n
+** values rounded up to a multiple of BITPACK_GROUP (out needs that room; the padding's values are
+** base). No range check: a caller whose values may not fit T checks them (or the frame) itself. */
+void bitpack_unpack_i16(const uint8_t *in, uint32_t n, unsigned w, uint64_t base, int16_t *out);
+void bitpack_unpack_i32(const uint8_t *in, uint32_t n, unsigned w, uint64_t base, int32_t *out);
+void bitpack_unpack_i64(const uint8_t *in, uint32_t n, unsigned w, uint64_t base, int64_t *out);
+
 /* bitpack_sum returns the sum, modulo 2^64, of the first n values of a stream of w-bit values
 ** (it must hold bitpack_bytes(n, w) bytes): what a delta decoder needs to reach row n. */
 uint64_t bitpack_sum(const uint8_t *in, uint32_t n, unsigned w);
