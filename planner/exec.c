@@ -79,12 +79,9 @@ typedef struct best_slot {
     sql_value best;
 } best_slot;
 
-typedef enum slot_kind { SLOT_COUNT, SLOT_ISUM, SLOT_DSUM, SLOT_BEST } slot_kind;
-
 typedef struct agg_states {
     char *base;   /* cap_slots states of width bytes */
     uint32_t width;
-    slot_kind kind;
 } agg_states;
 
 /* Group keys that are all column-segment dictionaries (vector.h's dict_id) map to groups through
@@ -610,10 +607,10 @@ static int agg_open(exec_ctx *x, plan_op *p) {
     for (uint32_t a = 0; a < p->agg.naggs; a++) {
         const agg_expr *ag = &p->agg.aggs[a];
         agg_states *st = &s->st[a];
-        if (ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) st->kind = SLOT_COUNT, st->width = sizeof(int64_t);
-        else if (ag->fn == AGG_MIN || ag->fn == AGG_MAX) st->kind = SLOT_BEST, st->width = sizeof(best_slot);
-        else if (vec_phys_of(ag->arg->type.id) == PHYS_F64) st->kind = SLOT_DSUM, st->width = sizeof(dsum_slot);
-        else st->kind = SLOT_ISUM, st->width = sizeof(isum_slot);
+        if (ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) st->width = sizeof(int64_t);
+        else if (ag->fn == AGG_MIN || ag->fn == AGG_MAX) st->width = sizeof(best_slot);
+        else if (vec_phys_of(ag->arg->type.id) == PHYS_F64) st->width = sizeof(dsum_slot);
+        else st->width = sizeof(isum_slot);
     }
     sql_type kt[p->agg.nkeys + 1];
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;

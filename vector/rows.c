@@ -149,8 +149,7 @@ void vec_rows_gather(const vec_rows *c, uint32_t col, const uint32_t *rowids, ui
     case PHYS_STR: ROWS_GATHER(sstr); break;
     case PHYS_INTERVAL: ROWS_GATHER(sql_interval); break;
     }
-    /* NULLs: their slots were zeroed when set, so the values copied read as 0 or '' already */
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < n; k++) { /* NULLs: cleared bits and zeroed slots, as vec_set_null */
         const vector *v = &c->chunks[rowids[k] / VECTOR_SIZE]->cols[col];
         if (!v->validity || valid_at(v, v->sel[rowids[k] % VECTOR_SIZE])) continue;
         if (!out->validity) {
@@ -158,6 +157,7 @@ void vec_rows_gather(const vec_rows *c, uint32_t col, const uint32_t *rowids, ui
             memset(out->validity, 0xff, VALIDITY_WORDS * sizeof *out->validity);
         }
         bit_clear(out->validity, k);
+        memset((unsigned char *)out->data + (size_t)k * out->width, 0, out->width);
     }
 }
 
