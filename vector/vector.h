@@ -62,9 +62,8 @@ typedef enum vec_phys {
 
 /* vec_phys_of returns the physical type of a sql_type_id (which must be < TYPE_COUNT). */
 vec_phys vec_phys_of(sql_type_id id);
-/* vec_phys_width returns the bytes per value of a physical type: 1, 2, 4, 8, 16 (INTERVAL) or
-** sizeof(sstr). Note: sstr is 24 bytes with 64-bit pointers, not the 16 types.h announces: its
-** union is 8-aligned, so it starts at offset 8. Everything here uses sizeof(sstr). */
+/* vec_phys_width returns the bytes per value of a physical type: 1, 2, 4, 8, or 16 (INTERVAL and
+** sstr, whose size types.h asserts). */
 unsigned vec_phys_width(vec_phys p);
 
 /* ---- scratch blocks ------------------------------------------------------------------------ */
