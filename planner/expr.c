@@ -1192,11 +1192,10 @@ static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const u
 ** dictionary's strings (vector.h's dict_id) once per entry and then by their codes, keeping the
 ** entries' bits in e's pred_aux for the next vectors of the dictionary when keep (the constants
 ** cannot change; otherwise only for a dictionary no larger than the rows); numbers through the
-** kernels. *done false for strings of any other vector but a LIKE prefix's (the caller evaluates
-** e as expr_eval does). */
+** kernels, other strings row by row on their typed values (a search of the sorted IN items, the
+** byte order, like_match). */
 static int leaf_select(exec_ctx *x, expr *e, const leaf *p, bool keep, const vector *v, uint32_t count,
-                       uint64_t *mask, bool *done) {
-    *done = false;
+                       uint64_t *mask) {
     if (v->phys == PHYS_STR && v->dict_id && v->kind == VEC_DICTIONARY && (keep || v->dict_size <= count)) {
         pred_aux *a = NULL;
         int rc = pred_aux_of(x, e, &a);
@@ -1218,12 +1217,9 @@ static int leaf_select(exec_ctx *x, expr *e, const leaf *p, bool keep, const vec
             if (keep) a->dict_id = v->dict_id, a->dict_negate = p->negate, a->dict_nulls = v->validity != NULL;
         }
         kern_dict_mask(a->dict_bits, v->sel, count, mask);
-        *done = true;
         return STRATA_OK;
     }
-    if (v->phys == PHYS_STR && p->kind != LEAF_PREFIX) return STRATA_OK;
     leaf_rows(p, v->data, kern_sel(v), v->validity, count, mask);
-    *done = true;
     return STRATA_OK;
 }
 
@@ -1258,9 +1254,7 @@ static int cmp_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool
             return STRATA_OK;
         }
         leaf p = {.kind = LEAF_CMP, .phys = phys, .negate = negate, .op = op, .c = v};
-        if ((rc = leaf_select(x, e, &p, eb->kind == EXPR_CONST, u, count, mask, done)) || *done) return rc;
-        *done = true;
-        return op_mask(x, e, in, count, negate, mask);
+        return leaf_select(x, e, &p, eb->kind == EXPR_CONST, u, count, mask);
     }
     if (negate) op = negated[op];
     const sel_t *us = kern_sel(u), *vs = kern_sel(v);
@@ -1350,11 +1344,8 @@ static int in_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool 
     }
     if ((rc = expr_eval(x, e->args[0], in, count))) return rc;
     leaf p = {.kind = LEAF_IN, .phys = phys, .negate = negate != e->negated, .set = a};
-    if ((rc = leaf_select(x, e, &p, true, e->args[0]->result, count, mask, done)) || *done) return rc;
-    for (int i = 1; i < e->nargs; i++) /* constants: nothing to fail */
-        if ((rc = expr_eval(x, e->args[i], in, count))) return rc;
     *done = true;
-    return op_mask(x, e, in, count, negate, mask);
+    return leaf_select(x, e, &p, true, e->args[0]->result, count, mask);
 }
 
 /* like_select selects by LIKE e (not ILIKE) with a constant or parameter pattern: a literal prefix
@@ -1390,9 +1381,7 @@ static int like_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, boo
             return op_mask(x, e, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
         p.kind = LEAF_LIKE, p.pat = sstr_data(pat), p.plen = pat->len;
     }
-    if ((rc = leaf_select(x, e, &p, e->args[1]->kind == EXPR_CONST, t, count, mask, done)) || *done) return rc;
-    *done = true;
-    return op_mask(x, e, in, count, negate, mask);
+    return leaf_select(x, e, &p, e->args[1]->kind == EXPR_CONST, t, count, mask);
 }
 
 /* cannot_fail says whether evaluating e can raise no error (nor has effects), so that a filter
