@@ -76,8 +76,11 @@ typedef struct case_aux {
     sel_t *remaining, *matched, *unmatched, *tmp;
 } case_aux;
 
-/* An AND's scratch in a filter (and_mask): a chunk slicing the input's surviving rows, and what
-** each argument cost and let through so far, which orders them. */
+static bool cannot_fail(const expr *e);
+
+/* An AND's scratch in a filter (and_mask), made for an AND of arguments that cannot fail: a chunk
+** slicing the input's surviving rows, and what each argument cost and let through so far, which
+** orders them. */
 #define AND_ADAPT_MAX 8
 typedef struct and_aux {
     data_chunk slice;
@@ -113,7 +116,7 @@ int expr_prepare(expr *e, strata_err *err) {
         a->remaining = s, a->matched = s + VECTOR_SIZE, a->unmatched = s + 2 * VECTOR_SIZE, a->tmp = s + 3 * VECTOR_SIZE;
         e->aux = a;
     }
-    if (e->kind == EXPR_AND && e->nargs > 1 && e->nargs <= AND_ADAPT_MAX) {
+    if (e->kind == EXPR_AND && e->nargs > 1 && e->nargs <= AND_ADAPT_MAX && cannot_fail(e)) {
         and_aux *a = calloc(1, sizeof *a);
         if (!a) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
         for (int i = 0; i < e->nargs; i++) a->order[i] = (uint8_t)i, a->pass[i] = 0.5;
@@ -1421,7 +1424,7 @@ static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, boo
 static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
     and_aux *a = e->aux;
     *done = false;
-    if (!a || !in || !cannot_fail(e)) return STRATA_OK;
+    if (!a || !in) return STRATA_OK;
     *done = true;
     int n = e->nargs, rc;
     uint8_t *ord = a->order;

@@ -1132,14 +1132,16 @@ static void check_filters(const col *c, const uint8_t *buf, size_t len, const ch
     segment_reader_close(&r);
 }
 
-Test(segment, filter_every_encoding) {
-    sql_type types[] = {sql_type_make(TYPE_SMALLINT), sql_type_make(TYPE_BIGINT), sql_type_make(TYPE_DOUBLE),
-                        sql_type_varchar(0), sql_type_make(TYPE_BOOLEAN)};
+/* each_encoding checks columns of every type in types and every pattern, 4500 rows from seed on,
+** in every encoding that applies to them, with check. */
+typedef void (*segment_check)(const col *c, const uint8_t *buf, size_t len, const char *what);
+
+static void each_encoding(const sql_type *types, size_t ntypes, uint64_t seed, segment_check check) {
     pattern pats[] = {PAT_RANDOM, PAT_LOWCARD,  PAT_ALT_NULL, PAT_RUNS,
                       PAT_SORTED, PAT_CONSTANT, PAT_EXTREME,  PAT_ALL_NULL};
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (size_t t = 0; t < ntypes; t++)
         for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
-            col c = make_col(types[t], pats[p], 4500, 40 + t * 10 + p);
+            col c = make_col(types[t], pats[p], 4500, seed + t * 10 + p);
             for (int enc = 0; enc < SEG_ENCODING_COUNT; enc++) {
                 if (!model_applies(&c, enc)) continue;
                 btree_buf out = {0};
@@ -1147,11 +1149,17 @@ Test(segment, filter_every_encoding) {
                 char what[96];
                 snprintf(what, sizeof what, "type %u, %s, %s", types[t].id, pattern_names[pats[p]],
                          seg_encoding_name(enc));
-                check_filters(&c, out.data, out.len, what);
+                check(&c, out.data, out.len, what);
                 btree_buf_free(&out);
             }
             col_free(&c);
         }
+}
+
+Test(segment, filter_every_encoding) {
+    sql_type types[] = {sql_type_make(TYPE_SMALLINT), sql_type_make(TYPE_BIGINT), sql_type_make(TYPE_DOUBLE),
+                        sql_type_varchar(0), sql_type_make(TYPE_BOOLEAN)};
+    each_encoding(types, sizeof types / sizeof types[0], 40, check_filters);
 }
 
 /* check_get_rows reads random subsets of each vector's rows (ascending, as scans pass them, and
@@ -1199,23 +1207,7 @@ static void check_get_rows(const col *c, const uint8_t *buf, size_t len, const c
 Test(segment, get_rows_every_encoding) {
     sql_type types[] = {sql_type_make(TYPE_SMALLINT), sql_type_make(TYPE_INTEGER), sql_type_make(TYPE_BIGINT),
                         sql_type_make(TYPE_DOUBLE),   sql_type_varchar(0),         sql_type_make(TYPE_BOOLEAN)};
-    pattern pats[] = {PAT_RANDOM, PAT_LOWCARD,  PAT_ALT_NULL, PAT_RUNS,
-                      PAT_SORTED, PAT_CONSTANT, PAT_EXTREME,  PAT_ALL_NULL};
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
-        for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
-            col c = make_col(types[t], pats[p], 4500, 90 + t * 10 + p);
-            for (int enc = 0; enc < SEG_ENCODING_COUNT; enc++) {
-                if (!model_applies(&c, enc)) continue;
-                btree_buf out = {0};
-                encode(&c, enc, 0, VECTOR_SIZE, &out);
-                char what[96];
-                snprintf(what, sizeof what, "type %u, %s, %s", types[t].id, pattern_names[pats[p]],
-                         seg_encoding_name(enc));
-                check_get_rows(&c, out.data, out.len, what);
-                btree_buf_free(&out);
-            }
-            col_free(&c);
-        }
+    each_encoding(types, sizeof types / sizeof types[0], 90, check_get_rows);
 }
 
 /* ---- zone maps ---------------------------------------------------------------------------- */

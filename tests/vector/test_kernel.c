@@ -3041,6 +3041,19 @@ static const uint32_t NITEMS[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 200};
         cr_assert_fail("%s: %s", msg_, describe(bad, got, want, n, value));                                  \
     } while (0)
 
+/* CHECK_MASK_INT fails, naming the row's integer value, when mask got differs from want over rows
+** 0..n-1 of integer data d read through sel; the rest is FAIL_MASK's message. */
+#define CHECK_MASK_INT(got, want, n, d, sel, ...)                                                             \
+    do {                                                                                                     \
+        int64_t bad_ = mask_diff(got, want, n);                                                              \
+        if (bad_ != -1) {                                                                                    \
+            char value_[64] = "";                                                                            \
+            if (bad_ >= 0 && bad_ < (int64_t)(n))                                                            \
+                snprintf(value_, sizeof value_, "value %lld", (long long)AT(d, sel, (uint32_t)bad_));        \
+            FAIL_MASK(bad_, got, want, n, value_, __VA_ARGS__);                                              \
+        }                                                                                                    \
+    } while (0)
+
 /* check_in_T: lists of every length drawn like the data (edges, pool values, small and any values,
 ** repeated and unsorted), prepared, then every mode and n against membership in the original
 ** list; the prepared list is sorted, without repeats and holds exactly the original's values. */
@@ -3089,14 +3102,8 @@ static const uint32_t NITEMS[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 200};
                         for (uint32_t w = 0; w < MASKBUF; w++)                                               \
                             got[w] = CANARY64;                                                               \
                         kern_in_##SUF(d, sel, n, items, nitems, got);                                        \
-                        int64_t bad = mask_diff(got, want, n);                                               \
-                        if (bad != -1) {                                                                     \
-                            char value[64] = "";                                                             \
-                            if (bad >= 0 && bad < (int64_t)n)                                                \
-                                snprintf(value, sizeof value, "value %lld", (long long)AT(d, sel, (uint32_t)bad)); \
-                            FAIL_MASK(bad, got, want, n, value, "kern_in_" #SUF " %u items n=%u %s (seed %llu)", \
-                                      nitems, n, MODE[mode], (unsigned long long)seed);                      \
-                        }                                                                                    \
+                        CHECK_MASK_INT(got, want, n, d, sel, "kern_in_" #SUF " %u items n=%u %s (seed %llu)",   \
+                                       nitems, n, MODE[mode], (unsigned long long)seed);                     \
                     }                                                                                        \
                 }                                                                                            \
             }                                                                                                \
@@ -3298,14 +3305,8 @@ Test(kernel, in_f64_nan_and_zero_rules) {
                         for (uint32_t w = 0; w < MASKBUF; w++)                                               \
                             got[w] = CANARY64;                                                               \
                         kern_between_##SUF(d, sel, n, lo, hi, got);                                          \
-                        int64_t bad = mask_diff(got, want, n);                                               \
-                        if (bad != -1) {                                                                     \
-                            char value[64] = "";                                                             \
-                            if (bad >= 0 && bad < (int64_t)n)                                                \
-                                snprintf(value, sizeof value, "value %lld", (long long)AT(d, sel, (uint32_t)bad)); \
-                            FAIL_MASK(bad, got, want, n, value, "kern_between_" #SUF " [%lld, %lld] n=%u %s (seed %llu)", \
-                                      (long long)lo, (long long)hi, n, MODE[mode], (unsigned long long)seed); \
-                        }                                                                                    \
+                        CHECK_MASK_INT(got, want, n, d, sel, "kern_between_" #SUF " [%lld, %lld] n=%u %s (seed %llu)", \
+                                       (long long)lo, (long long)hi, n, MODE[mode], (unsigned long long)seed); \
                     }                                                                                        \
         }                                                                                                    \
     }
