@@ -1096,6 +1096,28 @@ static int agg_result(exec_ctx *x, const agg_expr *ag, const void *state, sql_va
     }
 }
 
+/* agg_emit_sums writes SUM over integers or DECIMALs (states isum_slot) of groups first ..
+** first + n - 1 into o, an int64 vector: each sum checked against the result type's range as
+** agg_result does, without a value between. */
+static int agg_emit_sums(exec_ctx *x, const agg_expr *ag, const agg_state *s, uint32_t a, uint32_t first, uint32_t n,
+                         vector *o) {
+    const isum_slot *st = (const isum_slot *)(const void *)s->st[a].base + first;
+    int64_t *d = o->data;
+    bool dec = ag->type.id == TYPE_DECIMAL;
+    strata_err tmp;
+    err_clear(&tmp);
+    vec_reset(o);
+    for (uint32_t r = 0; r < n; r++) {
+        if (!st[r].count) {
+            vec_set_null(o, r, 1);
+            continue;
+        }
+        if (dec ? sum_to_dec(st[r].sum, ag->type.precision, &d[r], &tmp) : sum_to_bigint(st[r].sum, &d[r], &tmp))
+            return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
+    }
+    return STRATA_OK;
+}
+
 static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     agg_state *s = p->state;
     uint32_t n = 0;
@@ -1117,6 +1139,11 @@ static int agg_next(exec_ctx *x, plan_op *p, data_chunk *out) {
             if ((ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) && out->cols[nk + a].phys == PHYS_I64) {
                 int64_t *o = out->cols[nk + a].data; /* counts: no value to convert */
                 memcpy(o, s->st[a].base + (size_t)first * sizeof *o, n * sizeof *o);
+                continue;
+            }
+            if (ag->fn == AGG_SUM && s->st[a].width == sizeof(isum_slot) && out->cols[nk + a].phys == PHYS_I64) {
+                int rc = agg_emit_sums(x, ag, s, a, first, n, &out->cols[nk + a]);
+                if (rc) return rc;
                 continue;
             }
             for (uint32_t r = 0; r < n; r++) {
