@@ -177,6 +177,29 @@ done:
     return rc;
 }
 
+/* ---- the strata_stats relation ----------------------------------------------------------------- */
+
+const char *const STATS_RELATION_NAMES[STATS_RELATION_COLS] = {"table_name", "column_name",    "rows", "null_count",
+                                                               "distinct_count", "min", "max"};
+const uint8_t STATS_RELATION_TYPES[STATS_RELATION_COLS] = {TYPE_VARCHAR, TYPE_VARCHAR, TYPE_BIGINT, TYPE_BIGINT,
+                                                           TYPE_BIGINT,  TYPE_VARCHAR, TYPE_VARCHAR};
+
+void stats_relation_row(const table_def *td, uint32_t col, sql_value out[STATS_RELATION_COLS]) {
+    for (int i = 0; i < STATS_RELATION_COLS; i++) out[i] = value_null(sql_type_make(STATS_RELATION_TYPES[i]));
+    out[0] = value_text(td->name, (uint32_t)strlen(td->name));
+    out[1] = value_text(td->cols[col].name, (uint32_t)strlen(td->cols[col].name));
+    const table_stats *s = td->stats;
+    if (!s) return;
+    const column_stats *c = &s->cols[col];
+    out[2] = value_int(TYPE_BIGINT, s->rows);
+    out[3] = value_int(TYPE_BIGINT, c->nulls);
+    out[4] = value_int(TYPE_BIGINT, (int64_t)(c->distinct + 0.5));
+    if (c->has_range) {
+        out[5] = value_text(c->min, (uint32_t)strlen(c->min));
+        out[6] = value_text(c->max, (uint32_t)strlen(c->max));
+    }
+}
+
 /* ---- stored form ----------------------------------------------------------------------------
 ** u8 STATS_FORMAT, u8 HLL_BITS, u32 columns, i64 rows, i64 max_rowid; per column: i64 NULLs,
 ** u8 flags (1 has_range, 2 numeric), f64 lo, f64 hi, u8 length + min text, u8 length + max text,

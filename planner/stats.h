@@ -64,6 +64,15 @@ int stats_scan(pager_txn *t, const table_def *td, table_stats *s, strata_err *er
 uint8_t *stats_encode(const table_stats *s, size_t *len);
 table_stats *stats_decode(const uint8_t *p, size_t n, uint32_t ncols);
 
+/* The relation strata_stats lists the statistics a row per table column (as DuckDB's
+** duckdb_columns() and SQLite's sqlite_stat1 show theirs): table_name, column_name, rows,
+** null_count, distinct_count, min, max; the last five NULL for a table never analyzed. */
+#define STATS_RELATION_COLS 7
+extern const char *const STATS_RELATION_NAMES[STATS_RELATION_COLS];
+extern const uint8_t STATS_RELATION_TYPES[STATS_RELATION_COLS];
+/* stats_relation_row fills out with the row of column col of td (strings point into td). */
+void stats_relation_row(const table_def *td, uint32_t col, sql_value out[STATS_RELATION_COLS]);
+
 /* stats_number reads a value of a type that orders as numbers (integers, DECIMAL, DOUBLE, DATE
 ** as days, TIMESTAMP as microseconds, BOOLEAN) as a double; false for other types and NULL. */
 bool stats_number(const sql_value *v, double *out);
