@@ -21,8 +21,10 @@
 #include "../colstore/segcache.h"
 #include "../rowstore/pager.h"
 #include "bind.h"
+#include "estimate.h"
 #include "exec.h"
 #include "parser.h"
+#include "stats.h"
 #include "strata.h"
 #include "vfs.h"
 
@@ -222,6 +224,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     if (!rc && s->plan && s->feed) rc = bind_feed(&b, s->plan, s->feed);
     if (!rc && s->plan) rc = bind_prune(&b, s->plan);
     if (rc) return rc;
+    estimate_plan(s->plan);
     if (b.nparams > s->nparams) {
         sql_value *np = realloc(s->params, (size_t)b.nparams * sizeof *np);
         if (np) s->params = np;
@@ -425,6 +428,75 @@ fail:
     return rc;
 }
 
+static int end_own(strata_stmt *s, bool ok);
+static int fail_statement(strata_stmt *s, const strata_err *err, int rc);
+
+/* ---- statistics --------------------------------------------------------------------------- */
+
+/* A table's statistics are brought up to date automatically once this many rows were inserted
+** since they last saw it, and a tenth of the rows they count: each refresh reads only the new
+** rows, so the work stays proportional to the rows inserted (bulk loads, COPY and the appender
+** included), while a table that grows by single rows is read again only now and then. */
+#define STATS_REFRESH_ROWS 1000
+
+/* analyze_rows folds td's rows above the watermark of st (fresh statistics: all of them) into
+** st and stores it, in write transaction t; st is taken over. */
+static int analyze_rows(catalog *c, pager_txn *t, table_def *td, table_stats *st, strata_err *err) {
+    if (!st) return err_set(err, STRATA_NOMEM, "out of memory");
+    int rc = stats_scan(t, td, st, err);
+    if (rc) {
+        stats_free(st);
+        return rc;
+    }
+    td->unanalyzed = 0;
+    return catalog_set_stats(c, t, td, st, err);
+}
+
+/* refresh_stats brings the statistics of tables with enough new rows up to date, each in a write
+** transaction of its own (no transaction is open). Like the tuple mover's work it is best effort:
+** on error the transaction rolls back, the catalog is read again and the refresh is tried after a
+** later commit. */
+static void refresh_stats(strata_db *db) {
+    catalog *c = &db->cat;
+    for (uint32_t i = 0; i < c->ntables; i++) {
+        table_def *td = c->tables[i];
+        int64_t counted = td->stats ? td->stats->rows : 0;
+        if (td->unanalyzed < STATS_REFRESH_ROWS || td->unanalyzed < counted / 10) continue;
+        strata_err err;
+        err_clear(&err);
+        pager_txn *t;
+        if (pager_begin(db->p, 1, &t, &err)) return;
+        table_stats *st = td->stats ? stats_copy(td->stats) : stats_new(td->ncols);
+        int rc = analyze_rows(c, t, td, st, &err);
+        if (rc) pager_rollback(t);
+        if (rc || pager_commit(t, &err)) { /* a failed commit has ended the transaction */
+            load_catalog(db, &err);
+            return;
+        }
+    }
+}
+
+/* run_analyze carries out ANALYZE [table]: the statistics of the table (of every table) are
+** computed again from all its rows, in the statement's transaction. Prepared statements bind
+** again, so that their estimates use them. */
+static int run_analyze(strata_stmt *s) {
+    strata_db *db = s->db;
+    const char *name = s->ast->maint.table;
+    if (name && !catalog_table(&db->cat, name)) return db_errorf(db, STRATA_ERROR, "relation \"%s\" does not exist", name);
+    pager_txn *t;
+    int rc = statement_txn(s, true, &t);
+    if (rc) return rc;
+    strata_err err;
+    err_clear(&err);
+    for (uint32_t i = 0; i < db->cat.ntables && !rc; i++) {
+        table_def *td = db->cat.tables[i];
+        if (!name || !strcmp(td->name, name)) rc = analyze_rows(&db->cat, t, td, stats_new(td->ncols), &err);
+    }
+    db->schema_version++;
+    if (rc) return fail_statement(s, &err, rc);
+    return end_own(s, true);
+}
+
 /* after_commit runs the automatic tuple mover after a transaction that inserted rows committed
 ** (no transaction is open): a table whose row store holds a full row group beyond its migrated
 ** rows moves one row group (storage 'auto': the work per commit stays bounded) or all of them
@@ -434,7 +506,12 @@ static void after_commit(strata_db *db) {
     catalog *c = &db->cat;
     for (uint32_t i = 0; i < c->ntables; i++) {
         table_def *td = c->tables[i];
-        if (td->inserted == 0 || td->storage == TABLE_STORAGE_ROW) continue;
+        if (td->inserted == 0) continue;
+        td->unanalyzed += td->inserted;
+        if (td->storage == TABLE_STORAGE_ROW) {
+            td->inserted = 0;
+            continue;
+        }
         strata_err err;
         err_clear(&err);
         if (td->pending < 0) { /* not counted since the catalog was read */
@@ -453,6 +530,7 @@ static void after_commit(strata_db *db) {
             migrate_table(db, td, td->storage == TABLE_STORAGE_COLUMN ? UINT32_MAX : 1, &err) != STRATA_OK)
             return; /* the catalog was read again: c->tables changed */
     }
+    refresh_stats(db);
 }
 
 /* vacuum_tables rewrites, in a transaction per table, the row groups of table `name` (NULL: of
@@ -795,10 +873,12 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     case PLAN_DELETE: snprintf(line + n, sizeof line - (size_t)n, " %s", p->dml.table->name); break;
     default: break;
     }
-    if (s->analyzed) {
-        size_t l = strlen(line);
-        snprintf(line + l, sizeof line - l, "  (rows=%llu time=%.3f ms)", (unsigned long long)p->rows_out, p->ns / 1e6);
-    }
+    size_t l = strlen(line);
+    if (s->analyzed)
+        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu time=%.3f ms)", p->est_rows,
+                 (unsigned long long)p->rows_out, p->ns / 1e6);
+    else
+        snprintf(line + l, sizeof line - l, "  (est=%.0f)", p->est_rows);
     explain_add(s, line);
     if (p->kind == PLAN_INDEX_JOIN) { /* its right side is read by key, not scanned */
         explain_op(s, p->child[0], depth + 1);
@@ -1021,6 +1101,7 @@ static int start(strata_stmt *s) {
     case ST_ROLLBACK:
     case ST_CHECKPOINT:
     case ST_VACUUM: return (rc = run_control(s)) ? rc : STRATA_DONE;
+    case ST_ANALYZE: return (rc = run_analyze(s)) ? rc : STRATA_DONE;
     case ST_CREATE_TABLE:
     case ST_CREATE_INDEX:
     case ST_CREATE_VIEW:

@@ -312,7 +312,8 @@ typedef enum sql_stmt_kind {
     ST_EXPLAIN,
     ST_SET,
     ST_PRAGMA,
-    ST_COPY
+    ST_COPY,
+    ST_ANALYZE
 } sql_stmt_kind;
 
 typedef enum sql_object_kind { OBJ_TABLE, OBJ_INDEX, OBJ_VIEW } sql_object_kind;
@@ -386,7 +387,7 @@ struct sql_stmt {
         } explain;
         struct {
             const char *table; /* NULL: every table */
-        } maint;               /* ST_CHECKPOINT and ST_VACUUM */
+        } maint;               /* ST_CHECKPOINT, ST_VACUUM and ST_ANALYZE */
         struct {
             const char *name;
             sql_expr *value; /* NULL for a PRAGMA without a value; a word is an EX_COL */

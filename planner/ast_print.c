@@ -566,7 +566,8 @@ static void stmt(FILE *f, const sql_stmt *st) {
     case ST_ROLLBACK: fputs("(rollback", f); break;
     case ST_CHECKPOINT:
     case ST_VACUUM:
-        fputs(st->kind == ST_CHECKPOINT ? "(checkpoint" : "(vacuum", f);
+    case ST_ANALYZE:
+        fputs(st->kind == ST_CHECKPOINT ? "(checkpoint" : st->kind == ST_VACUUM ? "(vacuum" : "(analyze", f);
         if (st->maint.table) {
             fputc(' ', f);
             name(f, st->maint.table);

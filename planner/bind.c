@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "parser.h"
+#include "stats.h"
 
 /* ---- scopes ------------------------------------------------------------------------------- */
 
@@ -1331,6 +1332,37 @@ static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scop
     return STRATA_OK;
 }
 
+/* bind_stats_rows binds strata_stats, the table statistics a row per table column (stats.h),
+** as they are when the statement is bound. */
+static int bind_stats_rows(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
+    catalog *c = b->cat;
+    uint32_t nrows = 0, w = STATS_RELATION_COLS;
+    for (uint32_t t = 0; t < c->ntables; t++) nrows += c->tables[t]->ncols;
+    plan_op *p = new_op(b, PLAN_VALUES, w);
+    if (!p || !(p->values.cells = alloc0(b, ((size_t)nrows + 1) * w * sizeof(expr *)))) return nomem(b);
+    for (uint32_t t = 0; t < c->ntables; t++)
+        for (uint32_t col = 0; col < c->tables[t]->ncols; col++, p->values.nrows++) {
+            sql_value row[STATS_RELATION_COLS];
+            stats_relation_row(c->tables[t], col, row);
+            for (uint32_t k = 0; k < w; k++) {
+                if (row[k].type.id == TYPE_VARCHAR && !row[k].is_null) { /* the statistics may be replaced */
+                    char *copy = arena_alloc(b->mem, row[k].v.s.len + 1);
+                    if (!copy) return nomem(b);
+                    memcpy(copy, sstr_data(&row[k].v.s), row[k].v.s.len);
+                    row[k] = value_text(copy, row[k].v.s.len);
+                }
+                if (!(p->values.cells[p->values.nrows * w + k] = mk_const(b, row[k], f->off))) return nomem(b);
+            }
+        }
+    for (uint32_t k = 0; k < w; k++) {
+        p->types[k] = sql_type_make(STATS_RELATION_TYPES[k]);
+        p->names[k] = STATS_RELATION_NAMES[k];
+        if (scope_add(b, sc, f->alias ? f->alias : "strata_stats", p->names[k], p->types[k])) return nomem(b);
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     int rc;
     switch (f->kind) {
@@ -1352,6 +1384,7 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
             return rc;
         }
         if (!strcmp(f->table, "strata_catalog")) return bind_catalog_rows(b, f, out, sc);
+        if (!strcmp(f->table, "strata_stats")) return bind_stats_rows(b, f, out, sc);
         const char *s = catalog_suggest(b->cat, f->table);
         if (s) return bind_error(b, f->off, "relation \"%s\" does not exist (did you mean \"%s\"?)", f->table, s);
         return bind_error(b, f->off, "relation \"%s\" does not exist", f->table);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parser.h"
+#include "stats.h"
 #include "../colstore/rowgroup.h"
 
 /* Entry value: u64 root (little-endian), u8 flags, then the DDL text. A table's u64 holds its row
@@ -121,25 +122,32 @@ static int entry_key(char *buf, size_t cap, char kind, const char *name) {
     return snprintf(buf, cap, "%c:%s", kind, name);
 }
 
-static int entry_put(ddl *d, char kind, const char *name, uint64_t root, int flags, const char *text) {
-    if (d->loading) return STRATA_OK;
+/* entry_store writes the entry (kind, name) with value v of n bytes, making the catalog tree the
+** first time. */
+static int entry_store(ddl *d, char kind, const char *name, const uint8_t *v, size_t n) {
     char key[300];
     int klen = entry_key(key, sizeof key, kind, name);
     if (klen >= (int)sizeof key) return ddl_error(d, 0, "name \"%s\" is too long", name);
+    pgno_t croot = (pgno_t)pager_meta_get(d->t, CATALOG_ROOT_SLOT);
+    int rc = STRATA_OK;
+    if (!croot) {
+        if ((rc = btree_create(d->t, &croot)) == STRATA_OK) rc = pager_meta_set(d->t, CATALOG_ROOT_SLOT, croot);
+    }
+    if (rc == STRATA_OK) rc = btree_put(d->t, croot, key, (size_t)klen, v, n);
+    if (rc) err_set(d->err, rc, "%s", pager_txn_err(d->t)->msg);
+    return rc;
+}
+
+static int entry_put(ddl *d, char kind, const char *name, uint64_t root, int flags, const char *text) {
+    if (d->loading) return STRATA_OK;
     size_t tl = strlen(text);
     uint8_t *v = malloc(ENTRY_HDR + tl);
     if (!v) return nomem(d->err);
     for (int i = 0; i < 8; i++) v[i] = (uint8_t)(root >> (8 * i));
     v[8] = (uint8_t)flags;
     memcpy(v + ENTRY_HDR, text, tl);
-    pgno_t croot = (pgno_t)pager_meta_get(d->t, CATALOG_ROOT_SLOT);
-    int rc = STRATA_OK;
-    if (!croot) {
-        if ((rc = btree_create(d->t, &croot)) == STRATA_OK) rc = pager_meta_set(d->t, CATALOG_ROOT_SLOT, croot);
-    }
-    if (rc == STRATA_OK) rc = btree_put(d->t, croot, key, (size_t)klen, v, ENTRY_HDR + tl);
+    int rc = entry_store(d, kind, name, v, ENTRY_HDR + tl);
     free(v);
-    if (rc) err_set(d->err, rc, "%s", pager_txn_err(d->t)->msg);
     return rc;
 }
 
@@ -156,6 +164,14 @@ static int entry_delete(ddl *d, char kind, const char *name) {
     if (rc == STRATA_NOTFOUND) return STRATA_OK;
     if (rc) err_set(d->err, rc, "%s", pager_txn_err(d->t)->msg);
     return rc;
+}
+
+/* forget_stats removes td's statistics, which no longer describe it after DDL (a dropped,
+** added or renamed column, a renamed or dropped table). */
+static int forget_stats(ddl *d, table_def *td) {
+    stats_free(td->stats);
+    td->stats = NULL;
+    return d->loading ? STRATA_OK : entry_delete(d, 's', td->name);
 }
 
 /* ---- types -------------------------------------------------------------------------------- */
@@ -690,7 +706,7 @@ int catalog_drop(catalog *c, pager_txn *t, const sql_stmt *st, const char *sql, 
                 if ((rc = drop_index(&d, td->indexes[td->nindexes - 1]))) return rc;
             if ((rc = btree_drop(t, td->root)) || (td->desc.col_root && (rc = btree_drop(t, td->desc.col_root))))
                 return err_set(err, rc, "%s", pager_txn_err(t)->msg);
-            if ((rc = entry_delete(&d, 't', name))) return rc;
+            if ((rc = entry_delete(&d, 't', name)) || (rc = forget_stats(&d, td))) return rc;
             remove_ptr((void **)c->tables, &c->ntables, td);
             break;
         }
@@ -842,7 +858,8 @@ static int apply_alter(ddl *d, const sql_stmt *st, sql_value *added) {
     catalog *c = d->c;
     table_def *td = catalog_table(c, st->alter.table);
     if (!td) return ddl_error(d, st->off, "relation \"%s\" does not exist", st->alter.table);
-    int rc;
+    int rc = forget_stats(d, td);
+    if (rc) return rc;
     switch (st->alter.action) {
     case ALTER_ADD_COLUMN: {
         sql_column_def *cd = st->alter.column;
@@ -1024,8 +1041,21 @@ static const char *added_default_line(const char *end, size_t *len) {
     return NULL;
 }
 
+/* load_stats attaches a stored "s:name" entry to its table (loaded in the first pass). Statistics
+** are advisory: a form this build does not read, or one of a table that is gone, is passed over. */
+static int load_stats(catalog *c, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen) {
+    char name[300];
+    if (klen - 2 >= sizeof name) return STRATA_OK;
+    memcpy(name, key + 2, klen - 2);
+    name[klen - 2] = 0;
+    table_def *td = catalog_table(c, name);
+    if (td && !td->stats) td->stats = stats_decode(val, vlen, td->ncols);
+    return STRATA_OK;
+}
+
 static int load_entry(catalog *c, pager_txn *t, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen,
                       int pass, strata_err *err) {
+    if (klen >= 3 && key[0] == 's') return pass == 1 ? load_stats(c, key, klen, val, vlen) : STRATA_OK;
     if (klen < 3 || vlen < ENTRY_HDR) return err_set(err, STRATA_CORRUPT, "catalog entry malformed");
     char kind = (char)key[0];
     if ((pass == 0) != (kind == 't')) return STRATA_OK; /* tables first, then indexes and views */
@@ -1111,6 +1141,7 @@ static int load_entry(catalog *c, pager_txn *t, const uint8_t *key, size_t klen,
 }
 
 void catalog_free(catalog *c) {
+    for (uint32_t i = 0; i < c->ntables; i++) stats_free(c->tables[i]->stats);
     arena_free(&c->mem);
     struct segcache *segs = c->segs; /* the database's, not the catalog's */
     memset(c, 0, sizeof *c);
@@ -1158,5 +1189,25 @@ int catalog_set_col_root(catalog *c, pager_txn *t, table_def *td, pgno_t col_roo
     td->desc.col_root = col_root;
     int rc = table_entry_put(&d, td);
     if (rc) td->desc.col_root = was;
+    return rc;
+}
+
+int catalog_set_stats(catalog *c, pager_txn *t, table_def *td, table_stats *st, strata_err *err) {
+    ddl d = {.c = c, .t = t, .sql = "", .sqllen = 0, .err = err};
+    int rc = forget_stats(&d, td);
+    if (rc || !st) {
+        stats_free(st);
+        return rc;
+    }
+    size_t n;
+    uint8_t *v = stats_encode(st, &n);
+    if (!v) {
+        stats_free(st);
+        return nomem(err);
+    }
+    rc = entry_store(&d, 's', td->name, v, n);
+    free(v);
+    if (rc) stats_free(st);
+    else td->stats = st;
     return rc;
 }

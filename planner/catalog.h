@@ -12,6 +12,9 @@
 ** transaction that rolls back leaves no trace in the file. The in-memory catalog follows the
 ** file: after a rollback of a transaction that changed it, the caller reloads it (catalog_load).
 **
+** A table's statistics (stats.h) are an entry of their own, "s:name", in a binary form; DROP and
+** ALTER TABLE remove it, and a file without such entries opens as a database never analyzed.
+**
 ** Names are compared as written after the parser's folding (unquoted names are lower case).
 */
 #ifndef STRATA_CATALOG_H
@@ -89,6 +92,8 @@ struct table_def {
     uint8_t storage;     /* table_storage */
     int64_t pending;     /* about how many row-store rows wait to migrate; -1 not counted yet */
     int64_t inserted;    /* rows inserted since the tuple mover last looked (after_commit) */
+    struct table_stats *stats; /* stats.h; NULL: never analyzed (owned, freed with the catalog) */
+    int64_t unanalyzed;  /* rows inserted since the statistics last saw the table (in memory) */
 };
 
 typedef struct view_def {
@@ -139,6 +144,10 @@ int catalog_alter_table(catalog *c, pager_txn *t, const sql_stmt *st, const char
 int catalog_set_added_default(catalog *c, pager_txn *t, table_def *td, const sql_value *v, strata_err *err);
 /* catalog_set_col_root records the root of td's column tree (rowgroup.h) in td and in the file. */
 int catalog_set_col_root(catalog *c, pager_txn *t, table_def *td, pgno_t col_root, strata_err *err);
+
+/* catalog_set_stats replaces td's statistics by st (taken over, also on error) in td and in the
+** file (a "s:name" entry), inside write transaction t; st NULL removes them. */
+int catalog_set_stats(catalog *c, pager_txn *t, table_def *td, struct table_stats *st, strata_err *err);
 
 /* catalog_resolve_type maps a written type to a sql_type ("type \"x\" does not exist"). */
 int catalog_resolve_type(const ast_type *at, const char *sql, size_t sqllen, sql_type *out, strata_err *err);

@@ -1411,7 +1411,8 @@ static sql_stmt *statement(parser *p) {
         case KW_ROLLBACK: ok = transaction(p, st); break;
         case KW_CHECKPOINT:
         case KW_VACUUM:
-            st->kind = is_kw(p, KW_CHECKPOINT) ? ST_CHECKPOINT : ST_VACUUM;
+        case KW_ANALYZE:
+            st->kind = is_kw(p, KW_CHECKPOINT) ? ST_CHECKPOINT : is_kw(p, KW_VACUUM) ? ST_VACUUM : ST_ANALYZE;
             advance(p);
             ok = !is_name(CUR(p)) || (st->maint.table = name(p, "a table name")) != NULL;
             break;

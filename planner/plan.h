@@ -257,6 +257,7 @@ struct plan_op {
             struct copy_spec *spec; /* copy.h */
         } copy; /* PLAN_FILE_SCAN, PLAN_COPY_TO */
     };
+    double est_rows; /* the rows it is estimated to produce (estimate.h), set once bound */
     /* run time (exec.c) */
     void *state;
     uint64_t rows_out, ns; /* EXPLAIN ANALYZE: rows produced, time spent in this operator */

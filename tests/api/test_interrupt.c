@@ -74,6 +74,16 @@ static int collect(void *arg, int n, char **v, char **names) {
     return 0;
 }
 
+/* line_has says whether a line of text starts (after indentation) with head and holds part. */
+static bool line_has(const char *text, const char *head, const char *part) {
+    for (const char *l = strstr(text, head); l; l = strstr(l + 1, head)) {
+        const char *end = strchr(l, '\n');
+        const char *p = strstr(l, part);
+        if (p && (!end || p < end)) return true;
+    }
+    return false;
+}
+
 Test(explain, analyze_counts_rows_per_operator) {
     strata_db *db = open_mem();
     cr_assert_eq(strata_exec(db,
@@ -85,9 +95,10 @@ Test(explain, analyze_counts_rows_per_operator) {
     out[0] = 0;
     cr_assert_eq(strata_exec(db, "EXPLAIN ANALYZE SELECT g, count(*) FROM t WHERE k > 1000 GROUP BY g", collect, out),
                  STRATA_OK, "%s", strata_errmsg(db));
-    /* the scan reads the rowid range k > 1000 (4000 rows), the aggregate makes 7 groups */
-    cr_assert(strstr(out, "SCAN t (rowid range)  (rows=4000 ") != NULL, "%s", out);
-    cr_assert(strstr(out, "HASH_GROUP_BY (1 keys, 1 aggregates)  (rows=7 ") != NULL, "%s", out);
+    /* the scan reads the rowid range k > 1000 (4000 rows), the aggregate makes 7 groups; each
+    ** line shows the estimate beside the count (the statistics were gathered after the insert) */
+    cr_assert(line_has(out, "SCAN t (rowid range)  (est=", " rows=4000 "), "%s", out);
+    cr_assert(line_has(out, "HASH_GROUP_BY (1 keys, 1 aggregates)  (est=7 ", " rows=7 "), "%s", out);
     /* EXPLAIN ANALYZE of a write performs it, as PostgreSQL's does */
     out[0] = 0;
     cr_assert_eq(strata_exec(db, "EXPLAIN ANALYZE DELETE FROM t WHERE g = 0", collect, out), STRATA_OK, "%s",

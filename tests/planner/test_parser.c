@@ -707,6 +707,8 @@ Test(misc, transactions_and_utilities) {
     CHECK("ROLLBACK", "(rollback)");
     CHECK("ROLLBACK TRANSACTION", "(rollback)");
     CHECK("CHECKPOINT", "(checkpoint)");
+    CHECK("ANALYZE", "(analyze)");
+    CHECK("ANALYZE orders", "(analyze orders)");
     CHECK("EXPLAIN SELECT 1", "(explain (select (cols (int 1))))");
     CHECK("EXPLAIN ANALYZE SELECT * FROM t", "(explain analyze (select (cols *) (from (table t))))");
     CHECK("EXPLAIN DELETE FROM t", "(explain (delete t))");
