@@ -12,6 +12,7 @@
 ** GROUP BY clause" error.
 */
 #include "bind.h"
+#include "joinorder.h"
 
 #include "copy.h"
 
@@ -720,7 +721,6 @@ static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_
 
 static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
 static int choose_access(bind_ctx *b, plan_op *p);
-static void choose_lookup_joins(plan_op *p);
 
 static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
     bind_ctx *b = c->b;
@@ -1894,8 +1894,8 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         int64_t lim = p->limit.limit->value.v.i, off = p->limit.offset ? p->limit.offset->value.v.i : 0;
         if (lim >= 0 && off >= 0 && lim <= INT64_MAX - off) p->child[0]->sort.limit = lim + off;
     }
-    if ((rc = choose_access(b, p))) return rc;
-    choose_lookup_joins(p);
+    if ((rc = choose_access(b, p)) || (rc = join_order(b, &p))) return rc;
+    join_lookups(p);
     *out = p;
     return STRATA_OK;
 }
@@ -2099,44 +2099,6 @@ static int choose_access(bind_ctx *b, plan_op *p) {
     }
     p->child[0] = is;
     return STRATA_OK;
-}
-
-/* selective says whether a plan reads its table through a key (a rowid lookup or range, an index
-** scan): a small input, for which looking up the other side of a join beats hashing it all. */
-static bool selective(const plan_op *p) {
-    if (!p) return false;
-    if (p->kind == PLAN_INDEX_SCAN || (p->kind == PLAN_SCAN && (p->scan.lo_expr || p->scan.hi_expr))) return true;
-    if (p->kind == PLAN_AGG || p->kind == PLAN_SETOP || p->kind == PLAN_NL_JOIN) return false;
-    if (p->kind == PLAN_VALUES) return p->values.nrows <= 64;
-    if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_INDEX_JOIN) return selective(p->child[0]);
-    return selective(p->child[0]);
-}
-
-/* choose_lookup_joins turns a hash join whose build side is a whole table joined on its rowid or
-** on an index's first key into an index join, when the probe side is selective: each probe row
-** then reads the matching rows by key instead of the join hashing the whole table. */
-static void choose_lookup_joins(plan_op *p) {
-    if (!p) return;
-    choose_lookup_joins(p->child[0]);
-    choose_lookup_joins(p->child[1]);
-    if (p->kind != PLAN_HASH_JOIN || p->join.nkeys != 1 || (p->join.kind != JK_INNER && p->join.kind != JK_LEFT)) return;
-    plan_op *r = p->child[1];
-    if (r->kind != PLAN_SCAN || r->scan.lo_expr || r->scan.hi_expr || r->scan.with_rowid) return;
-    const expr *k = p->join.rkeys[0];
-    if (k->kind != EXPR_COL || k->col >= r->scan.ncols || !selective(p->child[0])) return;
-    table_def *td = r->scan.table;
-    int32_t col = (int32_t)r->scan.cols[k->col];
-    if (!sql_type_equal(p->join.lkeys[0]->type, td->cols[col].type)) return;
-    index_def *best = NULL;
-    if (col != td->rowid_col) {
-        for (uint32_t i = 0; i < td->nindexes; i++) {
-            index_def *ix = td->indexes[i];
-            if (ix->key_cols[0] == col && (!best || (ix->unique && !best->unique))) best = ix;
-        }
-        if (!best) return;
-    }
-    p->kind = PLAN_INDEX_JOIN;
-    p->join.lookup = best;
 }
 
 /* ---- DML ---------------------------------------------------------------------------------- */

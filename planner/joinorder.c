@@ -12,6 +12,9 @@
 */
 #include "joinorder.h"
 
+#include "estimate.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_RELS 64
@@ -44,7 +47,6 @@ typedef struct jo_node {
 
 typedef struct jo_graph {
     bind_ctx *b;
-    const join_estimates *est;
     jo_rel rel[MAX_RELS];
     int n;
     jo_cond *conds;
@@ -62,6 +64,12 @@ static void *alloc0(bind_ctx *b, size_t n) {
     void *p = arena_alloc(b->mem, n ? n : 1);
     if (p) memset(p, 0, n ? n : 1);
     return p;
+}
+
+/* rows_of is the estimated rows of p (at least 1). */
+static double rows_of(plan_op *p) {
+    estimate_plan(p);
+    return p->est_rows >= 1 ? p->est_rows : 1;
 }
 
 static bool is_inner(const plan_op *p) {
@@ -138,13 +146,12 @@ static int collect(jo_graph *g, plan_op **p, uint32_t base) {
         int rc = collect(g, &(*p)->child[0], base);
         return rc ? rc : collect(g, &(*p)->child[1], base + (*p)->child[0]->ncols);
     }
-    int rc = join_order(g->b, p, g->est);
+    int rc = join_order(g->b, p);
     if (rc) return rc;
     jo_rel *r = &g->rel[g->n++];
     r->plan = *p;
     r->base = base;
-    r->rows = g->est->rows(g->est->arg, *p);
-    if (!(r->rows >= 1)) r->rows = 1;
+    r->rows = rows_of(*p);
     return STRATA_OK;
 }
 
@@ -182,8 +189,15 @@ static double set_rows(const jo_graph *g, uint64_t set) {
 static double side_distinct(const jo_graph *g, const expr *e, uint64_t set) {
     if (e->kind != EXPR_COL || (set & (set - 1))) return set_rows(g, set);
     int i = __builtin_ctzll(set);
-    double d = g->est->distinct(g->est->arg, g->rel[i].plan, e->col - g->rel[i].base);
+    const plan_op *p = g->rel[i].plan;
+    expr col = {.kind = EXPR_COL, .type = p->types[e->col - g->rel[i].base], .col = e->col - g->rel[i].base};
+    double d = estimate_distinct(&col, p);
     return d >= 1 && d <= g->rel[i].rows ? d : g->rel[i].rows;
+}
+
+static int by_selectivity(const void *x, const void *y) {
+    double a = ((const jo_edge *)x)->sel, b = ((const jo_edge *)y)->sel;
+    return a < b ? -1 : a > b;
 }
 
 /* make_edges groups the key conditions by the two sets they link into edges with selectivities. */
@@ -213,14 +227,26 @@ static int make_edges(jo_graph *g) {
         if (dr > rr) dr = rr;
         g->edges[g->nedges++] = (jo_edge){c->lset, c->rset, 1 / (dl > dr ? dl : dr)};
     }
+    qsort(g->edges, (size_t)g->nedges, sizeof *g->edges, by_selectivity);
     return STRATA_OK;
 }
 
-/* join_rows estimates the rows of joining the relations of set. */
+/* join_rows estimates the rows of joining the relations of set. Of edges that close a cycle
+** (a.x = b.x, b.x = c.x, a.x = c.x) only those of a spanning tree count, the most selective first:
+** the others mostly say again what the tree says. */
 static double join_rows(const jo_graph *g, uint64_t set) {
     double rows = set_rows(g, set);
-    for (int i = 0; i < g->nedges; i++)
-        if ((g->edges[i].a | g->edges[i].b) == ((g->edges[i].a | g->edges[i].b) & set)) rows *= g->edges[i].sel;
+    uint64_t joined[MAX_RELS]; /* each relation's component so far */
+    for (int i = 0; i < g->n; i++) joined[i] = UINT64_C(1) << i;
+    for (int i = 0; i < g->nedges; i++) { /* edges sorted by selectivity */
+        uint64_t both = g->edges[i].a | g->edges[i].b;
+        int ra = __builtin_ctzll(g->edges[i].a), rb = __builtin_ctzll(g->edges[i].b);
+        if ((both & ~set) || joined[ra] == joined[rb]) continue;
+        uint64_t merged = joined[ra] | joined[rb] | both;
+        for (int r = 0; r < g->n; r++)
+            if (merged >> r & 1) joined[r] = merged;
+        rows *= g->edges[i].sel;
+    }
     for (int i = 0; i < g->ncond; i++)
         if (!g->conds[i].l && (g->conds[i].set & set) == g->conds[i].set) rows *= OTHER_SELECTIVITY;
     return rows < 1 ? 1 : rows;
@@ -297,6 +323,71 @@ static int order_greedy(jo_graph *g, int *root) {
         part[bj] = part[--np];
     }
     *root = part[0];
+    return STRATA_OK;
+}
+
+/* ---- index joins --------------------------------------------------------------------------- */
+
+/* selective says whether a plan reads its table through a key (a rowid lookup or range, an index
+** scan): a small input, for which looking up the other side of a join beats hashing it all. */
+static bool selective(const plan_op *p) {
+    if (!p) return false;
+    if (p->kind == PLAN_INDEX_SCAN || (p->kind == PLAN_SCAN && (p->scan.lo_expr || p->scan.hi_expr))) return true;
+    if (p->kind == PLAN_AGG || p->kind == PLAN_SETOP || p->kind == PLAN_NL_JOIN) return false;
+    if (p->kind == PLAN_VALUES) return p->values.nrows <= 64;
+    if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_INDEX_JOIN) return selective(p->child[0]);
+    return selective(p->child[0]);
+}
+
+/* lookup_index says whether hash join p can be an index join (join_lookups), setting *ix to the
+** index its build side is looked up through (NULL: the rowid). */
+static bool lookup_index(const plan_op *p, index_def **ix) {
+    if (p->kind != PLAN_HASH_JOIN || p->join.nkeys != 1 || (p->join.kind != JK_INNER && p->join.kind != JK_LEFT))
+        return false;
+    const plan_op *r = p->child[1];
+    if (r->kind != PLAN_SCAN || r->scan.lo_expr || r->scan.hi_expr || r->scan.with_rowid) return false;
+    const expr *k = p->join.rkeys[0];
+    if (k->kind != EXPR_COL || k->col >= r->scan.ncols || !selective(p->child[0])) return false;
+    table_def *td = r->scan.table;
+    int32_t col = (int32_t)r->scan.cols[k->col];
+    if (!sql_type_equal(p->join.lkeys[0]->type, td->cols[col].type)) return false;
+    *ix = NULL;
+    if (col == td->rowid_col) return true;
+    for (uint32_t i = 0; i < td->nindexes; i++)
+        if (td->indexes[i]->key_cols[0] == col && (!*ix || (td->indexes[i]->unique && !(*ix)->unique)))
+            *ix = td->indexes[i];
+    return *ix != NULL;
+}
+
+void join_lookups(plan_op *p) {
+    if (!p) return;
+    join_lookups(p->child[0]);
+    join_lookups(p->child[1]);
+    index_def *ix;
+    if (!lookup_index(p, &ix)) return;
+    p->kind = PLAN_INDEX_JOIN;
+    p->join.lookup = ix;
+}
+
+/* swap_inputs exchanges the inputs of join j, with its keys, columns (in new arrays) and residual
+** predicate, and LEFT for RIGHT; map[i] (j's columns) is where column i went. */
+static int swap_inputs(bind_ctx *b, plan_op *j, uint32_t *map) {
+    uint32_t nl = j->child[0]->ncols, nr = j->child[1]->ncols, n = nl + nr;
+    sql_type *types = alloc0(b, (n + 1) * sizeof *types);
+    const char **names = alloc0(b, (n + 1) * sizeof *names);
+    if (!types || !names) return nomem(b);
+    for (uint32_t i = 0; i < n; i++) {
+        map[i] = i < nl ? nr + i : i - nl;
+        types[map[i]] = j->types[i];
+        names[map[i]] = j->names ? j->names[i] : NULL;
+    }
+    j->types = types, j->names = names;
+    plan_op *c = j->child[0];
+    j->child[0] = j->child[1], j->child[1] = c;
+    expr **k = j->join.lkeys;
+    j->join.lkeys = j->join.rkeys, j->join.rkeys = k;
+    if (j->join.pred) each_col(j->join.pred, remap_one, map);
+    if (j->join.kind == JK_LEFT || j->join.kind == JK_RIGHT) j->join.kind = j->join.kind == JK_LEFT ? JK_RIGHT : JK_LEFT;
     return STRATA_OK;
 }
 
@@ -406,7 +497,20 @@ static int build(jo_graph *g, int node, jo_built *out) {
         out->cols[i] = i < na ? a.cols[k] : c.cols[k];
     }
     out->plan = j;
-    return join_conditions(g, j, aset, cset, &a, &c, out);
+    if ((rc = join_conditions(g, j, aset, cset, &a, &c, out))) return rc;
+    index_def *ix;
+    if (lookup_index(j, &ix) || !lookup_index(&(plan_op){.kind = j->kind, .child = {c.plan, a.plan},
+                                                          .join = {.kind = JK_INNER, .nkeys = j->join.nkeys,
+                                                                   .lkeys = j->join.rkeys, .rkeys = j->join.lkeys}},
+                                              &ix))
+        return STRATA_OK;
+    uint32_t map[j->ncols]; /* the larger side is looked up by key: it goes to the build side */
+    if ((rc = swap_inputs(g->b, j, map))) return rc;
+    uint32_t *cols = alloc0(g->b, (j->ncols + 1) * sizeof *cols);
+    if (!cols) return nomem(g->b);
+    for (uint32_t i = 0; i < j->ncols; i++) cols[map[i]] = out->cols[i];
+    out->cols = cols;
+    return STRATA_OK;
 }
 
 /* restore puts the tree's columns back in their order over the new tree t, which replaces old. */
@@ -435,52 +539,59 @@ static int restore(jo_graph *g, const plan_op *old, const jo_built *t, plan_op *
 }
 
 /* swap_outer turns the LEFT hash join *p into a RIGHT one with its inputs swapped when its left
-** input is estimated smaller than its right (that the hash table is on the smaller), with a
-** projection above that gives the columns in their order. */
-static int swap_outer(bind_ctx *b, plan_op **p, const join_estimates *est) {
+** input is estimated smaller than its right (that the hash table is on the smaller) and its right
+** cannot be looked up by key instead, with a projection above that gives the columns in their
+** order. */
+static int swap_outer(bind_ctx *b, plan_op **p) {
     plan_op *j = *p;
-    if (j->kind != PLAN_HASH_JOIN || j->join.kind != JK_LEFT ||
-        est->rows(est->arg, j->child[0]) >= est->rows(est->arg, j->child[1]))
+    index_def *ix;
+    if (j->kind != PLAN_HASH_JOIN || j->join.kind != JK_LEFT || lookup_index(j, &ix) ||
+        rows_of(j->child[0]) >= rows_of(j->child[1]))
         return STRATA_OK;
-    uint32_t nl = j->child[0]->ncols, nr = j->child[1]->ncols, n = nl + nr;
-    uint32_t *map = alloc0(b, n * sizeof *map);
-    plan_op *s = alloc0(b, sizeof *s), *proj = alloc0(b, sizeof *proj);
-    if (!map || !s || !proj || !(s->types = alloc0(b, n * sizeof *s->types)) ||
-        !(s->names = alloc0(b, n * sizeof *s->names)) || !(proj->project.exprs = alloc0(b, n * sizeof *proj->project.exprs)))
-        return nomem(b);
-    *s = (plan_op){.kind = PLAN_HASH_JOIN, .ncols = n, .types = s->types, .names = s->names, .child = {j->child[1], j->child[0]}};
-    s->join = j->join;
-    s->join.kind = JK_RIGHT;
-    s->join.lkeys = j->join.rkeys, s->join.rkeys = j->join.lkeys;
-    for (uint32_t i = 0; i < n; i++) {
-        map[i] = i < nl ? nr + i : i - nl; /* where column i of the LEFT join is in the RIGHT one */
-        s->types[map[i]] = j->types[i];
-        s->names[map[i]] = j->names ? j->names[i] : NULL;
+    plan_op *proj = alloc0(b, sizeof *proj);
+    uint32_t *map = alloc0(b, (j->ncols + 1) * sizeof *map);
+    if (!proj || !map || !(proj->project.exprs = alloc0(b, j->ncols * sizeof *proj->project.exprs))) return nomem(b);
+    proj->kind = PLAN_PROJECT;
+    proj->ncols = j->ncols, proj->types = j->types, proj->names = j->names;
+    proj->child[0] = j;
+    int rc = swap_inputs(b, j, map);
+    for (uint32_t i = 0; i < j->ncols && !rc; i++) {
         expr *e = alloc0(b, sizeof *e);
         if (!e) return nomem(b);
-        e->kind = EXPR_COL, e->type = j->types[i], e->col = map[i];
+        e->kind = EXPR_COL, e->type = proj->types[i], e->col = map[i];
         proj->project.exprs[i] = e;
     }
-    if (s->join.pred) each_col(s->join.pred, remap_one, map);
-    proj->kind = PLAN_PROJECT;
-    proj->ncols = n, proj->types = j->types, proj->names = j->names;
-    proj->child[0] = s;
     *p = proj;
-    return STRATA_OK;
+    return rc;
 }
 
-int join_order(bind_ctx *b, plan_op **p, const join_estimates *est) {
-    if (!est || !*p) return STRATA_OK;
+/* fold_projection merges into projection p a projection below it that only picks columns (as
+** restore and swap_outer make). */
+static void fold_projection(plan_op *p) {
+    if (p->kind != PLAN_PROJECT || p->child[0]->kind != PLAN_PROJECT) return;
+    plan_op *c = p->child[0];
+    uint32_t map[c->ncols + 1];
+    for (uint32_t k = 0; k < c->ncols; k++) {
+        if (c->project.exprs[k]->kind != EXPR_COL) return;
+        map[k] = c->project.exprs[k]->col;
+    }
+    for (uint32_t i = 0; i < p->ncols; i++) each_col(p->project.exprs[i], remap_one, map);
+    p->child[0] = c->child[0];
+}
+
+int join_order(bind_ctx *b, plan_op **p) {
+    if (!*p) return STRATA_OK;
     if (!is_inner(*p)) {
         for (int i = 0; i < 2; i++) {
-            int rc = (*p)->child[i] ? join_order(b, &(*p)->child[i], est) : STRATA_OK;
+            int rc = (*p)->child[i] ? join_order(b, &(*p)->child[i]) : STRATA_OK;
             if (rc) return rc;
         }
-        return swap_outer(b, p, est);
+        fold_projection(*p);
+        return swap_outer(b, p);
     }
     jo_graph *g = alloc0(b, sizeof *g);
     if (!g) return nomem(b);
-    g->b = b, g->est = est, g->ncols = (*p)->ncols;
+    g->b = b, g->ncols = (*p)->ncols;
     int rc = collect(g, p, 0);
     if (rc || (rc = conditions(g, *p, 0)) || (rc = make_edges(g))) return rc;
     if (!(g->nodes = alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
