@@ -1128,11 +1128,85 @@ static int conjuncts(bind_ctx *b, expr *e, expr ***list, int *n, int *cap) {
     return STRATA_OK;
 }
 
+/* same_conjunct: x and y test the same (an equality also with its sides swapped). */
+static bool same_conjunct(const expr *x, const expr *y) {
+    if (expr_equal(x, y)) return true;
+    return x->kind == EXPR_CMP && y->kind == EXPR_CMP && x->cmp == CMP_EQ && y->cmp == CMP_EQ &&
+           expr_equal(x->args[0], y->args[1]) && expr_equal(x->args[1], y->args[0]);
+}
+
+static bool has_term(expr *const *terms, int n, const expr *x) {
+    for (int i = 0; i < n; i++)
+        if (same_conjunct(terms[i], x)) return true;
+    return false;
+}
+
+/* factor_or takes out of OR e the conjuncts that every branch has, appending them to list: (a AND
+** b) OR (a AND c) is a AND (b OR c), in three-valued logic too. *rest is what remains of e, NULL
+** when some branch had nothing else (a OR (a AND b) is a). A join condition repeated in every
+** branch so becomes a hash key. */
+/* or_branches lists the branches of nested ORs into out (NULL: counts them only). */
+static void or_branches(expr *e, expr **out, int *n) {
+    if (e->kind != EXPR_OR) {
+        if (out) out[*n] = e;
+        (*n)++;
+        return;
+    }
+    for (int i = 0; i < e->nargs; i++) or_branches(e->args[i], out, n);
+}
+
+static int factor_or(bind_ctx *b, expr *e, expr ***list, int *n, int *cap, expr **rest) {
+    int nb = 0;
+    or_branches(e, NULL, &nb);
+    int *nt = alloc0(b, (size_t)nb * sizeof *nt);
+    expr **branch = alloc0(b, (size_t)nb * sizeof *branch);
+    expr ***terms = alloc0(b, (size_t)nb * sizeof *terms);
+    if (!nt || !terms || !branch) return nomem(b);
+    nb = 0;
+    or_branches(e, branch, &nb);
+    for (int i = 0; i < nb; i++) {
+        int tcap = 0, rc = conjuncts(b, branch[i], &terms[i], &nt[i], &tcap);
+        if (rc) return rc;
+    }
+    int before = *n;
+    for (int k = 0; k < nt[0]; k++) {
+        bool common = !has_term(*list + before, *n - before, terms[0][k]);
+        for (int i = 1; i < nb && common; i++) common = has_term(terms[i], nt[i], terms[0][k]);
+        int rc = common ? conjuncts(b, terms[0][k], list, n, cap) : STRATA_OK;
+        if (rc) return rc;
+    }
+    *rest = e;
+    if (*n == before) return STRATA_OK;
+    expr *or = mk(b, EXPR_OR, e->type, e->off, nb);
+    if (!or) return nomem(b);
+    for (int i = 0; i < nb; i++) {
+        int m = 0;
+        for (int k = 0; k < nt[i]; k++)
+            if (!has_term(*list + before, *n - before, terms[i][k])) terms[i][m++] = terms[i][k];
+        if (m == 0) { /* this branch is just the common part: the OR adds nothing */
+            *rest = NULL;
+            return STRATA_OK;
+        }
+        if (m == 1) {
+            or->args[i] = terms[i][0];
+            continue;
+        }
+        if (!(or->args[i] = mk(b, EXPR_AND, e->type, branch[i]->off, m))) return nomem(b);
+        memcpy(or->args[i]->args, terms[i], (size_t)m * sizeof *terms[i]);
+    }
+    *rest = or;
+    return STRATA_OK;
+}
+
 static int place_all(bind_ctx *b, plan_op **p, expr *pred, bool from_on) {
     expr **list = NULL;
     int n = 0, cap = 0;
     int rc = conjuncts(b, pred, &list, &n, &cap);
-    for (int i = 0; i < n && !rc; i++) rc = place(b, p, list[i], from_on);
+    for (int i = 0; i < n && !rc; i++) {
+        expr *e = list[i];
+        if (e->kind == EXPR_OR && (rc = factor_or(b, e, &list, &n, &cap, &e))) break;
+        if (e) rc = place(b, p, e, from_on);
+    }
     return rc;
 }
 
