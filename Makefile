@@ -351,6 +351,16 @@ tpch-check: $(B)/datasets/tpch-run $(B)/bench/tpch-ref $(DB)
 	@[ -f $(TPCH_EXPECTED)/q22.txt ] || $(B)/bench/tpch-ref -s $(TPCH_SF) -o $(TPCH_EXPECTED)
 	$(B)/datasets/tpch-run -d $(DB) -q datasets/tpch/queries -c $(TPCH_EXPECTED) $(TPCH_ARGS)
 
+# The comparison with the expected results (tests/datasets/tpch-expected/) runs tpch-load and
+# tpch-run -c; it links tpch_check.c for the rule and the result files.
+$(B)/tests/datasets/test_tpch_expected: tests/datasets/test_tpch_expected.c $(TPCH_CHECK_DEPS) \
+  $(B)/datasets/tpch-load $(B)/datasets/tpch-run $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_LINK) -Itests -Idatasets/tpch -DTPCH_LOAD_BIN='"$(abspath $(B)/datasets/tpch-load)"' \
+	  -DTPCH_RUN_BIN='"$(abspath $(B)/datasets/tpch-run)"' -DTPCH_SCHEMA='"$(abspath datasets/tpch/schema.sql)"' \
+	  -DTPCH_QUERIES='"$(abspath datasets/tpch/queries)"' -DTPCH_EXPECTED='"$(abspath tests/datasets/tpch-expected)"' \
+	  -o $@ $< $(TPCH_CHECK_SRC) $(TEST_LIBS) $(TPCH_LDFLAGS)
+
 # The loader's and the runner's tests run both programs and read the database through libstrata.
 $(B)/tests/datasets/test_tpch_load: tests/datasets/test_tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstrata.a \
   $(B)/datasets/tpch-load $(B)/datasets/tpch-run $(wildcard tests/helpers/*.h)
