@@ -181,9 +181,9 @@ TPCH_CHECK_DEPS := $(TPCH_CHECK_SRC) datasets/tpch/tpch_check.h
 # The load suite (suite_load.c) links the TPC-H generator (row counts, the expected checksum) and
 # runs the tpch-gen program (TPCH_GEN_BIN) to write its .tbl files once.
 HARNESS_SRC := bench/harness.c $(wildcard bench/suite_*.c) bench/engines.c bench/engine_duckdb.c bench/bench_common.c \
-  datasets/tpch/tpch_gen.c
+  datasets/tpch/tpch_gen.c $(TPCH_CHECK_SRC)
 $(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/harness.h include/strata.h \
-  datasets/tpch/tpch_gen.h $(B)/libstrata.a $(B)/datasets/tpch-gen
+  datasets/tpch/tpch_gen.h datasets/tpch/tpch_check.h $(B)/libstrata.a $(B)/datasets/tpch-gen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_PUBLIC) -Idatasets/tpch -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
 	  -DTPCH_GEN_BIN='"$(abspath $(B)/datasets/tpch-gen)"' \

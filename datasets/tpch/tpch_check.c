@@ -175,7 +175,7 @@ int tpch_result_compare(const tpch_result *want, const tpch_result *got, char *m
 const char *tpch_normalize_value(const char *v, char *out, size_t n) {
     double d;
     int fraction;
-    if (v != NULL && number(v, &d, &fraction) && fraction) {
+    if (v != NULL && number(v, &d, &fraction)) {
         snprintf(out, n, "%.2f", d);
         if (strcmp(out, "-0.00") == 0) snprintf(out, n, "0.00");
         return out;

@@ -75,8 +75,9 @@ int tpch_values_match(const char *want, const char *got);
 int tpch_result_compare(const tpch_result *want, const tpch_result *got, char *msg, size_t n);
 
 /* tpch_normalize_value writes the value as the benchmark hashes it into out (n bytes): a number
-** with a fraction or an exponent rounded to 2 decimals ("%.2f"), anything else as it is. Returns
-** out. Two values that match may still normalize differently when they straddle a half cent. */
+** rounded to 2 decimals ("%.2f"; integers too, since one engine's DECIMAL 304.00 is another's
+** REAL 304 or DOUBLE 0 for 0.000000), NULL as \N, anything else as it is. Returns out. Two values
+** that match may still normalize differently when they straddle a half cent. */
 const char *tpch_normalize_value(const char *v, char *out, size_t n);
 
 #endif /* TPCH_CHECK_H */

@@ -131,6 +131,8 @@ Test(tpch_expected, the_rule_on_single_values) {
     char buf[64];
     cr_expect_str_eq(tpch_normalize_value("2311.61142857143", buf, sizeof buf), "2311.61");
     cr_expect_str_eq(tpch_normalize_value("-0.001", buf, sizeof buf), "0.00");
-    cr_expect_str_eq(tpch_normalize_value("15086", buf, sizeof buf), "15086");
+    cr_expect_str_eq(tpch_normalize_value("15086", buf, sizeof buf), "15086.00");
+    cr_expect_str_eq(tpch_normalize_value("0", buf, sizeof buf), "0.00");
+    cr_expect_str_eq(tpch_normalize_value("Customer#000001421", buf, sizeof buf), "Customer#000001421");
     cr_expect_str_eq(tpch_normalize_value(NULL, buf, sizeof buf), "\\N");
 }
