@@ -47,6 +47,7 @@ static const size_def sizes[] = {
     {"tpch_limit_s", 300, 120, 60},   /* the most one run of a query may take, seconds */
 };
 
+/* clang-format off */
 #define Q(nn) {"tpch_q" #nn, "q" #nn}
 static const workload_def workloads[] = {
     {"tpch_db", "db"}, Q(01), Q(02), Q(03), Q(04), Q(05), Q(06), Q(07), Q(08), Q(09), Q(10), Q(11),
@@ -77,6 +78,7 @@ static const phase_def phases[] = {
     PH(12),             PH(13), PH(14), PH(15), PH(16), PH(17), PH(18), PH(19), PH(20), PH(21), PH(22),
 };
 #undef PH
+/* clang-format on */
 
 static const summary_def summaries[] = {
     {"tpch_q", "_first_ms", "first run"},
@@ -95,7 +97,8 @@ static double scale_factor(const options *o) { return (double)size_of(o, "tpch_s
 ** the data).
 */
 
-static void database_path(char *out, size_t n, const engine *e, const char *dir, const char *data, double sf) {
+static void database_path(char *out, size_t n, const engine *e, const char *dir, const char *data,
+                          double sf) {
     if (is_strata(e)) {
         const char *slash = strrchr(dir, '/');
         snprintf(out, n, "%.*s/tpch-strata-sf%g.db", slash ? (int)(slash - dir) : 1, slash ? dir : ".", sf);
@@ -225,8 +228,9 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
         return;
     }
     int q = atoi(phase + 1);
+    if (q < 1 || q > TPCH_QUERY_COUNT || strcmp(workloads[q].phase, phase))
+        die("tpch: unknown phase %s", phase);
     const char *w = workloads[q].id;
-    if (q < 1 || q > TPCH_QUERY_COUNT || strcmp(workloads[q].phase, phase)) die("tpch: unknown phase %s", phase);
     /* the tiny run checks checksums in `make test`: there strata's pending queries would only time out */
     if (o->tiny && is_strata(e) && tpch_query_pending(q)) return not_applicable(w, TPCH_PENDING_REASON);
     RUN(w, wl_query(e, o, dir, q, w));
@@ -234,40 +238,48 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
 
 static void describe(FILE *out, const options *o) {
     double sf = scale_factor(o);
-    fprintf(out,
-            "- Data: TPC-H SF %g (`--size tpch_sf_milli=%llu`) of the project's generator, `datasets/tpch/schema.sql` "
-            "verbatim for every engine (the spec's primary keys, no other index), loaded as the `load` suite "
-            "loads it: strata and DuckDB `COPY` from the `.tbl` files (DuckDB with `SET threads = 2`), SQLite "
-            "prepared INSERTs in one transaction; then reopened and checked (every table's count, lineitem's "
-            "checksum). SQLite's and DuckDB's databases are cached in `bench/tmp/tpch-sf%g/` (`db-sqlite.db`, "
-            "`db-duckdb.db`, shared by both DuckDB engines) with a marker naming the engine version that made "
-            "them; strata's is loaded once per harness run. The load row shows a time only where this run "
-            "loaded.\n",
-            sf, (unsigned long long)size_of(o, "tpch_sf_milli"), sf);
-    fprintf(out,
-            "- Queries: `%s/qNN.sql` (the spec's validation parameters) for strata and DuckDB; SQLite runs "
-            "`%s/qNN.sql`, copies adapted only where its dialect needs it (dates as ISO text, `date()` for "
-            "intervals, strftime for EXTRACT, substr, Q6's BETWEEN bounds computed, Q13's column list; each "
-            "file's header lists its changes), after `PRAGMA case_sensitive_like = ON`. SQLite in WAL mode only "
-            "(`sqlite-wal`; the queries only read); DuckDB with its default threads (`duckdb`) and one thread "
-            "(`duckdb-t1`).\n",
-            QUERIES_DIR, SQLITE_QUERIES_DIR);
-    fprintf(out,
-            "- Each query in a fresh process per engine and repetition, the engine order rotating: open, "
-            "`SELECT 1` (untimed), the first run (prepare + every row: the engine's cache is empty, the OS page "
-            "cache is not dropped), then %llu runs of the prepared statement whose median is the repeat. Peak "
-            "RSS from the first run to the last repeat. A run longer than %llu s (`--size tpch_limit_s=N`) is "
-            "stopped and the query shown as failed, like a query the engine refuses; such queries are left out "
-            "of the geomean and total rows, which cover only the queries every engine finished (named "
-            "above when any was left out).",
-            (unsigned long long)size_of(o, "tpch_runs"), (unsigned long long)size_of(o, "tpch_limit_s"));
-    if (o->tiny) fprintf(out, " In this tiny run strata's pending queries (%s) are n/a.", TPCH_PENDING_REASON);
-    fprintf(out,
-            "\n- Checks: every repeat returns the first run's rows; the engines' checksums (row count and a hash "
-            "of every value's text, numbers rounded to 2 decimals first, since SQLite computes DECIMAL columns in "
-            "REAL and the engines print numbers differently) are compared, and a disagreement is reported (a value on a half cent can "
-            "round apart). Exact answers are checked by `make tpch-check` against SQLite's and DuckDB's results "
-            "(tests/datasets/tpch-expected/).\n");
+    fprintf(
+        out,
+        "- Data: TPC-H SF %g (`--size tpch_sf_milli=%llu`) of the project's generator, "
+        "`datasets/tpch/schema.sql` "
+        "verbatim for every engine (the spec's primary keys, no other index), loaded as the `load` suite "
+        "loads it: strata and DuckDB `COPY` from the `.tbl` files (DuckDB with `SET threads = 2`), SQLite "
+        "prepared INSERTs in one transaction; then reopened and checked (every table's count, lineitem's "
+        "checksum). SQLite's and DuckDB's databases are cached in `bench/tmp/tpch-sf%g/` (`db-sqlite.db`, "
+        "`db-duckdb.db`, shared by both DuckDB engines) with a marker naming the engine version that made "
+        "them; strata's is loaded once per harness run. The load row shows a time only where this run "
+        "loaded.\n",
+        sf, (unsigned long long)size_of(o, "tpch_sf_milli"), sf);
+    fprintf(
+        out,
+        "- Queries: `%s/qNN.sql` (the spec's validation parameters) for strata and DuckDB; SQLite runs "
+        "`%s/qNN.sql`, copies adapted only where its dialect needs it (dates as ISO text, `date()` for "
+        "intervals, strftime for EXTRACT, substr, Q6's BETWEEN bounds computed, Q13's column list; each "
+        "file's header lists its changes), after `PRAGMA case_sensitive_like = ON`. SQLite in WAL mode only "
+        "(`sqlite-wal`; the queries only read); DuckDB with its default threads (`duckdb`) and one thread "
+        "(`duckdb-t1`).\n",
+        QUERIES_DIR, SQLITE_QUERIES_DIR);
+    fprintf(
+        out,
+        "- Each query in a fresh process per engine and repetition, the engine order rotating: open, "
+        "`SELECT 1` (untimed), the first run (prepare + every row: the engine's cache is empty, the OS page "
+        "cache is not dropped), then %llu runs of the prepared statement whose median is the repeat. Peak "
+        "RSS from the first run to the last repeat. A run longer than %llu s (`--size tpch_limit_s=N`) is "
+        "stopped and the query shown as failed, like a query the engine refuses; such queries are left out "
+        "of the geomean and total rows, which cover only the queries every engine finished (named "
+        "above when any was left out).",
+        (unsigned long long)size_of(o, "tpch_runs"), (unsigned long long)size_of(o, "tpch_limit_s"));
+    if (o->tiny)
+        fprintf(out, " In this tiny run strata's pending queries (%s) are n/a.", TPCH_PENDING_REASON);
+    fprintf(
+        out,
+        "\n- Checks: every repeat returns the first run's rows; the engines' checksums (row count and a hash "
+        "of every value's text, numbers rounded to 2 decimals first, since SQLite computes DECIMAL columns "
+        "in "
+        "REAL and the engines print numbers differently) are compared, and a disagreement is reported (a "
+        "value on a half cent can "
+        "round apart). Exact answers are checked by `make tpch-check` against SQLite's and DuckDB's results "
+        "(tests/datasets/tpch-expected/).\n");
 }
 
 const suite suite_tpch = {

@@ -43,10 +43,9 @@
 #define MAX_COLUMNS 64
 
 /* Indexes for SQLite's correlated subqueries (see the file's comment). */
-static const char *const sqlite_indexes =
-    "CREATE INDEX ref_l_part_supp ON lineitem(l_partkey, l_suppkey);"
-    "CREATE INDEX ref_o_cust ON orders(o_custkey);"
-    "CREATE INDEX ref_ps_supp ON partsupp(ps_suppkey);";
+static const char *const sqlite_indexes = "CREATE INDEX ref_l_part_supp ON lineitem(l_partkey, l_suppkey);"
+                                          "CREATE INDEX ref_o_cust ON orders(o_custkey);"
+                                          "CREATE INDEX ref_ps_supp ON partsupp(ps_suppkey);";
 
 static double now_s(void) {
     struct timespec ts;
@@ -112,7 +111,8 @@ static void sqlite_load_table(sqlite3 *db, const char *dir, int t) {
         n += snprintf(sql + n, sizeof sql - (size_t)n, i ? ", ?" : "?");
     snprintf(sql + n, sizeof sql - (size_t)n, ")");
     sqlite3_stmt *ins;
-    if (sqlite3_prepare_v2(db, sql, -1, &ins, NULL) != SQLITE_OK) fail("SQLite: %s: %s", sqlite3_errmsg(db), sql);
+    if (sqlite3_prepare_v2(db, sql, -1, &ins, NULL) != SQLITE_OK)
+        fail("SQLite: %s: %s", sqlite3_errmsg(db), sql);
     tbl_path(path, sizeof path, dir, t);
     FILE *f = fopen(path, "r");
     if (f == NULL) fail("cannot read %s: %s", path, strerror(errno));
@@ -151,7 +151,8 @@ static void sqlite_query(sqlite3 *db, const char *sql, const char *name, tpch_re
     memset(r, 0, sizeof *r);
     while (*tail) {
         sqlite3_stmt *s = NULL;
-        if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK) fail("SQLite %s: %s", name, sqlite3_errmsg(db));
+        if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK)
+            fail("SQLite %s: %s", name, sqlite3_errmsg(db));
         if (s == NULL) break;
         int ncols = sqlite3_column_count(s);
         if (ncols > MAX_COLUMNS) fail("%s: too many columns%s", name, "");
@@ -272,7 +273,8 @@ int main(int argc, char **argv) {
     make_dirs(out);
     make_files(tbl_dir, sf);
     char *schema = tpch_read_file(SCHEMA_PATH);
-    if (schema == NULL) fail("cannot read %s: %s (run from the repository root)", SCHEMA_PATH, strerror(errno));
+    if (schema == NULL)
+        fail("cannot read %s: %s (run from the repository root)", SCHEMA_PATH, strerror(errno));
 
     double t0 = now_s();
     snprintf(db_path, sizeof db_path, "%s/ref-sqlite.db", tbl_dir);

@@ -68,7 +68,9 @@ void tpch_result_free(tpch_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-void tpch_result_path(char *out, size_t n, const char *dir, int q) { snprintf(out, n, "%s/q%02d.txt", dir, q); }
+void tpch_result_path(char *out, size_t n, const char *dir, int q) {
+    snprintf(out, n, "%s/q%02d.txt", dir, q);
+}
 
 int tpch_result_write(const tpch_result *r, const char *path) {
     char tmp[4400];

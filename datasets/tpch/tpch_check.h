@@ -29,7 +29,8 @@
 /* The queries strata cannot yet finish in time: their correlated subqueries run once per outer
 ** row until the binder decorrelates them. The comparison test and `tpch-run -c` skip them (with a
 ** printed note), the benchmark's tiny run too. Remove a query from this list when it runs. */
-#define TPCH_PENDING_QUERIES {4, 20, 21}
+#define TPCH_PENDING_QUERIES                                                                                 \
+    { 4, 20, 21 }
 #define TPCH_PENDING_REASON "pending: correlated subquery not yet decorrelated"
 
 /* tpch_query_pending returns 1 when query q (1 .. 22) is in TPCH_PENDING_QUERIES. */

@@ -20,7 +20,7 @@
 #include "helpers/tmpdir.h"
 #include "tpch_check.h"
 
-#if !defined(TPCH_LOAD_BIN) || !defined(TPCH_RUN_BIN) || !defined(TPCH_SCHEMA) || !defined(TPCH_QUERIES) || \
+#if !defined(TPCH_LOAD_BIN) || !defined(TPCH_RUN_BIN) || !defined(TPCH_SCHEMA) || !defined(TPCH_QUERIES) ||  \
     !defined(TPCH_EXPECTED)
 #error "the Makefile passes TPCH_LOAD_BIN, TPCH_RUN_BIN, TPCH_SCHEMA, TPCH_QUERIES and TPCH_EXPECTED"
 #endif
