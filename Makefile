@@ -19,6 +19,7 @@
 #   make tpch-gen   the TPC-H data generator: the 8 .tbl files at SF (0.01) into OUT (datasets/tpch/data)
 #   make tpch       a TPC-H database at SF (0.1) loaded from the generator into DB (datasets/tpch/data/...)
 #   make tpch-run   the 22 TPC-H queries timed against that database (loaded first when missing)
+#   make tpch-check strata's answers to the 22 queries at SF compared with SQLite's and DuckDB's
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
 
@@ -169,15 +170,20 @@ bench-kernels: $(B)/bench/bench_kernels
 	$(B)/bench/bench_kernels $(BENCH_ARGS)
 
 
+# TPC-H results as text files and the rule that compares them (datasets/tpch/tpch_check.h), libc
+# only: tpch-run, tpch-ref, the harness and the comparison test share it.
+TPCH_CHECK_SRC := datasets/tpch/tpch_check.c
+TPCH_CHECK_DEPS := $(TPCH_CHECK_SRC) datasets/tpch/tpch_check.h
+
 # The benchmark harness (bench/README.md): strata against SQLite's modes and DuckDB. DuckDB is a
 # peer only, loaded at run time with dlopen from the npm package that `make bench-deps` installs
 # into bench/deps/ (ignored by git); without it the DuckDB column says "not installed".
 # The load suite (suite_load.c) links the TPC-H generator (row counts, the expected checksum) and
 # runs the tpch-gen program (TPCH_GEN_BIN) to write its .tbl files once.
 HARNESS_SRC := bench/harness.c $(wildcard bench/suite_*.c) bench/engines.c bench/engine_duckdb.c bench/bench_common.c \
-  datasets/tpch/tpch_gen.c
+  datasets/tpch/tpch_gen.c $(TPCH_CHECK_SRC)
 $(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/harness.h include/strata.h \
-  datasets/tpch/tpch_gen.h $(B)/libstrata.a $(B)/datasets/tpch-gen
+  datasets/tpch/tpch_gen.h datasets/tpch/tpch_check.h $(B)/libstrata.a $(B)/datasets/tpch-gen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_PUBLIC) -Idatasets/tpch -DBENCH_CFLAGS='"$(CC) $(CFLAGS_PUBLIC)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
 	  -DTPCH_GEN_BIN='"$(abspath $(B)/datasets/tpch-gen)"' \
@@ -185,9 +191,17 @@ $(B)/bench/harness: $(HARNESS_SRC) bench/bench_common.h bench/engine.h bench/har
 
 # The engine contract (bench/engine_check.c) for every engine, then the harness at a tiny size:
 # the checksums of every workload against the data generator and between engines, no timing.
-$(B)/bench/engine_check: bench/engine_check.c bench/engines.c bench/engine_duckdb.c bench/engine.h include/strata.h $(B)/libstrata.a
+$(B)/bench/engine_check: bench/engine_check.c bench/engines.c bench/engine_duckdb.c bench/bench_common.c bench/engine.h include/strata.h $(B)/libstrata.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_PUBLIC) -o $@ bench/engine_check.c bench/engines.c bench/engine_duckdb.c $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ bench/engine_check.c bench/engines.c bench/engine_duckdb.c bench/bench_common.c $(B)/libstrata.a -lsqlite3 -ldl -lm $(LDFLAGS_ALL)
+
+# tpch-ref: the TPC-H queries' expected results from SQLite, cross-checked against DuckDB
+# (datasets/tpch/sqlite/README.md). It links no strata: SQLite directly, DuckDB through dlopen.
+$(B)/bench/tpch-ref: bench/tpch_ref.c bench/engine_duckdb.c bench/bench_common.c bench/engine.h \
+  bench/bench_common.h $(TPCH_CHECK_DEPS) datasets/tpch/tpch_gen.c datasets/tpch/tpch_gen.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_PUBLIC) -Idatasets/tpch -o $@ bench/tpch_ref.c bench/engine_duckdb.c bench/bench_common.c \
+	  $(TPCH_CHECK_SRC) $(TPCH_GEN_SRC) -lsqlite3 -ldl $(TPCH_LDFLAGS)
 
 # The benchmark regression gate (bench/compare OLD.json NEW.json builds and runs it).
 $(B)/bench/compare: bench/compare.c bench/bench_common.c bench/bench_common.h
@@ -310,9 +324,9 @@ $(B)/datasets/tpch-load: datasets/tpch/tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstra
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_load.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
 
-$(B)/datasets/tpch-run: datasets/tpch/tpch_run.c $(TPCH_GEN_DEPS) $(B)/libstrata.a
+$(B)/datasets/tpch-run: datasets/tpch/tpch_run.c $(TPCH_GEN_DEPS) $(TPCH_CHECK_DEPS) $(B)/libstrata.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_run.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_PUBLIC) -o $@ datasets/tpch/tpch_run.c datasets/tpch/tpch_check.c $(TPCH_GEN_SRC) $(B)/libstrata.a $(LDFLAGS_ALL)
 
 .PHONY: tpch tpch-run
 tpch: $(B)/datasets/tpch-load
@@ -325,6 +339,27 @@ $(DB): | $(B)/datasets/tpch-load
 
 tpch-run: $(B)/datasets/tpch-run $(DB)
 	$(B)/datasets/tpch-run -d $(DB) -q datasets/tpch/queries $(TPCH_ARGS)
+
+# `make tpch-check SF=0.1`: strata's results of the 22 queries on DB compared with the expected
+# ones (tpch-run -c; exit status 1 on a difference, an error or a timeout). SF 0.01 and 0.1 are
+# stored in tests/datasets/tpch-expected/; any other SF is made by tpch-ref (SQLite, cross-checked
+# against DuckDB) into bench/tmp/tpch-expected-sf$(SF)/ the first time.
+TPCH_STORED := tests/datasets/tpch-expected/sf$(TPCH_SF)
+TPCH_EXPECTED := $(if $(wildcard $(TPCH_STORED)/q22.txt),$(TPCH_STORED),bench/tmp/tpch-expected-sf$(TPCH_SF))
+.PHONY: tpch-check
+tpch-check: $(B)/datasets/tpch-run $(B)/bench/tpch-ref $(DB)
+	@[ -f $(TPCH_EXPECTED)/q22.txt ] || $(B)/bench/tpch-ref -s $(TPCH_SF) -o $(TPCH_EXPECTED)
+	$(B)/datasets/tpch-run -d $(DB) -q datasets/tpch/queries -c $(TPCH_EXPECTED) $(TPCH_ARGS)
+
+# The comparison with the expected results (tests/datasets/tpch-expected/) runs tpch-load and
+# tpch-run -c; it links tpch_check.c for the rule and the result files.
+$(B)/tests/datasets/test_tpch_expected: tests/datasets/test_tpch_expected.c $(TPCH_CHECK_DEPS) \
+  $(B)/datasets/tpch-load $(B)/datasets/tpch-run $(wildcard tests/helpers/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_LINK) -Itests -Idatasets/tpch -DTPCH_LOAD_BIN='"$(abspath $(B)/datasets/tpch-load)"' \
+	  -DTPCH_RUN_BIN='"$(abspath $(B)/datasets/tpch-run)"' -DTPCH_SCHEMA='"$(abspath datasets/tpch/schema.sql)"' \
+	  -DTPCH_QUERIES='"$(abspath datasets/tpch/queries)"' -DTPCH_EXPECTED='"$(abspath tests/datasets/tpch-expected)"' \
+	  -o $@ $< $(TPCH_CHECK_SRC) $(TEST_LIBS) $(TPCH_LDFLAGS)
 
 # The loader's and the runner's tests run both programs and read the database through libstrata.
 $(B)/tests/datasets/test_tpch_load: tests/datasets/test_tpch_load.c $(TPCH_GEN_DEPS) $(B)/libstrata.a \

@@ -385,3 +385,18 @@ int run_process(const char *const argv[], double *seconds) {
     *seconds = (double)(now_ns() - t0) / 1e9;
     return status;
 }
+
+/* date_text: proleptic Gregorian, H. Hinnant's civil_from_days. */
+void date_text(char *out, int32_t days) {
+    int z = days + 719468;
+    int era = (z >= 0 ? z : z - 146096) / 146097;
+    int doe = z - era * 146097;
+    int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int y = yoe + era * 400;
+    int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int mp = (5 * doy + 2) / 153;
+    int d = doy - (153 * mp + 2) / 5 + 1;
+    int m = mp + (mp < 10 ? 3 : -9);
+    y += m <= 2;
+    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u, (unsigned)d % 100u);
+}

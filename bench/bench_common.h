@@ -37,6 +37,8 @@ uint64_t below(uint64_t *state, uint64_t n); /* uniform in [0, n) */
 uint64_t sum_bytes(const void *p, size_t n);
 int cmp_u64(const void *a, const void *b);   /* qsort comparators */
 int cmp_double(const void *a, const void *b);
+/* date_text writes "YYYY-MM-DD" (10 characters and a NUL) for days since 1970-01-01. */
+void date_text(char *out, int32_t days);
 double file_size(const char *path); /* bytes, 0 when the file does not exist */
 void remove_tree(const char *dir);  /* rm -r, errors ignored */
 /* run_setup checks that the program runs from the repository root, makes bench/results and a

@@ -38,6 +38,8 @@ typedef struct engine {
     int (*bind_text)(void *stmt, int i, const char *v, int len); /* v stays valid until the step */
     int (*bind_blob)(void *stmt, int i, const void *v, int len); /* likewise */
     int (*step)(void *stmt);
+    /* column_count: the result's columns; known after the first step (DuckDB executes there). */
+    int (*column_count)(void *stmt);
     int (*column_is_null)(void *stmt, int i);
     int64_t (*column_int64)(void *stmt, int i); /* integers of any width; a 128-bit sum that fits */
     double (*column_double)(void *stmt, int i);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "engine.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -96,6 +97,7 @@ enum {
     DDB_TYPE_UBIGINT = 9,
     DDB_TYPE_FLOAT = 10,
     DDB_TYPE_DOUBLE = 11,
+    DDB_TYPE_DATE = 13,
     DDB_TYPE_HUGEINT = 16,
     DDB_TYPE_VARCHAR = 17,
     DDB_TYPE_BLOB = 18,
@@ -499,6 +501,8 @@ static int is_null(const duck_column *c, ddb_idx r) {
     return c->nulls && !((c->nulls[r >> 6] >> (r & 63)) & 1);
 }
 
+static int duck_column_count(void *stmt) { return ((duck_stmt *)stmt)->ncols; }
+
 static int duck_column_is_null(void *stmt, int i) {
     duck_stmt *s = stmt;
     const duck_column *c = current(s, i);
@@ -607,8 +611,8 @@ static int format_number(duck_column *c, ddb_idx r) {
                     c->scale, magnitude % unit);
 }
 
-/* VARCHAR and BLOB: the bytes in the chunk, NOT NUL-terminated (use *len). Numbers: their text.
-** NULL and other types: NULL, *len 0. */
+/* VARCHAR and BLOB: the bytes in the chunk, NOT NUL-terminated (use *len). Numbers: their text;
+** dates: YYYY-MM-DD. NULL and other types: NULL, *len 0. */
 static const char *duck_column_text(void *stmt, int i, int *len) {
     duck_stmt *s = stmt;
     *len = 0;
@@ -636,6 +640,10 @@ static const char *duck_column_text(void *stmt, int i, int *len) {
     case DDB_TYPE_FLOAT:
     case DDB_TYPE_DOUBLE:
     case DDB_TYPE_DECIMAL: *len = format_number(c, s->row); return c->text;
+    case DDB_TYPE_DATE: /* int32 days since 1970-01-01, as YYYY-MM-DD like strata's and SQLite's */
+        date_text(c->text, ((const int32_t *)c->data)[s->row]);
+        *len = 10;
+        return c->text;
     default: return NULL;
     }
 }
@@ -750,7 +758,7 @@ static void duck_load_abort(void *ld) { discard(ld); }
     .crash_safe = 1, .available = duck_available, .version = duck_version, .close = duck_close,              \
     .exec = duck_exec, .prepare = duck_prepare, .bind_int64 = duck_bind_int64,                               \
     .bind_double = duck_bind_double, .bind_text = duck_bind_text, .bind_blob = duck_bind_blob,               \
-    .step = duck_step, .column_is_null = duck_column_is_null, .column_int64 = duck_column_int64,             \
+    .step = duck_step, .column_count = duck_column_count, .column_is_null = duck_column_is_null, .column_int64 = duck_column_int64,             \
     .column_double = duck_column_double, .column_text = duck_column_text, .column_blob = duck_column_blob,   \
     .reset = duck_reset, .finalize = duck_finalize, .errmsg = duck_errmsg, .disconnect = duck_disconnect,    \
     .load_begin = duck_load_begin, .load_int64 = duck_load_int64, .load_double = duck_load_double,           \

@@ -112,6 +112,7 @@ static int st_step(void *s) {
     int rc = strata_step(s);
     return rc == STRATA_ROW ? 1 : rc == STRATA_DONE ? 0 : -1;
 }
+static int st_column_count(void *s) { return strata_column_count(s); }
 static int st_column_is_null(void *s, int i) { return strata_column_type(s, i) == STRATA_TYPE_NULL; }
 static int64_t st_column_int64(void *s, int i) { return strata_column_int64(s, i); }
 static double st_column_double(void *s, int i) { return strata_column_double(s, i); }
@@ -185,7 +186,7 @@ static void st_load_abort(void *ld) {
     .crash_safe = 1, .available = yes, .version = st_version, .open = st_open, .close = st_close,           \
     .exec = st_exec, .prepare = st_prepare, .bind_int64 = st_bind_int64, .bind_double = st_bind_double,     \
     .bind_text = st_bind_text, .bind_blob = st_bind_blob, .step = st_step,                                  \
-    .column_is_null = st_column_is_null, .column_int64 = st_column_int64,                                   \
+    .column_count = st_column_count, .column_is_null = st_column_is_null, .column_int64 = st_column_int64,                                   \
     .column_double = st_column_double, .column_text = st_column_text, .column_blob = st_column_blob,        \
     .reset = st_reset, .finalize = st_finalize, .errmsg = st_errmsg, .connect = st_connect,                 \
     .disconnect = st_close
@@ -262,6 +263,7 @@ static int sq_step(void *s) {
     int rc = sqlite3_step(s);
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
+static int sq_column_count(void *s) { return sqlite3_column_count(s); }
 static int sq_column_is_null(void *s, int i) { return sqlite3_column_type(s, i) == SQLITE_NULL; }
 static int64_t sq_column_int64(void *s, int i) { return sqlite3_column_int64(s, i); }
 static double sq_column_double(void *s, int i) { return sqlite3_column_double(s, i); }
@@ -282,7 +284,7 @@ static const char *sq_errmsg(void *db) { return db ? sqlite3_errmsg(db) : "out o
 #define SQ_COMMON                                                                                            \
     .available = yes, .version = sq_version, .close = sq_close, .exec = sq_exec, .prepare = sq_prepare,      \
     .bind_int64 = sq_bind_int64, .bind_double = sq_bind_double, .bind_text = sq_bind_text,                   \
-    .bind_blob = sq_bind_blob, .step = sq_step, .column_is_null = sq_column_is_null,                         \
+    .bind_blob = sq_bind_blob, .step = sq_step, .column_count = sq_column_count, .column_is_null = sq_column_is_null,                         \
     .column_int64 = sq_column_int64, .column_double = sq_column_double, .column_text = sq_column_text,       \
     .column_blob = sq_column_blob, .reset = sq_reset, .finalize = sq_finalize, .errmsg = sq_errmsg,          \
     .disconnect = sq_close, .load_int64 = loader_int64, .load_double = loader_double,                        \

@@ -40,13 +40,13 @@
 #define DEFAULT_REPS 5
 #define DEFAULT_TIMEOUT 1800 /* seconds per child process */
 #define MAX_REPS 100
-#define MAX_WORKLOADS 128
-#define MAX_METRICS 512
-#define MAX_PHASES 64
+#define MAX_WORKLOADS 192
+#define MAX_METRICS 768
+#define MAX_PHASES 128
 
-static const suite *const suites[] = {&suite_sql,      &suite_joins, &suite_index,
-                                      &suite_oltp,     &suite_kv,    &suite_concurrency,
-                                      &suite_colstore, &suite_load,  &suite_analytics};
+static const suite *const suites[] = {&suite_sql,      &suite_joins, &suite_index,     &suite_oltp,
+                                      &suite_kv,       &suite_concurrency, &suite_colstore, &suite_load,
+                                      &suite_analytics, &suite_tpch};
 static const engine *const all_engines[] = {&engine_strata,     &engine_sqlite_wal, &engine_sqlite_truncate,
                                             &engine_sqlite_off, &engine_duckdb,     &engine_duckdb_t1};
 #define N_ENGINES COUNT(all_engines)
@@ -161,7 +161,8 @@ static void usage(void) {
         "                 duckdb, duckdb-t1 (DuckDB with SET threads = 1; default all but duckdb-t1)\n"
         "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
         "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
-        "  --sf X         the load suite's TPC-H scale factor (--size load_sf_milli=X*1000)\n"
+        "  --sf X         the load and tpch suites' TPC-H scale factor (--size load_sf_milli=X*1000,\n"
+        "                 tpch_sf_milli=X*1000)\n"
         "  --keep         keep the databases under bench/tmp/\n"
         "  --no-save      print the report only (no files under bench/results/)\n",
         DEFAULT_REPS);
@@ -251,6 +252,7 @@ static void parse_options(int argc, char **argv, options *o) {
             }
             snprintf(milli, sizeof milli, "%.0f", sf * 1000);
             set_size(given, "load_sf_milli", milli, a), i++;
+            set_size(given, "tpch_sf_milli", milli, a);
         } else if (!strcmp(a, "--quick"))
             o->quick = 1;
         else if (!strcmp(a, "--tiny"))
@@ -385,6 +387,25 @@ int wrong_result(const char *what, const checksum *got, const checksum *want) {
                     (unsigned long long)want->a, (unsigned long long)want->b, (unsigned long long)want->c);
 }
 
+/* The line a stopped workload leaves, made before the alarm so that the handler only writes it. */
+static char limit_line[256];
+static size_t limit_len;
+
+static void on_time_limit(int sig) {
+    (void)sig;
+    if (write(fileno(result_file), limit_line, limit_len) < 0) _exit(1);
+    _exit(0);
+}
+
+void workload_time_limit(const char *w, int seconds) {
+    limit_len = (size_t)snprintf(limit_line, sizeof limit_line,
+                                 "err %s exceeded the time limit of %d s per run (stopped)\n", w, seconds);
+    if (limit_len >= sizeof limit_line) limit_len = sizeof limit_line - 1;
+    fflush(result_file);
+    signal(SIGALRM, on_time_limit);
+    alarm((unsigned)seconds);
+}
+
 double ms_since(uint64_t t0) { return (double)(now_ns() - t0) / 1e6; }
 
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -414,6 +435,8 @@ int time_query_runs(const engine *e, void *db, const char *w, const char *sql, i
     uint64_t t0 = now_ns();
     if (e->prepare(db, sql, &stmt) || run(e, stmt, arg, &got) < 0) goto fail;
     *first_ms = ms_since(t0);
+    checksum first = got;
+    if (want == NULL) want = &first; /* no generator's answer: every repeat must equal the first run */
     if (!checksum_equal(&got, want)) goto wrong;
     for (int r = 0; r < runs; r++) {
         t0 = now_ns();
@@ -701,6 +724,7 @@ static void run_phase(run_state *st, const char *dir, sample *s, const phase *p)
     argv[a++] = timeout;
     argv[a++] = "--workloads";
     argv[a++] = o->workloads_arg;
+    if (o->tiny) argv[a++] = "--tiny"; /* a suite may leave out what only a full run needs */
     argv[a] = NULL;
     double seconds;
     int status = run_process(argv, &seconds);
@@ -910,6 +934,110 @@ static void ratio_cell(char *out, size_t n, const run_state *st, int m, int peer
         snprintf(out, n, "%.2f %s%s", a.median / b.median, v, target);
 }
 
+/* finished: engine e has a median of metric m and no repetition of its workload failed or was n/a. */
+static int finished(const run_state *st, int e, int m) {
+    int w = metrics[m].workload;
+    for (int i = 0; i < st->n && w >= 0; i++)
+        if (st->samples[i].engine == e && (st->samples[i].err[w] || st->samples[i].na[w])) return 0;
+    return summarize(st, e, m).n > 0;
+}
+
+/* summary_metric: the metric of workload w that summary d covers, or -1. */
+static int summary_metric(const suite *su, const summary_def *d, int w) {
+    char id[160];
+    snprintf(id, sizeof id, "%s%s", wls[w]->id, d->suffix);
+    if (wl_suite[w] != su || !use_workload[w] || strncmp(wls[w]->id, d->prefix, strlen(d->prefix))) return -1;
+    return metric_index(id);
+}
+
+/* The engines a summary compares: those that ran and have a figure of at least one of its metrics
+** (not those for which the suite is n/a, as SQLite's other journal modes). */
+static void summary_engines(const run_state *st, const suite *su, const summary_def *d, int *part) {
+    for (int e = 0; e < N_ENGINES; e++) {
+        part[e] = 0;
+        for (int w = 0; w < n_wls && engine_runs(st, e) && !part[e]; w++) {
+            int m = summary_metric(su, d, w);
+            part[e] = m >= 0 && summarize(st, e, m).n > 0;
+        }
+    }
+}
+
+/* The metrics a summary covers (those every engine of part finished) into ms; the workloads left
+** out, per engine, into left_out. Returns how many metrics. */
+static int summary_metrics(const run_state *st, const suite *su, const summary_def *d, const int *part, int *ms,
+                           char left_out[][1024]) {
+    int n = 0;
+    for (int w = 0; w < n_wls; w++) {
+        int m = summary_metric(su, d, w), all = 1;
+        if (m < 0) continue;
+        for (int e = 0; e < N_ENGINES; e++) {
+            if (!part[e] || finished(st, e, m)) continue;
+            all = 0;
+            size_t len = strlen(left_out[e]);
+            snprintf(left_out[e] + len, 1024 - len, "%s%s", len ? ", " : "", wls[w]->id);
+        }
+        if (all) ms[n++] = m;
+    }
+    return n;
+}
+
+/* A summary row: the geometric mean (geo) or the sum of the medians of ms for each engine, then
+** strata ÷ the peers (the faster crash-safe SQLite mode, DuckDB, DuckDB threads=1). */
+static void summary_row(FILE *out, const run_state *st, const int *part, const char *label, const int *ms, int n,
+                        int geo, int t1) {
+    double v[N_ENGINES];
+    char c[64];
+    fprintf(out, "| %s", label);
+    for (int e = 0; e < N_ENGINES; e++) {
+        double acc = 0;
+        for (int i = 0; i < n; i++) {
+            double med = summarize(st, e, ms[i]).median;
+            acc += geo ? log(med > 1e-3 ? med : 1e-3) : med; /* a 0 ms median would make the mean 0 */
+        }
+        v[e] = !part[e] || n == 0 ? NAN : geo ? exp(acc / n) : acc;
+        if (!use_engine[e]) continue;
+        fmt_num(c, sizeof c, v[e]);
+        fprintf(out, " | %s", c);
+    }
+    double sqlite = NAN;
+    for (int e = 0; e < N_ENGINES; e++)
+        if (part[e] && !strncmp(all_engines[e]->name, "sqlite-", 7) && all_engines[e]->crash_safe &&
+            !(v[e] >= sqlite))
+            sqlite = v[e];
+    const double peers[3] = {sqlite, v[DUCKDB], v[DUCKDB_T1]};
+    fprintf(out, " | ms");
+    for (int p = 0; p < 2 + t1; p++) {
+        if (isnan(v[0]) || isnan(peers[p]) || peers[p] == 0)
+            fprintf(out, " | –");
+        else
+            fprintf(out, " | %.2f", v[0] / peers[p]);
+    }
+    fprintf(out, " |\n");
+}
+
+/* write_summaries writes the suite's summary rows (inside its table) and, with notes set, the
+** lines naming what each engine left out (after the table). */
+static void write_summaries(FILE *out, const run_state *st, const suite *su, int t1, int notes) {
+    for (int k = 0; k < su->nsummaries; k++) {
+        const summary_def *d = &su->summaries[k];
+        int ms[MAX_WORKLOADS], part[N_ENGINES];
+        char left_out[N_ENGINES][1024] = {{0}}, label[256];
+        summary_engines(st, su, d, part);
+        int n = summary_metrics(st, su, d, part, ms, left_out);
+        if (notes) {
+            for (int e = 0; e < N_ENGINES; e++)
+                if (part[e] && left_out[e][0])
+                    fprintf(out, "- %s: %s — %s left out (failed, stopped at the time limit or n/a in a repetition).\n",
+                            all_engines[e]->title, d->label, left_out[e]);
+            continue;
+        }
+        snprintf(label, sizeof label, "**geomean, %s** (the %d queries every engine finished)", d->label, n);
+        summary_row(out, st, part, label, ms, n, 1, t1);
+        snprintf(label, sizeof label, "**total, %s** (the same %d queries)", d->label, n);
+        summary_row(out, st, part, label, ms, n, 0, t1);
+    }
+}
+
 static void table_head(FILE *out, const char *first, const char *const *extra, int nextra) {
     fprintf(out, "| %s", first);
     for (int e = 0; e < N_ENGINES; e++)
@@ -975,7 +1103,9 @@ static void write_report(FILE *out, const run_state *st, const environment *env,
             }
             fprintf(out, " |\n");
         }
+        write_summaries(out, st, su, t1, 0);
         fprintf(out, "\n");
+        write_summaries(out, st, su, t1, 1);
         su->describe(out, o);
     }
 

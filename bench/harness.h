@@ -72,6 +72,15 @@ typedef struct target_def {
     double factor;
 } target_def;
 
+/* A summary over a suite's queries (the tpch suite's geomean and total): for each engine, the
+** geometric mean and the sum of the medians of the figures <workload id><suffix> over the selected
+** workloads whose id starts with prefix and that every engine finished (no failed or n/a
+** repetition); the report names the workloads left out and why. */
+typedef struct summary_def {
+    const char *prefix, *suffix;
+    const char *label; /* e.g. "first run" */
+} summary_def;
+
 typedef struct options options;
 
 typedef struct suite {
@@ -96,6 +105,9 @@ typedef struct suite {
     /* targets: printed beside the ratios of their metric's row (NULL: none). */
     const target_def *targets;
     int ntargets;
+    /* summaries: rows after the suite's figures (NULL: none). */
+    const summary_def *summaries;
+    int nsummaries;
 } suite;
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -105,7 +117,7 @@ typedef struct suite {
     .metrics = metrics, .nmetrics = COUNT(metrics), .phases = phases, .nphases = COUNT(phases)
 
 extern const suite suite_sql, suite_joins, suite_index, suite_oltp, suite_kv, suite_concurrency,
-    suite_colstore, suite_load, suite_analytics;
+    suite_colstore, suite_load, suite_analytics, suite_tpch;
 
 /* ---- options and sizes -------------------------------------------------------------------- */
 
@@ -164,11 +176,16 @@ double ms_since(uint64_t t0);
 uint64_t mix(uint64_t h, uint64_t v); /* an order-dependent hash step */
 uint64_t double_bits(double d);       /* -0.0 as 0.0 */
 
+/* workload_time_limit stops the child process `seconds` from now, recording that workload w
+** exceeded its time limit (an error line, then exit); a later call re-arms it, alarm(0) disarms it.
+** It replaces the --timeout of the whole child. */
+void workload_time_limit(const char *w, int seconds);
+
 /* time_query times a query as the seed reports do, in a fresh process: every engine first reads
 ** its catalog (SELECT 1; SQLite reads its schema at the first prepare, strata at open), then the
 ** first run (prepare included), then `runs` runs of the prepared statement (reset, run to the
 ** end). run(e, stmt, arg, c) binds what it needs, steps to the end and folds the result into c
-** (-1 on an engine error); every run's result must equal want. It records the figures
+** (-1 on an engine error); every run's result must equal want (NULL: the first run's). It records the figures
 ** <w>_first_ms and <w>_repeat_ms (the median), w's peak memory and checksum; 0, or -1 with the
 ** message recorded. */
 typedef int (*query_run_fn)(const engine *e, void *stmt, void *arg, checksum *c);
@@ -233,5 +250,11 @@ int tpch_lineitem_expected(const char *dir, double sf, checksum *c);
 int tbl_load(const engine *e, void *db, const char *dir, int table, int loader, int64_t *rows);
 int tpch_check_lineitem(const engine *e, void *db, const checksum *want, checksum *got);
 int parse_decimal(const char *p, size_t n, int scale, int64_t *units);
+/* tpch_load_db: a fresh database at path holding the eight tables at sf, loaded as the load suite
+** does (datasets/tpch/schema.sql; strata and DuckDB by COPY, DuckDB with SET threads = 2; SQLite
+** by prepared INSERTs in one transaction), closed, then reopened and checked (every table's rows,
+** lineitem's checksum). *seconds: the load from open to close. Returns 0, or -1 with the message
+** recorded. */
+int tpch_load_db(const engine *e, const char *path, double sf, double *seconds);
 
 #endif /* BENCH_HARNESS_H */

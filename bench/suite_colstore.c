@@ -314,25 +314,6 @@ static void storage_clause(char *out, size_t n, const options *o, const char *st
 }
 
 /* ---------------------------------------------------------------------------------------------
-** Dates: days since 1970-01-01 and back (proleptic Gregorian; H. Hinnant's algorithms).
-*/
-
-/* date_text writes "YYYY-MM-DD" (10 characters and a NUL) for days since 1970-01-01. */
-static void date_text(char *out, int32_t days) {
-    int z = days + 719468;
-    int era = (z >= 0 ? z : z - 146096) / 146097;
-    int doe = z - era * 146097;
-    int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int y = yoe + era * 400;
-    int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int mp = (5 * doy + 2) / 153;
-    int d = doy - (153 * mp + 2) / 5 + 1;
-    int m = mp + (mp < 10 ? 3 : -9);
-    y += m <= 2;
-    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u, (unsigned)d % 100u);
-}
-
-/* ---------------------------------------------------------------------------------------------
 ** lineitem, after TPC-H's specification (clause 4.2.3): orders of 1-7 lines with sparse sorted
 ** keys (8 of every 32), order dates uniform over 1992-01-01 .. 1998-08-02, ship/commit/receipt
 ** dates after them, return flag and line status from the receipt and ship dates against

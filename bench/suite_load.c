@@ -251,15 +251,14 @@ int tpch_files(double sf, unsigned tables, char *dir, size_t n) {
     return fits ? 0 : wl_failf("the path of %s is too long", rel);
 }
 
-/* prepare_data makes sure the files of the run's scale factor exist and fills *d. Returns 0, or
-** -1 with the message recorded. Nothing here is timed. */
-static int prepare_data(const options *o, tpch_data *d) {
+/* prepare_data makes sure the files of scale factor sf exist and fills *d. Returns 0, or -1 with
+** the message recorded. Nothing here is timed. */
+static int prepare_data(double sf, tpch_data *d) {
     char path[4300];
     memset(d, 0, sizeof *d);
-    d->sf = scale_factor(o);
+    d->sf = sf;
     if (!tpch_sf_valid(d->sf))
-        return wl_failf("scale factor %g (--size load_sf_milli=%llu) is outside %g .. %g", d->sf,
-                        (unsigned long long)size_of(o, "load_sf_milli"), TPCH_SF_MIN, TPCH_SF_MAX);
+        return wl_failf("scale factor %g is outside %g .. %g", d->sf, TPCH_SF_MIN, TPCH_SF_MAX);
     if (tpch_files(d->sf, (1u << TPCH_TABLE_COUNT) - 1, d->dir, sizeof d->dir)) return -1;
     for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
         if ((int)strlen(column_types[t]) != tpch_table_columns((tpch_table)t))
@@ -658,6 +657,25 @@ static int wl_load(const engine *e, const char *dir, const tpch_data *d, const c
     return 0;
 }
 
+/* tpch_load_db (harness.h): the untimed load of another suite -- timed_load and check_tables. */
+int tpch_load_db(const engine *e, const char *path, double sf, double *seconds) {
+    tpch_data d;
+    int64_t rows[TPCH_TABLE_COUNT];
+    load_times lt;
+    checksum got;
+    int rc = prepare_data(sf, &d);
+    remove_db(path);
+    if (rc == 0) rc = timed_load(e, path, &d, 2, &lt, rows);
+    for (int t = 0; rc == 0 && t < TPCH_TABLE_COUNT; t++)
+        if (rows[t] >= 0 && rows[t] != d.rows[t])
+            rc = wl_failf("%lld rows loaded into %s, the generator made %lld", (long long)rows[t],
+                          tpch_table_name((tpch_table)t), (long long)d.rows[t]);
+    if (rc == 0) rc = check_tables(e, path, &d, &got);
+    *seconds = rc == 0 ? lt.total / 1e3 : 0;
+    free(d.schema);
+    return rc;
+}
+
 static void run_phase(const engine *e, const options *o, const char *dir, const char *phase) {
     int t1 = !strcmp(phase, "tpch_load_t1");
     const char *w = t1 ? "tpch_load_t1" : "tpch_load";
@@ -669,7 +687,7 @@ static void run_phase(const engine *e, const options *o, const char *dir, const 
     if (!selected(w)) return;
     tpch_data d;
     workload_begin(w, 0);
-    int rc = prepare_data(o, &d);
+    int rc = prepare_data(scale_factor(o), &d);
     if (rc == 0) rc = wl_load(e, dir, &d, w, t1 ? 1 : 2);
     workload_end(w, rc);
     free(d.schema);

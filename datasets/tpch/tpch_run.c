@@ -1,7 +1,7 @@
 /*
 ** tpch_run.c -- the tpch-run program: runs the TPC-H queries against a database and times them.
 **
-**   tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [QUERY...]
+**   tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-c RESULTS [-P]] [QUERY...]
 **
 ** runs DIR/q01.sql … DIR/q22.sql (default datasets/tpch/queries), or the queries named (1, 6,
 ** q06, q06.sql), against the database DB (default tpch-sf1.db, as tpch-load names SF 1's), which
@@ -13,6 +13,14 @@
 ** prints "timed out"; the run goes on with the next query. At the end it prints how many queries
 ** ran and the total time. Exit status 0, 1 when the database cannot be opened, 2 on a usage
 ** error.
+**
+** With -c RESULTS it also compares each query's result with the expected one in RESULTS/qNN.txt
+** (made by bench/'s tpch-ref from SQLite, cross-checked against DuckDB; tests/datasets/tpch-expected/
+** holds SF 0.01 and 0.1) by the rule of tpch_check.h: the same rows in the same order, strings,
+** dates and integers equal, numbers within 0.01 or a relative 1e-9. Each line then ends in "match"
+** or "MISMATCH: row R column C (name): got X, expected Y". The queries of TPCH_PENDING_QUERIES
+** (tpch_check.h) are skipped with a note unless -P is given. The exit status is then 1 when a
+** compared query mismatched, failed, timed out or had no expected file.
 **
 ** The checksum is a 64-bit FNV-1a over the result in order: each value's text (strata_column_text)
 ** followed by the byte 0x1F, a NULL as the byte 0xFF (never in UTF-8 text) and 0x1F, and 0x1E
@@ -31,6 +39,7 @@
 #include <unistd.h>
 
 #include "strata.h"
+#include "tpch_check.h"
 #include "tpch_gen.h"
 
 #define QUERY_COUNT 22
@@ -39,11 +48,13 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [QUERY...]\n"
+            "usage: tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-c RESULTS [-P]] [QUERY...]\n"
             "  -d DB       the database (default tpch-sf1.db); it must exist (see tpch-load)\n"
             "  -q DIR      the folder of q01.sql .. q22.sql (default " DEFAULT_DIR ")\n"
             "  -r REPS     runs of each query: the first run's time and the median of all (default 1)\n"
             "  -t SECONDS  stop a run that takes longer (default %d, 0: no limit)\n"
+            "  -c RESULTS  compare each result with RESULTS/qNN.txt (tpch-ref's); exit 1 on a difference\n"
+            "  -P          with -c, run the pending queries too (tpch_check.h: TPCH_PENDING_QUERIES)\n"
             "  QUERY       the queries to run, by number (1 .. 22, q6, q06, q06.sql); default all\n",
             DEFAULT_TIMEOUT);
 }
@@ -96,7 +107,26 @@ typedef struct run_result {
     double ms;
     char error[512]; /* the first line of the error message */
     int timed_out;   /* set by timed_run: the run was stopped at its time limit */
+    tpch_result *collect; /* when not NULL: the last statement's rows go here (the caller frees) */
 } run_result;
+
+/* collect_names makes r an empty result of st's columns. Returns 0, or -1. */
+static int collect_names(strata_stmt *st, int ncol, tpch_result *r) {
+    const char *names[64];
+    if (ncol > 64) return -1;
+    for (int i = 0; i < ncol; i++)
+        names[i] = strata_column_name(st, i);
+    return tpch_result_init(r, ncol, names);
+}
+
+/* collect_row appends the current row of st to r (made with st's column names at its first row). */
+static int collect_row(strata_stmt *st, int ncol, tpch_result *r) {
+    const char *values[64];
+    if (r->names == NULL && collect_names(st, ncol, r)) return -1;
+    for (int i = 0; i < ncol; i++)
+        values[i] = strata_column_text(st, i);
+    return tpch_result_add(r, values, NULL);
+}
 
 /* run_query prepares and steps every statement of sql to its end, hashing the rows; fills *r. */
 static void run_query(strata_db *db, const char *sql, run_result *r) {
@@ -115,7 +145,12 @@ static void run_query(strata_db *db, const char *sql, run_result *r) {
         }
         if (!st) break; /* only white space and comments were left */
         int ncol = strata_column_count(st);
+        if (r->collect) tpch_result_free(r->collect);
         while ((rc = strata_step(st)) == STRATA_ROW) {
+            if (r->collect && collect_row(st, ncol, r->collect)) {
+                rc = STRATA_NOMEM;
+                break;
+            }
             for (int i = 0; i < ncol; i++) {
                 const char *text = strata_column_text(st, i);
                 if (text)
@@ -127,6 +162,8 @@ static void run_query(strata_db *db, const char *sql, run_result *r) {
             r->checksum = fnv1a(r->checksum, &row_end, 1);
             r->rows++;
         }
+        if (r->collect && rc == STRATA_DONE && r->collect->names == NULL && collect_names(st, ncol, r->collect))
+            rc = STRATA_NOMEM;
         strata_finalize(st);
         st = NULL;
         if (rc != STRATA_DONE) {
@@ -159,16 +196,38 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* compare_expected compares got, query q's result, with <dir>/qNN.txt and prints " match" or
+** " MISMATCH: ..." naming the row and column. Returns 0 when they match, 1 otherwise. */
+static int compare_expected(const char *dir, int q, const tpch_result *got) {
+    char path[4200], msg[1024];
+    tpch_result want;
+    tpch_result_path(path, sizeof path, dir, q);
+    int rc = tpch_result_read(path, &want);
+    if (rc != 0) {
+        printf("  MISMATCH: cannot read %s: %s", path, rc == -1 ? strerror(errno) : "not a result file");
+        tpch_result_free(&want);
+        return 1;
+    }
+    int differs = tpch_result_compare(&want, got, msg, sizeof msg);
+    if (differs)
+        printf("  MISMATCH: q%02d %s", q, msg);
+    else
+        printf("  match");
+    tpch_result_free(&want);
+    return differs;
+}
+
 /* ---- the program ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv) {
     const char *db_path = "tpch-sf1.db", *dir = DEFAULT_DIR;
     long reps = 1, timeout = DEFAULT_TIMEOUT;
-    int selected[QUERY_COUNT + 1] = {0}, any = 0;
+    const char *expected_dir = NULL;
+    int selected[QUERY_COUNT + 1] = {0}, any = 0, run_pending = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int takes_value =
-            strcmp(a, "-d") == 0 || strcmp(a, "-q") == 0 || strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0;
+        int takes_value = strcmp(a, "-d") == 0 || strcmp(a, "-q") == 0 || strcmp(a, "-r") == 0 ||
+                          strcmp(a, "-t") == 0 || strcmp(a, "-c") == 0;
         if (takes_value && i + 1 >= argc) {
             fprintf(stderr, "tpch-run: %s needs a value\n", a);
             usage(stderr);
@@ -178,6 +237,10 @@ int main(int argc, char **argv) {
             db_path = argv[++i];
         } else if (strcmp(a, "-q") == 0) {
             dir = argv[++i];
+        } else if (strcmp(a, "-c") == 0) {
+            expected_dir = argv[++i];
+        } else if (strcmp(a, "-P") == 0) {
+            run_pending = 1;
         } else if (strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
@@ -235,13 +298,18 @@ int main(int argc, char **argv) {
     if (reps > 1) printf(" %11s", "median ms");
     printf("  checksum\n");
     fflush(stdout);
-    int ran = 0, failed = 0, stopped = 0, unreadable = 0;
+    int ran = 0, failed = 0, stopped = 0, unreadable = 0, matched = 0, mismatched = 0, pending = 0;
     double total_ms = 0;
     for (int q = 1; q <= QUERY_COUNT; q++) {
         if (any && !selected[q]) continue;
         char path[4200], name[16];
         snprintf(path, sizeof path, "%s/q%02d.sql", dir, q);
         snprintf(name, sizeof name, "q%02d", q);
+        if (expected_dir && !run_pending && tpch_query_pending(q)) {
+            printf("%-5s skipped: %s (tpch_check.h; -P runs it)\n", name, TPCH_PENDING_REASON);
+            pending++;
+            continue;
+        }
         char *sql = tpch_read_file(path);
         if (!sql) {
             printf("%-5s cannot read %s: %s\n", name, path, strerror(errno));
@@ -250,9 +318,12 @@ int main(int argc, char **argv) {
         }
         /* r is the last run: the first, or the first that failed, or the last of REPS */
         run_result first, r;
+        tpch_result got = {0};
+        first.collect = expected_dir ? &got : NULL;
         timed_run(db, sql, timeout, &first);
         total_ms += first.ms;
         r = first;
+        r.collect = NULL;
         long done = 0;
         if (first.rc == STRATA_OK) times[done++] = first.ms;
         while (r.rc == STRATA_OK && done < reps) {
@@ -278,9 +349,15 @@ int main(int argc, char **argv) {
                 double median = done % 2 ? times[done / 2] : (times[done / 2 - 1] + times[done / 2]) / 2;
                 printf(" %11.1f", median);
             }
-            printf("  %016llx\n", (unsigned long long)first.checksum);
+            printf("  %016llx", (unsigned long long)first.checksum);
+            if (expected_dir) {
+                int differs = compare_expected(expected_dir, q, &got);
+                matched += differs == 0, mismatched += differs != 0;
+            }
+            printf("\n");
             ran++;
         }
+        tpch_result_free(&got);
         fflush(stdout);
     }
     printf("%d quer%s ran", ran, ran == 1 ? "y" : "ies");
@@ -288,7 +365,13 @@ int main(int argc, char **argv) {
     if (stopped) printf(", %d timed out", stopped);
     if (unreadable) printf(", %d not found", unreadable);
     printf("; total time %.3f s\n", total_ms / 1e3);
+    if (expected_dir) {
+        printf("compared with %s: %d match, %d mismatch", expected_dir, matched, mismatched);
+        if (pending) printf(", %d pending skipped", pending);
+        printf("\n");
+    }
     free(times);
     strata_close(db);
-    return 0;
+    /* with -c every compared query must have run and matched */
+    return expected_dir && (mismatched || failed || stopped || unreadable) ? 1 : 0;
 }
