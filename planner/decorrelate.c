@@ -305,17 +305,21 @@ static expr *not_in_residual(bind_ctx *b, expr *x, expr *y) {
 }
 
 /* in_value gives the expression of an IN subquery's column over the input of its projection
-** *root, looking through the projection of casts that the binder may put on top. */
-static expr *in_value(plan_op **root) {
+** *root, looking through the projection of a cast that the binder may put on top (the plan is
+** left as it is); NULL for another shape or when out of memory. */
+static expr *in_value(bind_ctx *b, plan_op **root) {
     plan_op *p = *root;
     expr *y = p->project.exprs[0];
     if (p->child[0]->kind != PLAN_PROJECT) return y;
-    if (y->kind == EXPR_CAST && y->args[0]->kind == EXPR_COL && y->args[0]->col == 0) {
-        *root = p->child[0];
-        y->args[0] = (*root)->project.exprs[0];
-        return y;
-    }
-    return NULL;
+    if (y->kind != EXPR_CAST || y->args[0]->kind != EXPR_COL || y->args[0]->col != 0) return NULL;
+    expr *cast = bind_mk(b, EXPR_CAST, y->type, y->off, 1);
+    if (!cast) return NULL;
+    expr **args = cast->args;
+    *cast = *y;
+    cast->args = args;
+    *root = p->child[0];
+    args[0] = (*root)->project.exprs[0];
+    return cast;
 }
 
 /* semi_join makes the join of an EXISTS or IN subquery sub (anti: its negation) under *p, when
@@ -331,7 +335,7 @@ static int semi_join(bind_ctx *b, plan_op **p, expr *sub, bool anti, bool *done)
     if (sub->sub.correlated) {
         plan_op *root = body;
         if (root->kind == PLAN_DISTINCT) root = root->child[0]; /* duplicates do not change a semi join */
-        if (root->kind != PLAN_PROJECT || (is_in && !(y = in_value(&root)))) return STRATA_OK;
+        if (root->kind != PLAN_PROJECT || (is_in && !(y = in_value(b, &root)))) return STRATA_OK;
         body = root->child[0];
         bool ok;
         if ((rc = take_correlation(b, &body, &y, y ? 1 : 0, false, &cs, &ok)) || !ok) return rc;
@@ -373,9 +377,6 @@ static int semi_join(bind_ctx *b, plan_op **p, expr *sub, bool anti, bool *done)
             if ((rc = bind_add_residual(b, j, r))) return rc;
         }
     }
-    if (j->join.null_aware && j->join.nkeys != 1) { /* a correlated NOT IN's keys: not the case */
-        j->join.null_aware = false;
-    }
     *at = j;
     *done = true;
     return STRATA_OK;
@@ -412,6 +413,8 @@ static int scalar_join(bind_ctx *b, plan_op **p, expr *sub, expr **value) {
     *value = NULL;
     plan_op *root = sub->sub.plan, *agg = root->child[0];
     if (root->kind != PLAN_PROJECT || root->ncols != 1 || agg->kind != PLAN_AGG || agg->agg.nkeys) return STRATA_OK;
+    for (uint32_t a = 0; a < agg->agg.naggs; a++)
+        if (has_param(agg->agg.aggs[a].arg)) return STRATA_OK; /* the aggregate reads the outer row */
     corr_split cs;
     bool ok;
     int rc = take_correlation(b, &agg->child[0], NULL, 0, true, &cs, &ok);
