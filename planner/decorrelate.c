@@ -322,6 +322,57 @@ static expr *in_value(bind_ctx *b, plan_op **root) {
     return cast;
 }
 
+/* mark_cols sets used[c - base] for the columns base <= c < base + n that e reads. */
+static void mark_cols(const expr *e, uint8_t *used, uint32_t base, uint32_t n) {
+    if (!e) return;
+    if (e->kind == EXPR_COL && e->col >= base && e->col - base < n) used[e->col - base] = 1;
+    for (uint32_t k = 0; e->kind == EXPR_SUBQUERY && e->sub.correlated && k < e->sub.nouter; k++)
+        if (e->sub.outer[k] >= base && e->sub.outer[k] - base < n) used[e->sub.outer[k] - base] = 1;
+    for (int i = 0; i < e->nargs; i++) mark_cols(e->args[i], used, base, n);
+}
+
+/* remap_cols renumbers the columns base <= c < base + n that e reads to base + map[c - base]. */
+static void remap_cols(expr *e, const uint32_t *map, uint32_t base, uint32_t n) {
+    if (!e) return;
+    if (e->kind == EXPR_COL && e->col >= base && e->col - base < n) e->col = base + map[e->col - base];
+    for (uint32_t k = 0; e->kind == EXPR_SUBQUERY && e->sub.correlated && k < e->sub.nouter; k++)
+        if (e->sub.outer[k] >= base && e->sub.outer[k] - base < n) e->sub.outer[k] = base + map[e->sub.outer[k] - base];
+    for (int i = 0; i < e->nargs; i++) remap_cols(e->args[i], map, base, n);
+}
+
+/* narrow_build puts a projection of the columns that semi or anti join j reads (its keys, its
+** residual) over its build side: the join keeps its build rows for the residual, and a subquery's
+** SELECT * would have it keep every column of them. */
+static int narrow_build(bind_ctx *b, plan_op *j) {
+    plan_op *body = j->child[1];
+    uint32_t nl = j->child[0]->ncols, nb = body->ncols, n = 0;
+    uint8_t *used = arena_alloc(b->mem, nb + 1);
+    uint32_t *map = arena_alloc(b->mem, (nb + 1) * sizeof *map);
+    if (!used || !map) return nomem(b);
+    memset(used, 0, nb + 1);
+    for (uint32_t k = 0; k < j->join.nkeys; k++) mark_cols(j->join.rkeys[k], used, 0, nb);
+    mark_cols(j->join.pred, used, nl, nb);
+    for (uint32_t c = 0; c < nb; c++) n += used[c];
+    if (n == nb) return STRATA_OK;
+    plan_op *proj = bind_new_op(b, PLAN_PROJECT, n);
+    expr **cols = arena_alloc(b->mem, (n + 1) * sizeof *cols);
+    if (!proj || !cols) return nomem(b);
+    for (uint32_t c = 0, i = 0; c < nb; c++) {
+        if (!used[c]) continue;
+        if (!(cols[i] = bind_mk(b, EXPR_COL, body->types[c], 0, 0))) return nomem(b);
+        cols[i]->col = c;
+        proj->types[i] = body->types[c];
+        proj->names[i] = body->names[c];
+        map[c] = i++;
+    }
+    proj->project.exprs = cols;
+    proj->child[0] = body;
+    for (uint32_t k = 0; k < j->join.nkeys; k++) remap_cols(j->join.rkeys[k], map, 0, nb);
+    remap_cols(j->join.pred, map, nl, nb);
+    j->child[1] = proj;
+    return STRATA_OK;
+}
+
 /* semi_join makes the join of an EXISTS or IN subquery sub (anti: its negation) under *p, when
 ** its shape allows; *done says whether it did. */
 static int semi_join(bind_ctx *b, plan_op **p, expr *sub, bool anti, bool *done) {
@@ -377,6 +428,7 @@ static int semi_join(bind_ctx *b, plan_op **p, expr *sub, bool anti, bool *done)
             if ((rc = bind_add_residual(b, j, r))) return rc;
         }
     }
+    if (j->join.pred && (rc = narrow_build(b, j))) return rc;
     *at = j;
     *done = true;
     return STRATA_OK;

@@ -1505,7 +1505,9 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     plan_op *r = p->child[1];
-    int rc = rows_init(x, &s->build, r->types, r->ncols);
+    /* a semi or anti join without a residual reads no build column: it only counts the rows */
+    bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
+    int rc = rows_init(x, &s->build, r->types, no_columns ? 0 : r->ncols);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
