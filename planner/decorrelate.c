@@ -271,37 +271,19 @@ static plan_op **semi_target(plan_op **p, uint32_t lo, uint32_t hi, uint32_t *of
     return p;
 }
 
-/* copy_expr copies e deeply (NULL when out of memory or e holds a subquery, which has one plan). */
-static expr *copy_expr(bind_ctx *b, const expr *e) {
-    if (e->kind == EXPR_SUBQUERY) return NULL;
-    expr *c = bind_mk(b, e->kind, e->type, e->off, e->nargs);
-    if (!c) return NULL;
-    expr **args = c->args;
-    *c = *e;
-    c->args = args;
-    for (int i = 0; i < e->nargs; i++)
-        if (!(c->args[i] = copy_expr(b, e->args[i]))) return NULL;
-    return c;
-}
-
-static expr *is_null(bind_ctx *b, expr *x) {
-    expr *e = x ? bind_mk(b, EXPR_IS_NULL, sql_type_make(TYPE_BOOLEAN), x->off, 1) : NULL;
-    if (e) e->args[0] = x;
-    return e;
-}
-
-/* not_in_residual: x = y OR x IS NULL OR y IS NULL (x over the outer columns, y over the joined
-** ones), the rows of a correlated NOT IN's set that exclude x. NULL when out of memory. */
+/* not_in_residual: (x = y) IS DISTINCT FROM false, that is x = y OR x IS NULL OR y IS NULL (x over
+** the outer columns, y over the joined ones): the rows of a correlated NOT IN's set that exclude
+** x. NULL when out of memory. */
 static expr *not_in_residual(bind_ctx *b, expr *x, expr *y) {
     sql_type tb = sql_type_make(TYPE_BOOLEAN);
-    expr *eq = bind_mk(b, EXPR_CMP, tb, x->off, 2), *any = bind_mk(b, EXPR_OR, tb, x->off, 3);
-    if (!eq || !any) return NULL;
+    expr *eq = bind_mk(b, EXPR_CMP, tb, x->off, 2), *no = bind_mk(b, EXPR_CONST, tb, x->off, 0);
+    expr *not_false = bind_mk(b, EXPR_IS_DISTINCT, tb, x->off, 2);
+    if (!eq || !no || !not_false) return NULL;
     eq->cmp = CMP_EQ;
     eq->args[0] = x, eq->args[1] = y;
-    any->args[0] = eq;
-    any->args[1] = is_null(b, copy_expr(b, x));
-    any->args[2] = is_null(b, copy_expr(b, y));
-    return any->args[1] && any->args[2] ? any : NULL;
+    no->value = value_bool(false);
+    not_false->args[0] = eq, not_false->args[1] = no;
+    return not_false;
 }
 
 /* in_value gives the expression of an IN subquery's column over the input of its projection
