@@ -1710,6 +1710,10 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
         }
         keycol[k] = found;
     }
+    /* correlated aggregates in the select list and ORDER BY join as they do in WHERE (an
+    ** aggregating query refuses correlated subqueries there) */
+    for (uint32_t i = 0; i < n && !aggregating; i++)
+        if (has_subquery(exprs[i]) && (rc = decorrelate_scalars(b, &p, &exprs[i]))) return rc;
     if (aggregating) {
         plan_op *a = new_op(b, PLAN_AGG, ag.nkeys + ag.naggs);
         if (!a) return nomem(b);

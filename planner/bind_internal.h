@@ -31,5 +31,7 @@ int bind_add_residual(bind_ctx *b, plan_op *j, expr *pred);
 ** their values instead, and the caller places *e over the new *p. On error the plan may be
 ** half-changed (the statement fails). */
 int decorrelate_conjunct(bind_ctx *b, plan_op **p, expr **e);
+/* decorrelate_scalars does the latter for any expression *e over *p's output (a select item). */
+int decorrelate_scalars(bind_ctx *b, plan_op **p, expr **e);
 
 #endif

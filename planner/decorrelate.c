@@ -486,8 +486,8 @@ static int scalar_join(bind_ctx *b, plan_op **p, expr *sub, expr **value) {
     return STRATA_OK;
 }
 
-/* rewrite_scalars replaces the correlated scalar subqueries in *e that scalar_join can join. */
-static int rewrite_scalars(bind_ctx *b, plan_op **p, expr **e) {
+/* decorrelate_scalars replaces the correlated scalar subqueries in *e that scalar_join can join. */
+int decorrelate_scalars(bind_ctx *b, plan_op **p, expr **e) {
     expr *c = *e;
     if (c->kind == EXPR_SUBQUERY && c->sub.kind == SUB_SCALAR && c->sub.correlated) {
         expr *v;
@@ -497,7 +497,7 @@ static int rewrite_scalars(bind_ctx *b, plan_op **p, expr **e) {
         return STRATA_OK;
     }
     for (int i = 0; i < c->nargs; i++) {
-        int rc = rewrite_scalars(b, p, &c->args[i]);
+        int rc = decorrelate_scalars(b, p, &c->args[i]);
         if (rc) return rc;
     }
     return STRATA_OK;
@@ -520,5 +520,5 @@ int decorrelate_conjunct(bind_ctx *b, plan_op **p, expr **e) {
             }
         }
     }
-    return rewrite_scalars(b, p, e);
+    return decorrelate_scalars(b, p, e);
 }
