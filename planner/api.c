@@ -857,8 +857,8 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
         break;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s%s%s", jk[p->join.kind], p->join.nkeys ? " on equality keys" : "",
-                 p->join.pred ? " with condition" : "");
+        snprintf(line + n, sizeof line - (size_t)n, " %s%s%s%s", jk[p->join.kind], p->join.null_aware ? " (null-aware)" : "",
+                 p->join.nkeys ? " on equality keys" : "", p->join.pred ? " with condition" : "");
         break;
     case PLAN_INDEX_JOIN:
         snprintf(line + n, sizeof line - (size_t)n, " %s %s %s%s", jk[p->join.kind], p->child[1]->scan.table->name,

@@ -11,7 +11,7 @@
 ** reference to that key's column; any other column reference is PostgreSQL's "must appear in the
 ** GROUP BY clause" error.
 */
-#include "bind.h"
+#include "bind_internal.h"
 #include "joinorder.h"
 
 #include "copy.h"
@@ -1078,7 +1078,7 @@ static int place(bind_ctx *b, plan_op **p, expr *e, bool from_on) {
     if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo != UINT32_MAX) {
         uint32_t nl = j->child[0]->ncols;
         join_kind k = j->join.kind;
-        bool left_ok = k == JK_INNER || (k == JK_LEFT && !from_on) || (k == JK_RIGHT && from_on);
+        bool left_ok = k == JK_INNER || k == JK_SEMI || k == JK_ANTI || (k == JK_LEFT && !from_on) || (k == JK_RIGHT && from_on);
         bool right_ok = k == JK_INNER || (k == JK_RIGHT && !from_on) || (k == JK_LEFT && from_on);
         if (hi < nl && left_ok) return place(b, &j->child[0], e, false);
         if (lo >= nl && right_ok) {
@@ -1198,17 +1198,54 @@ static int factor_or(bind_ctx *b, expr *e, expr ***list, int *n, int *cap, expr 
     return STRATA_OK;
 }
 
+/* place_listed places conjunct i of list[0..n), an OR's common conjuncts appended to the list. */
+static int place_listed(bind_ctx *b, plan_op **p, expr ***list, int *n, int *cap, int i, bool from_on) {
+    expr *e = (*list)[i];
+    int rc = e->kind == EXPR_OR ? factor_or(b, e, list, n, cap, &e) : STRATA_OK;
+    return rc || !e ? rc : place(b, p, e, from_on);
+}
+
 static int place_all(bind_ctx *b, plan_op **p, expr *pred, bool from_on) {
     expr **list = NULL;
     int n = 0, cap = 0;
     int rc = conjuncts(b, pred, &list, &n, &cap);
+    for (int i = 0; i < n && !rc; i++) rc = place_listed(b, p, &list, &n, &cap, i, from_on);
+    return rc;
+}
+
+static bool has_subquery(const expr *e) {
+    if (e->kind == EXPR_SUBQUERY) return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (has_subquery(e->args[i])) return true;
+    return false;
+}
+
+/* place_where places the conjuncts of a WHERE over p: first those without subqueries, pushed down,
+** so that the joins decorrelate.c makes of the others (semi and anti joins pushed down the same
+** way, LEFT joins with aggregates on top) see the filtered inputs. */
+static int place_where(bind_ctx *b, plan_op **p, expr *where) {
+    expr **list = NULL;
+    int n = 0, cap = 0, nsub = 0;
+    int rc = conjuncts(b, where, &list, &n, &cap);
     for (int i = 0; i < n && !rc; i++) {
+        if (has_subquery(list[i])) list[nsub++] = list[i];
+        else rc = place_listed(b, p, &list, &n, &cap, i, false);
+    }
+    for (int i = 0; i < nsub && !rc; i++) {
         expr *e = list[i];
-        if (e->kind == EXPR_OR && (rc = factor_or(b, e, &list, &n, &cap, &e))) break;
-        if (e) rc = place(b, p, e, from_on);
+        if (!(rc = decorrelate_conjunct(b, p, &e)) && e) rc = place(b, p, e, false);
     }
     return rc;
 }
+
+/* What decorrelate.c uses of the binder (bind_internal.h). */
+plan_op *bind_new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) { return new_op(b, kind, ncols); }
+expr *bind_mk(bind_ctx *b, expr_kind kind, sql_type type, size_t off, int nargs) { return mk(b, kind, type, off, nargs); }
+void bind_col_range(const expr *e, uint32_t *lo, uint32_t *hi) { col_range(e, lo, hi); }
+void bind_shift_cols(expr *e, int64_t delta) { shift_cols(e, delta); }
+int bind_conjuncts(bind_ctx *b, expr *e, expr ***list, int *n, int *cap) { return conjuncts(b, e, list, n, cap); }
+int bind_add_join_key(bind_ctx *b, plan_op *j, expr *l, expr *r) { return add_join_key(b, j, l, r); }
+int bind_add_residual(bind_ctx *b, plan_op *j, expr *pred) { return add_residual(b, j, pred); }
 
 static int bind_subquery_from(bind_ctx *b, const sql_select *q, const char *alias, const sql_list *colnames,
                               size_t off, plan_op **out, scope *sc) {
@@ -1664,7 +1701,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
         ectx c = {b, &sc, NULL, "WHERE"};
         expr *w;
         if ((rc = bind_expr(&c, q->where, &w)) || (rc = require_bool(b, &w, "WHERE"))) return rc;
-        if ((rc = place_all(b, &p, w, false))) return rc;
+        if ((rc = place_where(b, &p, w))) return rc;
     }
     /* aggregation? */
     bool aggregating = q->group_by.n > 0 || q->having;
@@ -1783,6 +1820,10 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
         }
         keycol[k] = found;
     }
+    /* correlated aggregates in the select list and ORDER BY join as they do in WHERE (an
+    ** aggregating query refuses correlated subqueries there) */
+    for (uint32_t i = 0; i < n && !aggregating; i++)
+        if (has_subquery(exprs[i]) && (rc = decorrelate_scalars(b, &p, &exprs[i]))) return rc;
     if (aggregating) {
         plan_op *a = new_op(b, PLAN_AGG, ag.nkeys + ag.naggs);
         if (!a) return nomem(b);
@@ -2680,7 +2721,8 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         uint8_t *c1 = alloc0(b, n1 + 1);
         if (!c1) return nomem(b);
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
-        for (uint32_t i = 0; i < n1; i++) c1[i] = need ? need[n0 + i] : 1;
+        bool semi = p->join.kind == JK_SEMI || p->join.kind == JK_ANTI; /* the right side is not output */
+        for (uint32_t i = 0; i < n1; i++) c1[i] = semi ? 0 : need ? need[n0 + i] : 1;
         rc = refs_all(b, p->join.lkeys, p->join.nkeys, c0, 0, n0);
         if (!rc) rc = refs_all(b, p->join.rkeys, p->join.nkeys, c1, 0, n1);
         if (!rc) rc = refs(b, p->join.pred, c0, 0, n0);

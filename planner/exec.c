@@ -176,6 +176,7 @@ typedef struct join_state {
     vec_join_table table; /* their keys */
     uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
     uint64_t nbuild;
+    bool build_null;     /* null_aware: some build key is NULL */
     /* probing one input chunk */
     uint64_t *phash;     /* scratch for the probe keys' hashes */
     uint32_t *heads;     /* each probe row's chain (vec_join_probe) */
@@ -1531,7 +1532,9 @@ static int join_open(exec_ctx *x, plan_op *p) {
     if (!s) return nomem(x);
     p->state = s;
     plan_op *r = p->child[1];
-    int rc = rows_init(x, &s->build, r->types, r->ncols);
+    /* a semi or anti join without a residual reads no build column: it only counts the rows */
+    bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
+    int rc = rows_init(x, &s->build, r->types, no_columns ? 0 : r->ncols);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
@@ -1540,7 +1543,12 @@ static int join_open(exec_ctx *x, plan_op *p) {
     }
     if ((rc = join_table_init(x, &s->table, kt, p->join.nkeys))) return rc;
     if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
-    if ((rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
+    /* pairs hold both sides' columns, also for SEMI and ANTI, which output the left ones only */
+    plan_op *l = p->child[0];
+    sql_type both[l->ncols + r->ncols + 1];
+    memcpy(both, l->types, l->ncols * sizeof *both);
+    memcpy(both + l->ncols, r->types, r->ncols * sizeof *both);
+    if ((rc = chunk_init(&s->pairs, both, l->ncols + r->ncols, x->err))) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
     s->heads = malloc(VECTOR_SIZE * sizeof *s->heads);
     if (!(s->bnull = malloc(r->ncols + 1))) return nomem(x);
@@ -1583,6 +1591,7 @@ static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         if ((rc = expr_eval(x, p->join.rkeys[k], in, in->count))) return rc;
         keys[k] = p->join.rkeys[k]->result;
     }
+    for (uint32_t r = 0; p->join.null_aware && !s->build_null && r < in->count; r++) s->build_null = vec_is_null(keys[0], r);
     return vec_join_add(&s->table, keys, in->count, x->err);
 }
 
@@ -1595,9 +1604,9 @@ static int join_finalize(exec_ctx *x, plan_op *p) {
     return s->bmatched ? STRATA_OK : nomem(x);
 }
 
-/* join_emit_pairs builds the joined rows of pairs[0..n) into s->pairs, applies the residual
-** predicate, marks matches, and moves the survivors to out. */
-static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, uint32_t n, data_chunk *out) {
+/* join_match_pairs builds the joined rows of pairs (s->prow, s->brow)[0..n) into s->pairs, applies
+** the residual predicate, and marks the matches; s->sel[0..*m) are the pairs that passed. */
+static int join_match_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, uint32_t n, uint32_t *m) {
     uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
     chunk_reset(&s->pairs);
     for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
@@ -1612,17 +1621,25 @@ static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *i
         vec_make_constant(v);
     }
     s->pairs.count = n;
-    uint32_t m = n;
+    *m = n;
     if (p->join.pred) {
-        int rc = expr_select(x, p->join.pred, &s->pairs, n, s->sel, &m);
+        int rc = expr_select(x, p->join.pred, &s->pairs, n, s->sel, m);
         if (rc) return rc;
     } else {
         for (uint32_t k = 0; k < n; k++) s->sel[k] = k;
     }
-    for (uint32_t k = 0; k < m; k++) {
+    for (uint32_t k = 0; k < *m; k++) {
         s->pmatched[s->prow[s->sel[k]]] = 1;
         s->bmatched[s->brow[s->sel[k]]] = 1;
     }
+    return STRATA_OK;
+}
+
+/* join_emit_pairs moves the pairs that match (join_match_pairs) to out. */
+static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, uint32_t n, data_chunk *out) {
+    uint32_t m;
+    int rc = join_match_pairs(x, p, s, in, n, &m);
+    if (rc) return rc;
     for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &s->pairs.cols[c], s->sel, m);
     out->count = m;
     return STRATA_OK;
@@ -1659,10 +1676,68 @@ static int join_emit_outer(exec_ctx *x, plan_op *p, join_state *s, data_chunk *i
     return STRATA_OK;
 }
 
+/* semi_match marks in s->pmatched the probe rows of in (whose chains vec_join_probe put in
+** s->heads) that some build row joins: without a residual predicate a non-empty chain says so;
+** with one, the chains' pairs are checked a chunk at a time, and a row's chain is left as soon as
+** the row has matched. */
+static int semi_match(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in) {
+    bool keyed = p->join.nkeys > 0;
+    if (!p->join.pred) {
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] = keyed ? s->heads[r] != 0 : s->nbuild > 0;
+        return STRATA_OK;
+    }
+    memset(s->pmatched, 0, in->count);
+    uint32_t r = 0, next = 0, n = 0, m;
+    bool in_chain = false;
+    while (r < in->count) {
+        if (!in_chain) next = keyed ? s->heads[r] : s->nbuild ? 1 : 0, in_chain = true;
+        while (next && n < VECTOR_SIZE && !s->pmatched[r]) {
+            uint32_t b = next - 1;
+            next = keyed ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
+            s->prow[n] = r;
+            s->brow[n++] = b;
+        }
+        if (!next || s->pmatched[r]) r++, in_chain = false;
+        if (n == VECTOR_SIZE || (r == in->count && n)) {
+            int rc = join_match_pairs(x, p, s, in, n, &m);
+            if (rc) return rc;
+            n = 0;
+        }
+    }
+    return STRATA_OK;
+}
+
+/* semi_exec: SEMI and ANTI joins pass each probe row once, by whether some build row joins it.
+** The null-aware anti join of NOT IN counts a NULL probe key as a match (the row goes) unless the
+** build side is empty, and every row as one when a build key is NULL. */
+static int semi_exec(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, data_chunk *out) {
+    vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
+    int rc;
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
+        pkeys[k] = p->join.lkeys[k]->result;
+    }
+    if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+    if ((rc = semi_match(x, p, s, in))) return rc;
+    if (p->join.null_aware && s->nbuild)
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] |= s->build_null || vec_is_null(pkeys[0], r);
+    uint8_t want = p->join.kind == JK_SEMI;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < in->count; r++)
+        if (s->pmatched[r] == want) s->sel[n++] = r;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &in->cols[c], s->sel, n);
+    out->count = n;
+    return STRATA_OK;
+}
+
 static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more) {
     join_state *s = p->state;
     int rc;
     if (in->sel) chunk_apply_sel(in);
+    if (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) {
+        *more = false;
+        return semi_exec(x, p, s, in, out);
+    }
     if (s->phase == 2) { /* a new probe chunk */
         vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
         for (uint32_t k = 0; k < p->join.nkeys; k++) {

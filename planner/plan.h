@@ -103,7 +103,8 @@ typedef enum plan_kind {
     PLAN_FILTER,    /* rows where pred is true */
     PLAN_PROJECT,   /* exprs */
     PLAN_AGG,       /* GROUP BY keys with aggregates: sink, then source */
-    PLAN_HASH_JOIN, /* child[0] probe, child[1] build; equi keys plus residual pred */
+    PLAN_HASH_JOIN, /* child[0] probe, child[1] build; equi keys plus residual pred; SEMI and ANTI
+                    ** output the probe columns only */
     PLAN_NL_JOIN,   /* child[0] outer, child[1] inner (materialized); pred */
     PLAN_INDEX_JOIN,/* child[0] probe; child[1] a table scan never run: each probe row looks its
                     ** key up by rowid or through join.lookup (INNER and LEFT only) */
@@ -213,6 +214,9 @@ struct plan_op {
             expr *pred;            /* residual, over the joined columns (left then right); may be NULL */
             index_def *lookup;     /* PLAN_INDEX_JOIN: the index of rkeys[0], NULL for the rowid */
             bool ordered;          /* an inner join that join_order made (joinorder.h) */
+            bool null_aware;       /* JK_ANTI of x NOT IN (subquery), one key: no row passes when a
+                                   ** build key is NULL, nor a NULL probe key unless the build side
+                                   ** is empty */
         } join;
         struct {
             uint32_t nkeys;
