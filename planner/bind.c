@@ -704,6 +704,7 @@ static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_
     plan_op *p;
     int rc = bind_query(b, q, &p);
     b->corr = cc.parent;
+    if (!rc && !cc.n && !(rc = join_order(b, &p))) join_lookups(p);
     if (rc) return rc;
     if (kind != SUB_EXISTS && p->ncols != 1)
         return bind_error(b, off, kind == SUB_IN ? "subquery has too many columns" : "subquery must return only one column");
@@ -2009,7 +2010,9 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
         int64_t lim = p->limit.limit->value.v.i, off = p->limit.offset ? p->limit.offset->value.v.i : 0;
         if (lim >= 0 && off >= 0 && lim <= INT64_MAX - off) p->child[0]->sort.limit = lim + off;
     }
-    if ((rc = choose_access(b, p)) || (rc = join_order(b, &p))) return rc;
+    /* the joins of a correlated subquery are ordered once it is decorrelated, in the outer query
+    ** (bind_subquery orders an uncorrelated one) */
+    if ((rc = choose_access(b, p)) || (!b->corr && (rc = join_order(b, &p)))) return rc;
     join_lookups(p);
     *out = p;
     return STRATA_OK;
