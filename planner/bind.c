@@ -2705,7 +2705,10 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
         rc = refs(b, p->filter.pred, c0, 0, n0);
         break;
-    case PLAN_PROJECT: rc = refs_all(b, p->project.exprs, p->ncols, c0, 0, n0); break;
+    case PLAN_PROJECT: /* the outputs no one reads need no input (their values are not read) */
+        for (uint32_t i = 0; i < p->ncols && !rc; i++)
+            if (!need || need[i]) rc = refs(b, p->project.exprs[i], c0, 0, n0);
+        break;
     case PLAN_LIMIT:
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
         break;
