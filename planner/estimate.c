@@ -207,11 +207,6 @@ typedef struct col_range {
 
 #define AND_MAX 64
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* add_range merges conjunct c into the ranges of its column; false when c is not a range of a
 ** column with numeric statistics and a constant. */
 static bool add_range(col_range *r, int *nr, const col_cmp *c) {
@@ -232,21 +227,19 @@ static bool add_range(col_range *r, int *nr, const col_cmp *c) {
 }
 
 /* and_sel: ranges on one column intersect (x >= a AND x < b is the share of [a, b)); the other
-** conjuncts combine by exponential backoff, most selective first. */
+** conjuncts multiply, as if independent (PostgreSQL's rule: TPC-H's filters are, and a damped
+** product overestimated them up to 10×). */
 static double and_sel(const expr *e, const plan_op *in) {
-    double sel[AND_MAX];
     col_range ranges[AND_MAX];
-    int n = 0, nr = 0;
-    for (int i = 0; i < e->nargs && n < AND_MAX; i++) {
+    int nr = 0;
+    double s = 1;
+    for (int i = 0; i < e->nargs; i++) {
         col_cmp c;
         if (as_col_cmp(e->args[i], in, &c) && add_range(ranges, &nr, &c)) continue;
-        sel[n++] = pred_sel(e->args[i], in);
+        s *= pred_sel(e->args[i], in);
     }
-    for (int i = 0; i < nr && n < AND_MAX; i++)
-        sel[n++] = range_fraction(origin_stats(ranges[i].o), ranges[i].lo, ranges[i].hi) * (1 - null_fraction(ranges[i].o));
-    qsort(sel, (size_t)n, sizeof *sel, cmp_double);
-    double s = 1, exponent = 1;
-    for (int i = 0; i < n; i++, exponent /= 2) s *= pow(sel[i], exponent);
+    for (int i = 0; i < nr; i++)
+        s *= range_fraction(origin_stats(ranges[i].o), ranges[i].lo, ranges[i].hi) * (1 - null_fraction(ranges[i].o));
     return s;
 }
 
@@ -385,20 +378,21 @@ static double all_columns_distinct(const plan_op *p) {
     return d < in->est_rows ? d : in->est_rows;
 }
 
-/* join_rows: an equi-join's inner rows: |L| * |R| / max(distinct(l), distinct(r)) per key pair,
-** the pairs' shares combined by backoff as an AND's. */
+/* join_rows: an equi-join's inner rows, |L| * |R| / max(distinct(l), distinct(r)), where a side's
+** distinct count over several keys is the product of its keys' counts but at most its rows: the
+** keys of a join are seldom independent (partsupp's (ps_partkey, ps_suppkey) is its key, with
+** fewer combinations than the product of the two counts). joinorder.c counts its edges alike. */
 static double join_rows(const plan_op *p) {
     const plan_op *l = p->child[0], *r = p->child[1];
-    double sel[AND_MAX];
-    uint32_t n = p->join.nkeys < AND_MAX ? p->join.nkeys : AND_MAX;
-    for (uint32_t k = 0; k < n; k++) {
-        double a = estimate_distinct(p->join.lkeys[k], l), b = estimate_distinct(p->join.rkeys[k], r);
-        sel[k] = 1 / (a > b ? a : b);
+    double a = 1, b = 1;
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        a *= estimate_distinct(p->join.lkeys[k], l);
+        b *= estimate_distinct(p->join.rkeys[k], r);
     }
-    qsort(sel, n, sizeof *sel, cmp_double);
-    double s = 1, exponent = 1;
-    for (uint32_t k = 0; k < n; k++, exponent /= 2) s *= pow(sel[k], exponent);
-    return l->est_rows * r->est_rows * s;
+    if (a > l->est_rows) a = l->est_rows;
+    if (b > r->est_rows) b = r->est_rows;
+    double d = a > b ? a : b;
+    return l->est_rows * r->est_rows / (d >= 1 ? d : 1);
 }
 
 /* semi_share: the share of the left rows that find a partner (each left key value present on
