@@ -6,7 +6,8 @@
 ** binder made them). An equality between expressions of two disjoint sets of relations is a join
 ** key; equalities between the same two sets make one edge (a key of several columns) whose
 ** selectivity is 1 / the larger side's distinct count, a side's count being the product of its
-** columns' counts but at most its rows. Any other condition keeps a tenth of the rows. A set of
+** columns' counts but at most its rows. Any other condition keeps the share of rows estimate.c
+** gives it over the tree as the binder made it (at least OTHER_SELECTIVITY_MIN). A set of
 ** relations is estimated as the product of their rows and of the selectivities of the conditions
 ** within it, so every order of the same set gets the same estimate.
 */
@@ -18,7 +19,7 @@
 #include <string.h>
 
 #define MAX_RELS 64
-#define OTHER_SELECTIVITY 0.1
+#define OTHER_SELECTIVITY_MIN 1e-6
 
 typedef struct jo_rel {
     plan_op *plan;
@@ -31,6 +32,7 @@ typedef struct jo_rel {
 typedef struct jo_cond {
     expr *e, *l, *r;
     uint64_t lset, rset, set;
+    double sel; /* not a key: the share of rows it keeps */
     bool placed;
 } jo_cond;
 
@@ -56,6 +58,7 @@ typedef struct jo_graph {
     jo_node *nodes;
     int nnodes;
     uint32_t ncols;
+    plan_op *root; /* the tree as the binder made it, its estimates set */
 } jo_graph;
 
 static int nomem(bind_ctx *b) { return err_set(b->err, STRATA_NOMEM, "out of memory (join order)"); }
@@ -112,6 +115,22 @@ static uint64_t rels_of(const jo_graph *g, expr *e) {
 
 /* ---- taking the tree apart ------------------------------------------------------------------ */
 
+static expr *mk_expr(jo_graph *g, expr_kind kind, int nargs) {
+    expr *e = alloc0(g->b, sizeof *e);
+    if (!e || !(e->args = alloc0(g->b, (size_t)(nargs ? nargs : 1) * sizeof *e->args))) return NULL;
+    e->kind = kind;
+    e->type = sql_type_make(TYPE_BOOLEAN);
+    e->nargs = nargs;
+    return e;
+}
+
+/* eq_expr makes the comparison l = r of a join key. */
+static expr *eq_expr(jo_graph *g, expr *l, expr *r) {
+    expr *e = mk_expr(g, EXPR_CMP, 2);
+    if (e) e->cmp = CMP_EQ, e->args[0] = l, e->args[1] = r, e->off = l->off;
+    return e;
+}
+
 static int add_cond(jo_graph *g, expr *e, expr *l, expr *r) {
     if (e && e->kind == EXPR_AND) {
         for (int i = 0; i < e->nargs; i++) {
@@ -134,7 +153,12 @@ static int add_cond(jo_graph *g, expr *e, expr *l, expr *r) {
         c->lset = rels_of(g, l), c->rset = rels_of(g, r);
         if (!c->lset || !c->rset || (c->lset & c->rset)) c->l = c->r = NULL; /* not a key */
     }
-    c->set = c->l ? c->lset | c->rset : rels_of(g, e);
+    if (!c->l && !c->e && !(c->e = eq_expr(g, l, r))) return nomem(g->b);
+    c->set = c->l ? c->lset | c->rset : rels_of(g, c->e);
+    if (!c->l) {
+        c->sel = estimate_selectivity(c->e, g->root);
+        if (!(c->sel >= OTHER_SELECTIVITY_MIN)) c->sel = OTHER_SELECTIVITY_MIN;
+    }
     return STRATA_OK;
 }
 
@@ -248,7 +272,7 @@ static double join_rows(const jo_graph *g, uint64_t set) {
         rows *= g->edges[i].sel;
     }
     for (int i = 0; i < g->ncond; i++)
-        if (!g->conds[i].l && (g->conds[i].set & set) == g->conds[i].set) rows *= OTHER_SELECTIVITY;
+        if (!g->conds[i].l && (g->conds[i].set & set) == g->conds[i].set) rows *= g->conds[i].sel;
     return rows < 1 ? 1 : rows;
 }
 
@@ -408,15 +432,6 @@ static uint32_t *positions(jo_graph *g, const jo_built *t) {
     return pos;
 }
 
-static expr *mk_expr(jo_graph *g, expr_kind kind, int nargs) {
-    expr *e = alloc0(g->b, sizeof *e);
-    if (!e || !(e->args = alloc0(g->b, (size_t)(nargs ? nargs : 1) * sizeof *e->args))) return NULL;
-    e->kind = kind;
-    e->type = sql_type_make(TYPE_BOOLEAN);
-    e->nargs = nargs;
-    return e;
-}
-
 /* join_conditions places the conditions that the join of probe and build completes: keys that
 ** split between the two sides, the rest as the residual predicate over the joined columns. */
 static int join_conditions(jo_graph *g, plan_op *j, uint64_t pset, uint64_t bset, const jo_built *probe,
@@ -440,11 +455,8 @@ static int join_conditions(jo_graph *g, plan_op *j, uint64_t pset, uint64_t bset
             lk[nkeys] = l, rk[nkeys++] = r;
             continue;
         }
-        expr *e = c->e;
-        if (!e) { /* a key of the tree that now falls inside one side */
-            if (!(e = mk_expr(g, EXPR_CMP, 2))) return nomem(g->b);
-            e->cmp = CMP_EQ, e->args[0] = c->l, e->args[1] = c->r, e->off = c->l->off;
-        }
+        expr *e = c->e ? c->e : eq_expr(g, c->l, c->r); /* a key that does not split between the sides */
+        if (!e) return nomem(g->b);
         each_col(e, remap_one, jp);
         rest[nrest++] = e;
     }
@@ -593,6 +605,8 @@ int join_order(bind_ctx *b, plan_op **p) {
     if (!g) return nomem(b);
     g->b = b, g->ncols = (*p)->ncols;
     int rc = collect(g, p, 0);
+    g->root = *p;
+    estimate_plan(*p); /* before its conditions are rewritten over the tree's columns */
     if (rc || (rc = conditions(g, *p, 0)) || (rc = make_edges(g))) return rc;
     if (!(g->nodes = alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
     int root;
