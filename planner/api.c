@@ -436,7 +436,9 @@ static int fail_statement(strata_stmt *s, const strata_err *err, int rc);
 /* A table's statistics are brought up to date automatically once this many rows were inserted
 ** since they last saw it, and a tenth of the rows they count: each refresh reads only the new
 ** rows, so the work stays proportional to the rows inserted (bulk loads, COPY and the appender
-** included), while a table that grows by single rows is read again only now and then. */
+** included), while a table that grows by single rows is read again only now and then. A table
+** without statistics gets them after the first commit that inserts into it, however few its rows:
+** the small tables of a join (TPC-H's nation and region) need them as much as the large. */
 #define STATS_REFRESH_ROWS 1000
 
 /* analyze_rows folds td's rows above the watermark of st (fresh statistics: all of them) into
@@ -461,7 +463,8 @@ static void refresh_stats(strata_db *db) {
     for (uint32_t i = 0; i < c->ntables; i++) {
         table_def *td = c->tables[i];
         int64_t counted = td->stats ? td->stats->rows : 0;
-        if (td->unanalyzed < STATS_REFRESH_ROWS || td->unanalyzed < counted / 10) continue;
+        if ((td->stats ? td->unanalyzed < STATS_REFRESH_ROWS : td->unanalyzed <= 0) || td->unanalyzed < counted / 10)
+            continue;
         strata_err err;
         err_clear(&err);
         pager_txn *t;
