@@ -516,7 +516,7 @@ static int build(jo_graph *g, int node, jo_built *out) {
                                                                    .lkeys = j->join.rkeys, .rkeys = j->join.lkeys}},
                                               &ix))
         return STRATA_OK;
-    uint32_t map[j->ncols]; /* the larger side is looked up by key: it goes to the build side */
+    uint32_t map[j->ncols + 1]; /* the larger side is looked up by key: it goes to the build side */
     if ((rc = swap_inputs(g->b, j, map))) return rc;
     uint32_t *cols = alloc0(g->b, (j->ncols + 1) * sizeof *cols);
     if (!cols) return nomem(g->b);
