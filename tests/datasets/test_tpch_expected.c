@@ -51,7 +51,7 @@ static run_result compare(const char *dir, const char *db, const char *expected,
 /* query_line finds the line of query q in tpch-run's output; returns its copy (freed by the
 ** caller), or NULL. */
 static char *query_line(const char *out, int q) {
-    char prefix[8];
+    char prefix[16];
     snprintf(prefix, sizeof prefix, "q%02d ", q);
     for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
         if (strncmp(p, prefix, 4) == 0) return strndup(p, strcspn(p, "\n"));
