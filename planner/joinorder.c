@@ -525,6 +525,25 @@ static int build(jo_graph *g, int node, jo_built *out) {
     return STRATA_OK;
 }
 
+/* pick_columns makes *out a projection over child whose column i (of n, with types and names)
+** is child's column pos[i]. */
+static int pick_columns(bind_ctx *b, plan_op *child, uint32_t n, sql_type *types, const char **names,
+                        const uint32_t *pos, plan_op **out) {
+    plan_op *p = alloc0(b, sizeof *p);
+    if (!p || !(p->project.exprs = alloc0(b, n * sizeof *p->project.exprs))) return nomem(b);
+    p->kind = PLAN_PROJECT;
+    p->ncols = n, p->types = types, p->names = names;
+    p->child[0] = child;
+    for (uint32_t i = 0; i < n; i++) {
+        expr *e = alloc0(b, sizeof *e);
+        if (!e) return nomem(b);
+        e->kind = EXPR_COL, e->type = types[i], e->col = pos[i];
+        p->project.exprs[i] = e;
+    }
+    *out = p;
+    return STRATA_OK;
+}
+
 /* restore puts the tree's columns back in their order over the new tree t, which replaces old. */
 static int restore(jo_graph *g, const plan_op *old, const jo_built *t, plan_op **out) {
     bool same = true;
@@ -535,19 +554,8 @@ static int restore(jo_graph *g, const plan_op *old, const jo_built *t, plan_op *
         return STRATA_OK;
     }
     uint32_t *pos = positions(g, t);
-    plan_op *p = alloc0(g->b, sizeof *p);
-    if (!pos || !p || !(p->project.exprs = alloc0(g->b, g->ncols * sizeof *p->project.exprs))) return nomem(g->b);
-    p->kind = PLAN_PROJECT;
-    p->ncols = old->ncols, p->types = old->types, p->names = old->names;
-    p->child[0] = t->plan;
-    for (uint32_t i = 0; i < g->ncols; i++) {
-        expr *e = alloc0(g->b, sizeof *e);
-        if (!e) return nomem(g->b);
-        e->kind = EXPR_COL, e->type = old->types[i], e->col = pos[i];
-        p->project.exprs[i] = e;
-    }
-    *out = p;
-    return STRATA_OK;
+    if (!pos) return nomem(g->b);
+    return pick_columns(g->b, t->plan, old->ncols, old->types, old->names, pos, out);
 }
 
 /* swap_outer turns the LEFT hash join *p into a RIGHT one with its inputs swapped when its left
@@ -560,21 +568,12 @@ static int swap_outer(bind_ctx *b, plan_op **p) {
     if (j->kind != PLAN_HASH_JOIN || j->join.kind != JK_LEFT || lookup_index(j, &ix) ||
         rows_of(j->child[0]) >= rows_of(j->child[1]))
         return STRATA_OK;
-    plan_op *proj = alloc0(b, sizeof *proj);
     uint32_t *map = alloc0(b, (j->ncols + 1) * sizeof *map);
-    if (!proj || !map || !(proj->project.exprs = alloc0(b, j->ncols * sizeof *proj->project.exprs))) return nomem(b);
-    proj->kind = PLAN_PROJECT;
-    proj->ncols = j->ncols, proj->types = j->types, proj->names = j->names;
-    proj->child[0] = j;
+    sql_type *types = j->types; /* the LEFT join's columns, which the projection gives */
+    const char **names = j->names;
+    if (!map) return nomem(b);
     int rc = swap_inputs(b, j, map);
-    for (uint32_t i = 0; i < j->ncols && !rc; i++) {
-        expr *e = alloc0(b, sizeof *e);
-        if (!e) return nomem(b);
-        e->kind = EXPR_COL, e->type = proj->types[i], e->col = map[i];
-        proj->project.exprs[i] = e;
-    }
-    *p = proj;
-    return rc;
+    return rc ? rc : pick_columns(b, j, j->ncols, types, names, map, p);
 }
 
 /* fold_projection merges into projection p a projection below it that only picks columns (as
