@@ -759,11 +759,13 @@ static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
     vector *a = e->args[0]->result, *out = e->result;
     strata_err tmp;
     err_clear(&tmp);
-    if (sql_type_equal(a->type, e->type)) {
+    uint8_t from = a->type.id, to = e->type.id;
+    bool wider_text = from == TYPE_VARCHAR && to == TYPE_VARCHAR &&
+                      (e->type.max_len == 0 || (a->type.max_len != 0 && a->type.max_len <= e->type.max_len));
+    if (sql_type_equal(a->type, e->type) || wider_text) { /* every value stays as it is */
         vec_reference(out, a);
         return STRATA_OK;
     }
-    uint8_t from = a->type.id, to = e->type.id;
     if (to == TYPE_DECIMAL && (from == TYPE_DECIMAL || sql_type_is_integer(from))) return cast_to_decimal(x, e, count);
     if (sql_type_is_integer(from) && to == TYPE_DOUBLE) {
         ints_to_double(a, out->data, count);
@@ -1028,6 +1030,7 @@ struct pred_aux {
     void *items;
     char *prefix; /* LIKE: the pattern's unescaped prefix (prefix_cap bytes) */
     size_t prefix_cap;
+    like_plan like; /* LIKE: any other pattern, analyzed (like.bytes NULL: none yet) */
     uint64_t dict_id; /* the dictionary of dict_bits; 0: none kept */
     bool dict_negate, dict_nulls; /* the bits select false rows; they were computed with the NULL entry known */
     uint64_t *dict_bits;
@@ -1038,6 +1041,7 @@ static void pred_aux_free(pred_aux *a) {
     if (!a) return;
     free(a->items);
     free(a->prefix);
+    like_plan_free(&a->like);
     free(a->dict_bits);
     free(a);
 }
@@ -1094,8 +1098,9 @@ typedef struct leaf {
     kern_cmp op;
     const vector *c, *c2; /* CONSTANT vectors, not NULL */
     const pred_aux *set;
-    const char *pat;
+    const char *pat; /* LEAF_PREFIX */
     size_t plen;
+    const like_plan *like; /* LEAF_LIKE */
     int escape;
 } leaf;
 
@@ -1180,9 +1185,7 @@ static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const u
         clear_mask(mask, n);
         for (uint32_t r = 0; r < n; r++) {
             const sstr *t = &d[sel ? sel[r] : r];
-            bool m = false;
-            like_match(sstr_data(t), t->len, p->pat, p->plen, p->escape, false, &m, NULL); /* validated */
-            mask[r >> 6] |= (uint64_t)m << (r & 63);
+            mask[r >> 6] |= (uint64_t)like_plan_match(p->like, sstr_data(t), t->len) << (r & 63);
         }
         break;
     }
@@ -1379,10 +1382,16 @@ static int like_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, boo
     if (like_prefix(sstr_data(pat), pat->len, e->like.escape, a->prefix, &p.plen)) {
         p.pat = a->prefix;
     } else {
-        bool m;
-        if (like_match("", 0, sstr_data(pat), pat->len, e->like.escape, false, &m, NULL) != STRATA_OK)
-            return op_mask(x, e, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
-        p.kind = LEAF_LIKE, p.pat = sstr_data(pat), p.plen = pat->len;
+        like_plan *lp = &a->like;
+        if (!lp->bytes || lp->plen != pat->len || memcmp(lp->bytes, sstr_data(pat), pat->len) != 0) {
+            like_plan_free(lp); /* a parameter's new value */
+            strata_err tmp;
+            err_clear(&tmp);
+            rc = like_plan_init(lp, sstr_data(pat), pat->len, e->like.escape, false, &tmp);
+            if (rc == STRATA_NOMEM) return err_set(x->err, rc, "%s", tmp.msg);
+            if (rc) return op_mask(x, e, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
+        }
+        p.kind = LEAF_LIKE, p.like = lp;
     }
     return leaf_select(x, e, &p, e->args[1]->kind == EXPR_CONST, t, count, mask);
 }

@@ -67,6 +67,22 @@ int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int 
 ** malformed ones included (like_exec reports those). */
 bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *len);
 
+/* A like_plan is a LIKE pattern analyzed once, for matching many texts: a pattern of literal
+** segments between '%'s (case-sensitive, no '_') is matched by prefix, suffix and memmem of the
+** segments between; any other by like_match's general matcher on the plan's copy of it.
+** like_plan_init validates the pattern (like_match's errors) and allocates; like_plan_free frees
+** (and leaves an empty plan that may be freed again). */
+typedef struct like_plan {
+    bool segmented, ilike;
+    int escape, nstars;
+    size_t plen;
+    char *bytes;     /* the pattern's plen bytes, then the segments' unescaped bytes one after another */
+    size_t *seg_end; /* segment i ends at seg_end[i] from the segments' start (and begins at seg_end[i-1], or 0) */
+} like_plan;
+int like_plan_init(like_plan *plan, const char *pat, size_t plen, int escape, bool ilike, strata_err *err);
+bool like_plan_match(const like_plan *plan, const char *text, size_t tlen);
+void like_plan_free(like_plan *plan);
+
 /* like_exec computes [NOT] LIKE / ILIKE over vectors (text, pattern: VARCHAR vectors of any
 ** kind; escape_char as like_match) into out, a BOOLEAN vector, NULL where either input is NULL.
 ** A constant pattern is analyzed once (prefix, suffix, contains fast paths). */

@@ -571,36 +571,33 @@ bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *le
 
 /* A constant LIKE pattern without '_' (case-sensitive) is literal segments between '%'s: the
 ** first must be a prefix, the last a suffix, the ones between are found left to right with
-** memmem (leftmost is always best). No '%' at all is plain equality. */
-typedef struct like_plan {
-    bool segmented;
-    int nstars;
-    char *bytes;     /* the unescaped literal bytes, segment after segment */
-    size_t *seg_end; /* segment i is bytes[seg_end[i-1] .. seg_end[i]) (seg_end[-1] = 0) */
-} like_plan;
-
-/* plan_pattern fills plan for a validated pattern; plan->bytes and seg_end are malloc'ed once. */
-static int plan_pattern(const char *pat, size_t plen, int escape, bool ilike, like_plan *plan,
-                        strata_err *err) {
+** memmem (leftmost is always best). No '%' at all is plain equality. Other patterns keep a copy
+** of their text for the general matcher. */
+int like_plan_init(like_plan *plan, const char *pat, size_t plen, int escape, bool ilike, strata_err *err) {
     memset(plan, 0, sizeof *plan);
+    int rc = check_pattern(pat, plen, escape, err);
+    if (rc) return rc;
+    plan->bytes = malloc(2 * plen + 1);
+    plan->seg_end = malloc((plen + 1) * sizeof *plan->seg_end);
+    if (plan->bytes == NULL || plan->seg_end == NULL) {
+        like_plan_free(plan);
+        return err_set(err, STRATA_NOMEM, "out of memory analyzing a LIKE pattern");
+    }
+    memcpy(plan->bytes, pat, plen);
+    plan->plen = plen, plan->escape = escape, plan->ilike = ilike;
     if (ilike) return STRATA_OK;
     for (size_t i = 0; i < plen;) {
         size_t lit, len;
         if (next_token(pat, plen, &i, escape, &lit, &len) == TOK_ONE) return STRATA_OK;
     }
-    plan->bytes = malloc(plen + 1);
-    plan->seg_end = malloc((plen + 1) * sizeof *plan->seg_end);
-    if (plan->bytes == NULL || plan->seg_end == NULL) {
-        free(plan->bytes), free(plan->seg_end);
-        return err_set(err, STRATA_NOMEM, "out of memory analyzing a LIKE pattern");
-    }
+    char *seg = plan->bytes + plen;
     size_t n = 0;
     for (size_t i = 0; i < plen;) {
         size_t lit = 0, len = 0;
         if (next_token(pat, plen, &i, escape, &lit, &len) == TOK_ANY_RUN) {
             plan->seg_end[plan->nstars++] = n;
         } else {
-            memcpy(plan->bytes + n, pat + lit, len);
+            memcpy(seg + n, pat + lit, len);
             n += len;
         }
     }
@@ -609,8 +606,15 @@ static int plan_pattern(const char *pat, size_t plen, int escape, bool ilike, li
     return STRATA_OK;
 }
 
-static bool plan_match(const like_plan *pl, const char *t, size_t n) {
-    const char *b = pl->bytes;
+void like_plan_free(like_plan *plan) {
+    free(plan->bytes);
+    free(plan->seg_end);
+    memset(plan, 0, sizeof *plan);
+}
+
+bool like_plan_match(const like_plan *pl, const char *t, size_t n) {
+    if (!pl->segmented) return match(t, n, pl->bytes, pl->plen, pl->escape, pl->ilike);
+    const char *b = pl->bytes + pl->plen;
     size_t pre = pl->seg_end[0];
     if (pl->nstars == 0) return n == pre && memcmp(t, b, n) == 0;
     size_t suf_start = pl->seg_end[pl->nstars - 1], suf = pl->seg_end[pl->nstars] - suf_start;
@@ -638,23 +642,18 @@ int like_exec(const vector *text, const vector *pattern, int escape_char, bool i
         }
         const sstr *t = arg_str(text, r), *p = arg_str(pattern, r);
         bool m;
-        if (constant && !planned) { /* analyzed at the first row that needs it, as NULLs never do */
-            rc = check_pattern(sstr_data(p), p->len, escape_char, err);
-            if (rc == STRATA_OK) rc = plan_pattern(sstr_data(p), p->len, escape_char, ilike, &plan, err);
-            if (rc != STRATA_OK) break;
-            planned = true;
-        }
-        if (plan.segmented) {
-            m = plan_match(&plan, sstr_data(t), t->len);
-        } else if (constant) {
-            m = match(sstr_data(t), t->len, sstr_data(p), p->len, escape_char, ilike);
+        if (constant) {
+            if (!planned) { /* analyzed at the first row that needs it, as NULLs never do */
+                if ((rc = like_plan_init(&plan, sstr_data(p), p->len, escape_char, ilike, err))) break;
+                planned = true;
+            }
+            m = like_plan_match(&plan, sstr_data(t), t->len);
         } else {
             rc = like_match(sstr_data(t), t->len, sstr_data(p), p->len, escape_char, ilike, &m, err);
             if (rc != STRATA_OK) break;
         }
         VEC_DATA(out, uint8_t)[r] = m != negated;
     }
-    free(plan.bytes);
-    free(plan.seg_end);
+    like_plan_free(&plan);
     return rc;
 }
