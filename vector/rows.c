@@ -306,37 +306,65 @@ uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, u
     return gid;
 }
 
-/* direct_slot is the slot of key in g's direct map, or VEC_GROUPS_DIRECT when outside its range. */
+/* direct_slot is the slot of key in g's direct map, or UINT64_MAX when outside its range. */
 static inline uint64_t direct_slot(const vec_groups *g, int64_t key) {
     uint64_t off = (uint64_t)key - (uint64_t)g->direct_base; /* a key below the base wraps: outside */
-    return off < VEC_GROUPS_DIRECT ? off : VEC_GROUPS_DIRECT;
+    return off < g->direct_size ? off : UINT64_MAX;
+}
+
+/* direct_covers says whether g's direct map holds every integer key of g: a key outside it is no
+** group's. */
+static inline bool direct_covers(const vec_groups *g) {
+    return g->int_key && g->direct && direct_slot(g, g->kmin) != UINT64_MAX && direct_slot(g, g->kmax) != UINT64_MAX;
 }
 
 /* direct_find fills gids[] from the direct map when every row's key is there; false otherwise. */
 static bool direct_find(const vec_groups *g, const vector *c, uint32_t count, uint32_t *gids, uint8_t *is_new) {
     for (uint32_t r = 0; r < count; r++) {
         uint64_t off;
-        if (vec_is_null(c, r) || (off = direct_slot(g, int_at(c, r))) == VEC_GROUPS_DIRECT || !g->direct[off])
-            return false;
+        if (vec_is_null(c, r) || (off = direct_slot(g, int_at(c, r))) == UINT64_MAX || !g->direct[off]) return false;
         gids[r] = g->direct[off] - 1;
     }
     if (is_new) memset(is_new, 0, count);
     return true;
 }
 
-/* direct_note records a new group of one integer key in the direct map (made at the first one,
-** centred on its key) when the key falls in the map's range. */
-static int direct_note(vec_groups *g, int64_t key, uint32_t gid, strata_err *err) {
-    if (!g->direct) {
-        int rc = vec_rows_charge(&g->keys, VEC_GROUPS_DIRECT * sizeof *g->direct, err);
-        if (rc) return rc;
-        if (!(g->direct = calloc(VEC_GROUPS_DIRECT, sizeof *g->direct)))
-            return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
-        g->direct_base = (int64_t)((uint64_t)key - VEC_GROUPS_DIRECT / 2);
+/* direct_fit remakes the direct map to cover kmin..kmax with room to spare on both sides, when
+** that range is dense enough (VEC_GROUPS_DENSE); the first map is VEC_GROUPS_DIRECT entries
+** centred on the first key. Called when a key falls outside the map and when the table grows. */
+static int direct_fit(vec_groups *g, strata_err *err) {
+    uint64_t span = (uint64_t)g->kmax - (uint64_t)g->kmin + 1, size = VEC_GROUPS_DIRECT;
+    if (g->direct && span <= g->direct_size && direct_slot(g, g->kmin) != UINT64_MAX &&
+        direct_slot(g, g->kmax) != UINT64_MAX)
+        return STRATA_OK;
+    if (g->direct || span > VEC_GROUPS_DIRECT / 2) {
+        if (span == 0 || span > VEC_GROUPS_DIRECT_MAX / 2 || span > (uint64_t)g->ngroups * VEC_GROUPS_DENSE)
+            return STRATA_OK;
+        while (size < 2 * span) size *= 2;
     }
-    uint64_t off = direct_slot(g, key);
-    if (off < VEC_GROUPS_DIRECT) g->direct[off] = gid + 1;
+    int rc = vec_rows_charge(&g->keys, size * sizeof *g->direct, err);
+    if (rc) return rc;
+    uint32_t *d = calloc(size, sizeof *d);
+    if (!d) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    free(g->direct);
+    g->direct = d, g->direct_size = (uint32_t)size;
+    g->direct_base = (int64_t)((uint64_t)g->kmin - (size - span) / 2);
+    for (uint32_t i = 0; i < g->ngroups; i++)
+        if (i != g->null_gid) g->direct[direct_slot(g, g->ikeys[i])] = i + 1;
     return STRATA_OK;
+}
+
+/* direct_note records a new group of one integer key: in the key range, and in the direct map
+** (remade to fit when the key falls outside it). */
+static int direct_note(vec_groups *g, int64_t key, uint32_t gid, strata_err *err) {
+    if (!g->direct || g->kmin > key) g->kmin = key; /* no map yet: the first key */
+    if (!g->direct || g->kmax < key) g->kmax = key;
+    uint64_t off = g->direct ? direct_slot(g, key) : UINT64_MAX;
+    if (off != UINT64_MAX) {
+        g->direct[off] = gid + 1;
+        return STRATA_OK;
+    }
+    return direct_fit(g, err);
 }
 
 /* groups_room makes room for one more group in the array by group that probes compare: the
@@ -374,7 +402,9 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
         return STRATA_OK; /* every key seen before, in a small range: no hashing, no probing */
     int rc;
     if (g->int_key && cols[0]->phys > PHYS_I64 && (rc = groups_by_rows(g, err))) return rc;
-    hash_rows(cols, n, count, hashes);
+    /* keys in the direct map need no hash, and the others are new groups: hashed one by one */
+    bool lazy = direct_covers(g);
+    if (!lazy) hash_rows(cols, n, count, hashes);
     vector view[n ? n : 1];
     data_chunk in = {.ncols = n, .count = count, .cols = view};
     for (uint32_t k = 0; k < n; k++) view[k] = *cols[k];
@@ -387,19 +417,27 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     int64_t prev_key = 0;
     bool prev_valid = false;
     enum { AHEAD = 16 }; /* slots fetched ahead of the probes: the table is larger than the caches */
-    for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
+    for (uint32_t r = 0; !lazy && r < count && r < AHEAD; r++)
+        __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
     rc = STRATA_OK;
     for (uint32_t r = 0; r < count; r++) {
-        if (r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
+        if (!lazy && r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
         if (runs) {
             bool valid = !vec_is_null(cols[0], r);
             int64_t key = valid ? int_at(cols[0], r) : 0;
+            uint64_t off;
             if (r && valid && prev_valid && key == prev_key) {
                 gids[r] = gids[r - 1];
                 if (is_new) is_new[r] = 0;
                 continue;
             }
             prev_key = key, prev_valid = valid;
+            if (valid && g->direct && (off = direct_slot(g, key)) != UINT64_MAX && g->direct[off]) {
+                gids[r] = g->direct[off] - 1;
+                if (is_new) is_new[r] = 0;
+                continue;
+            }
+            if (lazy) hashes[r] = valid ? hash_i64(key) : HASH_NULL;
         }
         uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &in, pending, &gid);
         if (is_new) is_new[r] = gid == UINT32_MAX;
@@ -416,13 +454,26 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                 g->hashes[gid] = hashes[r];
             }
             g->slots[s] = slot_of(hashes[r], gid);
-            if (g->ngroups * 2 > g->mask && (rc = groups_grow(g, err))) break;
+            if (g->ngroups * 2 > g->mask &&
+                ((rc = groups_grow(g, err)) || (g->int_key && g->direct && (rc = direct_fit(g, err)))))
+                break;
         }
         gids[r] = gid;
     }
     /* the new groups' keys, also after an error: every group counted has its row */
     int arc = vec_rows_append(&g->keys, &in, pending, npending, err);
     return rc ? rc : arc;
+}
+
+uint64_t vec_groups_hash(const vec_groups *g, uint32_t gid) {
+    if (g->int_key) return gid == g->null_gid ? HASH_NULL : hash_i64(g->ikeys[gid]);
+    return g->hashes[gid];
+}
+
+bool vec_groups_range(const vec_groups *g, int64_t *min, int64_t *max) {
+    if (!g->int_key || !g->direct) return false; /* the map is made at the first non-NULL key */
+    *min = g->kmin, *max = g->kmax;
+    return true;
 }
 
 /* ---- the join table --------------------------------------------------------------------- */
@@ -432,7 +483,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
 static inline uint32_t groups_lookup(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h) {
     if (g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && !vec_is_null(cols[0], r)) {
         uint64_t off = direct_slot(g, int_at(cols[0], r));
-        if (off < VEC_GROUPS_DIRECT) return g->direct[off] - 1; /* 0 - 1: not there */
+        if (off != UINT64_MAX) return g->direct[off] - 1; /* 0 - 1: not there */
     }
     uint32_t gid;
     groups_probe(g, cols, r, h, NULL, NULL, &gid);
@@ -485,6 +536,14 @@ int vec_join_add(vec_join_table *t, vector *const *cols, uint32_t count, strata_
 void vec_join_probe(const vec_join_table *t, vector *const *cols, uint32_t count, uint64_t *hashes, uint32_t *heads) {
     const vec_groups *g = &t->groups;
     uint32_t n = g->keys.ncols;
+    if (n == 1 && cols[0]->phys <= PHYS_I64 && direct_covers(g)) { /* no hashing, no probing */
+        for (uint32_t r = 0; r < count; r++) {
+            uint64_t off = vec_is_null(cols[0], r) ? UINT64_MAX : direct_slot(g, int_at(cols[0], r));
+            uint32_t gid = off == UINT64_MAX ? 0 : g->direct[off];
+            heads[r] = gid ? t->first[gid - 1] : 0;
+        }
+        return;
+    }
     hash_rows(cols, n, count, hashes);
     enum { AHEAD = 16 };
     for (uint32_t r = 0; r < count && r < AHEAD; r++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);

@@ -350,11 +350,18 @@ typedef struct vec_groups {
     uint32_t mask, ngroups, cap_groups;
     uint32_t null_gid; /* one integer key: the group of NULL, or UINT32_MAX */
     bool int_key;     /* the key is one column of an integer type (BOOLEAN .. BIGINT) */
-    uint32_t *direct; /* one integer key: group + 1 of keys direct_base + i, i < VEC_GROUPS_DIRECT
-                      ** (0: not there), so that keys of a small range skip hashing and probing */
+    uint32_t *direct; /* one integer key: group + 1 of keys direct_base + i, i < direct_size
+                      ** (0: not there), so that keys of a dense range skip hashing and probing */
     int64_t direct_base;
+    uint32_t direct_size;
+    int64_t kmin, kmax; /* one integer key: the range of the groups' non-NULL keys */
 } vec_groups;
+/* The direct map starts at VEC_GROUPS_DIRECT entries around the first key and grows to cover the
+** keys' range while that range is no more than VEC_GROUPS_DENSE times the groups (or the first
+** size), up to VEC_GROUPS_DIRECT_MAX entries. */
 #define VEC_GROUPS_DIRECT 4096
+#define VEC_GROUPS_DENSE 4
+#define VEC_GROUPS_DIRECT_MAX (1u << 25)
 
 int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err);
 void vec_groups_free(vec_groups *g);
@@ -365,6 +372,11 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                            uint64_t *hashes, strata_err *err);
 /* vec_groups_find returns the group of row r of cols, whose hash is h, or UINT32_MAX. */
 uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h);
+/* vec_groups_hash is group gid's hash: what hashing its keys gives (vec_hash, combined). */
+uint64_t vec_groups_hash(const vec_groups *g, uint32_t gid);
+/* vec_groups_range says whether the keys are one integer column with some non-NULL key, setting
+** *min and *max to the smallest and largest. */
+bool vec_groups_range(const vec_groups *g, int64_t *min, int64_t *max);
 /* vec_groups_key gives group gid's keys: row *row of the chunk returned. */
 static inline const data_chunk *vec_groups_key(const vec_groups *g, uint32_t gid, uint32_t *row) {
     *row = gid % VECTOR_SIZE;
