@@ -848,10 +848,14 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
     switch (p->kind) {
     case PLAN_SCAN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s%s", p->scan.table->name,
-                 p->scan.lo_expr && p->scan.lo_expr == p->scan.hi_expr ? " (rowid lookup)"
-                 : p->scan.lo_expr || p->scan.hi_expr               ? " (rowid range)"
-                                                                    : "");
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s%s", p->scan.table->name,
+                      p->scan.lo_expr && p->scan.lo_expr == p->scan.hi_expr ? " (rowid lookup)"
+                      : p->scan.lo_expr || p->scan.hi_expr               ? " (rowid range)"
+                                                                         : "");
+        for (uint32_t k = 0; k < p->scan.nfilters && (size_t)n < sizeof line; k++)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", k ? ", " : " (join filter on ",
+                          p->scan.table->cols[p->scan.cols[p->scan.filter_cols[k]]].name);
+        if (p->scan.nfilters && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, ")");
         break;
     case PLAN_INDEX_SCAN:
         snprintf(line + n, sizeof line - (size_t)n, " %s USING %s (%d key%s%s)", p->iscan.table->name, p->iscan.index->name,

@@ -2735,6 +2735,7 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         if (!rc) rc = refs(b, p->join.pred, c1, n0, n1);
         if (!rc) rc = prune(b, p->child[1], c1);
         if (!rc) rc = prune(b, p->child[0], c0);
+        if (!rc) rc = join_filter_place(b, p);
         return rc;
     }
     case PLAN_VALUES:

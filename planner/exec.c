@@ -124,8 +124,24 @@ typedef struct agg_state {
     bool done;
 } agg_state;
 
+/* The Bloom filter of a join filter (plan.h): a key's hash picks a word by its top bits and sets
+** three of its bits by its low ones, so that a probe reads one word; 16 bits a key, up to 2^24
+** words (a larger build side gives only the range). */
+static inline uint64_t bloom_bits(uint64_t h) {
+    return UINT64_C(1) << (h & 63) | UINT64_C(1) << ((h >> 6) & 63) | UINT64_C(1) << ((h >> 12) & 63);
+}
+
+/* A scan keeps applying a join filter while it drops enough rows for its cost: it is dropped for
+** the rest of the run when, after SCAN_FILTER_TRIAL rows, it has passed more than 9 in 10. */
+#define SCAN_FILTER_TRIAL (16 * VECTOR_SIZE)
+
 typedef struct scan_state {
     table_scan *scan;
+    bool prune_due;   /* the zone-map conditions are handed over at the first chunk, when the
+                      ** join filters above are filled */
+    uint64_t ftested[4], fpassed[4]; /* by join filter: rows tested and passed this run */
+    uint64_t *hashes; /* scratch for a join filter's key hashes */
+    sel_t *fsel;      /* the rows the join filters keep */
     data_chunk raw;   /* the decoded columns: proj[k] of the table is raw column k ... */
     uint32_t *proj;
     uint32_t nproj;
@@ -466,8 +482,45 @@ static int scan_prune(exec_ctx *x, plan_op *p, scan_state *s) {
         *pr = (rowgroup_pred){.i = i, .op = ops[p->scan.zone_ops[k]]};
         if (!v.is_null && zone_const(&v, p->scan.table->cols[p->scan.cols[out]].type, &pr->c)) n++;
     }
+    for (uint32_t k = 0; k < p->scan.nfilters && n + 2 <= ROWGROUP_MAX_PREDS; k++) {
+        const join_filter *f = p->scan.filters[k];
+        uint32_t out = p->scan.filter_cols[k], i = 0;
+        if (!f->ready || !f->ranged || !sql_type_is_integer(p->types[out].id)) continue;
+        for (uint32_t j = 0; j < out; j++) i += !p->scan.need || p->scan.need[j];
+        preds[n++] = (rowgroup_pred){.i = i, .op = SEG_GE, .c.i = f->min};
+        preds[n++] = (rowgroup_pred){.i = i, .op = SEG_LE, .c.i = f->max};
+    }
     table_scan_prune(s->scan, preds, n);
     return STRATA_OK;
+}
+
+/* scan_filter drops the rows of out (the scan's chunk) whose key a join filter rules out (a NULL
+** key too: it matches nothing), as a selection on out; its rows left. */
+static uint32_t scan_filter(plan_op *p, scan_state *s, data_chunk *out) {
+    uint32_t n = out->count, m = n;
+    bool sliced = false;
+    for (uint32_t k = 0; k < p->scan.nfilters && m; k++) {
+        const join_filter *f = p->scan.filters[k];
+        if (!f->ready || (s->ftested[k] >= SCAN_FILTER_TRIAL && s->fpassed[k] * 10 > s->ftested[k] * 9)) continue;
+        const vector *v = &out->cols[p->scan.filter_cols[k]];
+        const sel_t *rows = sliced ? s->fsel : NULL;
+        uint32_t kept = 0;
+        if (f->bloom) vec_hash(v, rows, m, s->hashes);
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t r = rows ? rows[i] : i;
+            bool pass = !vec_is_null(v, r);
+            if (pass && f->bloom) {
+                uint64_t h = s->hashes[i], b = bloom_bits(h);
+                pass = (f->bloom[h >> f->bloom_shift] & b) == b;
+            }
+            s->fsel[kept] = (sel_t)r;
+            kept += pass;
+        }
+        s->ftested[k] += m, s->fpassed[k] += kept;
+        m = kept, sliced = true;
+    }
+    if (sliced && m && m < n) chunk_slice(out, s->fsel, m);
+    return m;
 }
 
 static int scan_open(exec_ctx *x, plan_op *p) {
@@ -478,6 +531,11 @@ static int scan_open(exec_ctx *x, plan_op *p) {
         p->state = s;
         s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
         if (!s->rowids) return nomem(x);
+        if (p->scan.nfilters) {
+            s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
+            s->fsel = malloc(VECTOR_SIZE * sizeof *s->fsel);
+            if (!s->hashes || !s->fsel) return nomem(x);
+        }
         rc = scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
         if (rc) return rc;
     }
@@ -493,7 +551,10 @@ static int scan_open(exec_ctx *x, plan_op *p) {
     }
     rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
     if (rc) return table_error(x, rc);
-    return p->scan.nzone ? scan_prune(x, p, s) : STRATA_OK;
+    s->prune_due = p->scan.nzone || p->scan.nfilters;
+    memset(s->ftested, 0, sizeof s->ftested);
+    memset(s->fpassed, 0, sizeof s->fpassed);
+    return STRATA_OK;
 }
 
 /* scan_close ends a scan; with keep its buffers stay for the plan's next run. */
@@ -512,7 +573,19 @@ static void scan_close(plan_op *p, bool keep) {
     chunk_free(&s->raw);
     free(s->proj);
     vec_scratch_free(s->rowids, VECTOR_SIZE * sizeof *s->rowids);
+    free(s->hashes);
+    free(s->fsel);
     free(s);
+}
+
+/* scan_emit shows the rows read (s->raw) as the scan's output. */
+static int scan_emit(exec_ctx *x, plan_op *p, scan_state *s, data_chunk *out) {
+    uint32_t n = s->raw.count;
+    scan_output(&s->raw, p->scan.need, p->scan.ncols, out);
+    if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));
+    out->count = n;
+    if (!x->progress_unit) x->progress_done += n; /* rows, unless a file's bytes are counted */
+    return STRATA_OK;
 }
 
 static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
@@ -523,16 +596,18 @@ static int scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
         s->point_due = false;
         chunk_reset(&s->raw);
         if ((rc = table_reader_get(s->point, x->txn, s->rowids, 1, &s->raw, NULL))) return table_error(x, rc);
-    } else {
-        if (!s->scan) return STRATA_OK; /* an empty rowid range, or a rowid lookup done */
+        return scan_emit(x, p, s, out);
+    }
+    if (!s->scan) return STRATA_OK; /* an empty rowid range, or a rowid lookup done */
+    if (s->prune_due) {
+        s->prune_due = false;
+        if ((rc = scan_prune(x, p, s))) return rc;
+    }
+    do { /* until a chunk keeps some row, or the scan ends */
         chunk_reset(&s->raw);
         if ((rc = table_scan_next(s->scan, &s->raw, p->scan.with_rowid ? s->rowids : NULL))) return table_error(x, rc);
-    }
-    uint32_t n = s->raw.count;
-    scan_output(&s->raw, p->scan.need, p->scan.ncols, out);
-    if (p->scan.with_rowid) memcpy(out->cols[p->scan.ncols].data, s->rowids, n * sizeof(int64_t));
-    out->count = n;
-    if (!x->progress_unit) x->progress_done += n; /* rows, unless a file's bytes are counted */
+        if ((rc = scan_emit(x, p, s, out))) return rc;
+    } while (s->raw.count && p->scan.nfilters && !scan_filter(p, s, out));
     return STRATA_OK;
 }
 
@@ -1527,6 +1602,34 @@ static int setop_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 
 /* ---- joins -------------------------------------------------------------------------------- */
 
+/* join_filter_fill fills the join's filter from its complete build side: the keys' range and a
+** Bloom filter of their hashes. */
+static int join_filter_fill(exec_ctx *x, join_state *s, join_filter *f) {
+    const vec_groups *g = &s->table.groups;
+    uint32_t bits = 3; /* at least 8 words */
+    while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
+    if ((UINT64_C(1) << bits) * 4 >= g->ngroups) {
+        size_t bytes = ((size_t)1 << bits) * sizeof *f->bloom;
+        int rc = vec_rows_charge(&s->build, bytes, x->err);
+        if (rc) return rc;
+        if (!(f->bloom = calloc((size_t)1 << bits, sizeof *f->bloom))) return nomem(x);
+        f->bloom_mask = (UINT64_C(1) << bits) - 1, f->bloom_shift = 64 - bits;
+        for (uint32_t gid = 0; gid < g->ngroups; gid++) {
+            uint64_t h = vec_groups_hash(g, gid);
+            f->bloom[h >> f->bloom_shift] |= bloom_bits(h);
+        }
+    }
+    f->ranged = vec_groups_range(g, &f->min, &f->max);
+    f->ready = true;
+    return STRATA_OK;
+}
+
+static void join_filter_clear(join_filter *f) {
+    if (!f) return;
+    free(f->bloom);
+    memset(f, 0, sizeof *f);
+}
+
 static int join_open(exec_ctx *x, plan_op *p) {
     join_state *s = calloc(1, sizeof *s);
     if (!s) return nomem(x);
@@ -1564,6 +1667,7 @@ static int join_open(exec_ctx *x, plan_op *p) {
 
 static void join_close(plan_op *p) {
     join_state *s = p->state;
+    if (p->kind == PLAN_HASH_JOIN) join_filter_clear(p->join.filter);
     if (!s) return;
     vec_rows_free(&s->build);
     vec_join_free(&s->table);
@@ -1595,11 +1699,17 @@ static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     return vec_join_add(&s->table, keys, in->count, x->err);
 }
 
+
 static int join_finalize(exec_ctx *x, plan_op *p) {
     join_state *s = p->state;
     uint64_t n = s->build.rows;
     s->nbuild = n;
     if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
+    if (p->join.filter) {
+        join_filter_clear(p->join.filter);
+        int rc = join_filter_fill(x, s, p->join.filter);
+        if (rc) return rc;
+    }
     s->bmatched = calloc(n + 1, 1);
     return s->bmatched ? STRATA_OK : nomem(x);
 }

@@ -145,6 +145,19 @@ typedef struct cte_store {
     void *rows;
 } cte_store;
 
+/* A join filter: the keys of a hash join's build side, handed to a scan below its probe side
+** (joinfilter.c places them), which drops the rows whose key the join would find no match for
+** and skips the row groups outside the keys' range. The join fills it when its build side is
+** complete, before its probe side starts (exec.c); the scan reads it from its first chunk on. */
+typedef struct join_filter {
+    bool ready;          /* filled for this run */
+    bool ranged;         /* every build key lies in min..max (keys stored as integers) */
+    int64_t min, max;
+    uint64_t *bloom;     /* a Bloom filter of the build keys' hashes (vec_hash): bloom_mask + 1 words */
+    uint64_t bloom_mask;
+    uint32_t bloom_shift; /* a hash's word is its top bits: h >> bloom_shift */
+} join_filter;
+
 struct plan_op {
     plan_kind kind;
     uint32_t ncols;     /* output columns */
@@ -170,6 +183,9 @@ struct plan_op {
             uint32_t *zone_cols;
             uint8_t *zone_ops;
             expr **zone_vals;
+            uint32_t nfilters;       /* join filters on output columns filter_cols[k] */
+            uint32_t *filter_cols;
+            join_filter **filters;
         } scan;
         struct {
             table_def *table;
@@ -217,6 +233,8 @@ struct plan_op {
             bool null_aware;       /* JK_ANTI of x NOT IN (subquery), one key: no row passes when a
                                    ** build key is NULL, nor a NULL probe key unless the build side
                                    ** is empty */
+            join_filter *filter;   /* PLAN_HASH_JOIN of one key: its build keys, for a scan below
+                                   ** the probe side (NULL: none placed) */
         } join;
         struct {
             uint32_t nkeys;
