@@ -1602,9 +1602,10 @@ static int setop_next(exec_ctx *x, plan_op *p, data_chunk *out) {
 
 /* ---- joins -------------------------------------------------------------------------------- */
 
-/* join_filter_fill fills the join's filter from its complete build side: the keys' range and a
-** Bloom filter of their hashes. */
-static int join_filter_fill(exec_ctx *x, join_state *s, join_filter *f) {
+/* join_filter_fill fills filter f of key k from the join's complete build side: a Bloom filter
+** of the key's hashes (those of the distinct keys, each column alone when there are several), and
+** for one integer key its range. */
+static int join_filter_fill(exec_ctx *x, plan_op *p, join_state *s, uint32_t k, join_filter *f) {
     const vec_groups *g = &s->table.groups;
     uint32_t bits = 3; /* at least 8 words */
     while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
@@ -1614,12 +1615,14 @@ static int join_filter_fill(exec_ctx *x, join_state *s, join_filter *f) {
         if (rc) return rc;
         if (!(f->bloom = calloc((size_t)1 << bits, sizeof *f->bloom))) return nomem(x);
         f->bloom_mask = (UINT64_C(1) << bits) - 1, f->bloom_shift = 64 - bits;
-        for (uint32_t gid = 0; gid < g->ngroups; gid++) {
-            uint64_t h = vec_groups_hash(g, gid);
-            f->bloom[h >> f->bloom_shift] |= bloom_bits(h);
+        for (uint64_t row = 0; row < g->ngroups; row += VECTOR_SIZE) {
+            const data_chunk *ch = vec_rows_chunk(&g->keys, row);
+            vec_hash(&ch->cols[k], NULL, ch->count, s->phash);
+            for (uint32_t r = 0; r < ch->count; r++)
+                f->bloom[s->phash[r] >> f->bloom_shift] |= bloom_bits(s->phash[r]);
         }
     }
-    f->ranged = vec_groups_range(g, &f->min, &f->max);
+    f->ranged = p->join.nkeys == 1 && vec_groups_range(g, &f->min, &f->max);
     f->ready = true;
     return STRATA_OK;
 }
@@ -1667,7 +1670,8 @@ static int join_open(exec_ctx *x, plan_op *p) {
 
 static void join_close(plan_op *p) {
     join_state *s = p->state;
-    if (p->kind == PLAN_HASH_JOIN) join_filter_clear(p->join.filter);
+    for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
+        join_filter_clear(p->join.filters[k]);
     if (!s) return;
     vec_rows_free(&s->build);
     vec_join_free(&s->table);
@@ -1705,9 +1709,10 @@ static int join_finalize(exec_ctx *x, plan_op *p) {
     uint64_t n = s->build.rows;
     s->nbuild = n;
     if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
-    if (p->join.filter) {
-        join_filter_clear(p->join.filter);
-        int rc = join_filter_fill(x, s, p->join.filter);
+    for (uint32_t k = 0; p->join.filters && k < p->join.nkeys; k++) {
+        if (!p->join.filters[k]) continue;
+        join_filter_clear(p->join.filters[k]);
+        int rc = join_filter_fill(x, p, s, k, p->join.filters[k]);
         if (rc) return rc;
     }
     s->bmatched = calloc(n + 1, 1);

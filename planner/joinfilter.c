@@ -3,10 +3,11 @@
 ** its probe key comes from.
 **
 ** A hash join that drops the probe rows without a match (INNER; RIGHT, whose probe side is the
-** left; SEMI) would drop every probe row whose key is not among its build keys. When that key is
+** left; SEMI) would drop every probe row whose key is not among its build keys. When a key is
 ** a column that some scan below the probe side produces unchanged (through filters,
 ** projections of plain columns, GROUP BY keys, the outputs of other joins), the scan can drop
-** such rows itself, before any operator between works on them, and skip whole row groups by the
+** such rows itself (by each key column alone when the key has several), before any operator
+** between works on them, and skip whole row groups by the
 ** keys' range: in TPC-H a lineitem scan below a join with a few hundred parts passes a few
 ** thousand of its six million rows on. Below another join the key column is either its source
 ** row's value or NULL (an outer join's missing side), and a NULL key is dropped by this join
@@ -64,14 +65,13 @@ static plan_op *scan_of(plan_op *p, uint32_t *col) {
     }
 }
 
-int join_filter_place(bind_ctx *b, plan_op *j) {
-    if (j->kind != PLAN_HASH_JOIN || j->join.nkeys != 1 || j->join.filter || j->join.null_aware) return STRATA_OK;
-    if (j->join.kind != JK_INNER && j->join.kind != JK_RIGHT && j->join.kind != JK_SEMI) return STRATA_OK;
-    const expr *k = j->join.lkeys[0];
-    if (k->kind != EXPR_COL) return STRATA_OK;
-    uint32_t col = k->col;
+/* place_one gives key k of hash join j a join filter when its probe column comes from a scan. */
+static int place_one(bind_ctx *b, plan_op *j, uint32_t k) {
+    const expr *key = j->join.lkeys[k];
+    if (key->kind != EXPR_COL) return STRATA_OK;
+    uint32_t col = key->col;
     plan_op *s = scan_of(j->child[0], &col);
-    if (!s || s->scan.nfilters >= SCAN_MAX_FILTERS || !sql_type_equal(s->types[col], k->type)) return STRATA_OK;
+    if (!s || s->scan.nfilters >= SCAN_MAX_FILTERS || !sql_type_equal(s->types[col], key->type)) return STRATA_OK;
     uint32_t n = s->scan.nfilters;
     join_filter *f = arena_alloc(b->mem, sizeof *f);
     uint32_t *cols = arena_alloc(b->mem, (n + 1) * sizeof *cols);
@@ -84,6 +84,19 @@ int join_filter_place(bind_ctx *b, plan_op *j) {
     }
     cols[n] = col, filters[n] = f;
     s->scan.filter_cols = cols, s->scan.filters = filters, s->scan.nfilters = n + 1;
-    j->join.filter = f;
+    j->join.filters[k] = f;
+    return STRATA_OK;
+}
+
+int join_filter_place(bind_ctx *b, plan_op *j) {
+    if (j->kind != PLAN_HASH_JOIN || !j->join.nkeys || j->join.filters || j->join.null_aware) return STRATA_OK;
+    if (j->join.kind != JK_INNER && j->join.kind != JK_RIGHT && j->join.kind != JK_SEMI) return STRATA_OK;
+    if (!(j->join.filters = arena_alloc(b->mem, j->join.nkeys * sizeof *j->join.filters)))
+        return err_set(b->err, STRATA_NOMEM, "out of memory (join filter)");
+    memset(j->join.filters, 0, j->join.nkeys * sizeof *j->join.filters);
+    for (uint32_t k = 0; k < j->join.nkeys; k++) {
+        int rc = place_one(b, j, k);
+        if (rc) return rc;
+    }
     return STRATA_OK;
 }

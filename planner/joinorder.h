@@ -29,9 +29,9 @@ int join_order(bind_ctx *b, plan_op **p);
 ** the join hashing the whole table. */
 void join_lookups(plan_op *p);
 
-/* join_filter_place gives hash join j (one key; INNER, RIGHT or SEMI) a join filter (plan.h) when
-** its probe key is a column that a scan below its probe side produces unchanged, and hands the
-** filter to that scan (joinfilter.c). Called once the scans' columns are pruned (bind_prune). */
+/* join_filter_place gives each key of hash join j (INNER, RIGHT or SEMI) whose probe side is a
+** column that a scan below the probe side produces unchanged a join filter (plan.h), and hands
+** the filter to that scan (joinfilter.c). Called once the scans' columns are pruned (bind_prune). */
 int join_filter_place(bind_ctx *b, plan_op *j);
 
 #endif

@@ -233,8 +233,8 @@ struct plan_op {
             bool null_aware;       /* JK_ANTI of x NOT IN (subquery), one key: no row passes when a
                                    ** build key is NULL, nor a NULL probe key unless the build side
                                    ** is empty */
-            join_filter *filter;   /* PLAN_HASH_JOIN of one key: its build keys, for a scan below
-                                   ** the probe side (NULL: none placed) */
+            join_filter **filters; /* PLAN_HASH_JOIN: by key, its build keys for a scan below the
+                                   ** probe side (NULL, or an entry NULL: none placed) */
         } join;
         struct {
             uint32_t nkeys;

@@ -465,11 +465,6 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     return rc ? rc : arc;
 }
 
-uint64_t vec_groups_hash(const vec_groups *g, uint32_t gid) {
-    if (g->int_key) return gid == g->null_gid ? HASH_NULL : hash_i64(g->ikeys[gid]);
-    return g->hashes[gid];
-}
-
 bool vec_groups_range(const vec_groups *g, int64_t *min, int64_t *max) {
     if (!g->int_key || !g->direct) return false; /* the map is made at the first non-NULL key */
     *min = g->kmin, *max = g->kmax;

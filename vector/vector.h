@@ -372,8 +372,6 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
                            uint64_t *hashes, strata_err *err);
 /* vec_groups_find returns the group of row r of cols, whose hash is h, or UINT32_MAX. */
 uint32_t vec_groups_find(const vec_groups *g, vector *const *cols, uint32_t r, uint64_t h);
-/* vec_groups_hash is group gid's hash: what hashing its keys gives (vec_hash, combined). */
-uint64_t vec_groups_hash(const vec_groups *g, uint32_t gid);
 /* vec_groups_range says whether the keys are one integer column with some non-NULL key, setting
 ** *min and *max to the smallest and largest. */
 bool vec_groups_range(const vec_groups *g, int64_t *min, int64_t *max);
