@@ -187,7 +187,7 @@ static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, da
 }
 
 typedef struct join_state {
-    vec_rows build;    /* build rows */
+    vec_rowtable build; /* build rows */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
     vec_join_table table; /* their keys */
     uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
@@ -1611,7 +1611,7 @@ static int join_filter_fill(exec_ctx *x, plan_op *p, join_state *s, uint32_t k, 
     while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
     if ((UINT64_C(1) << bits) * 4 >= g->ngroups) {
         size_t bytes = ((size_t)1 << bits) * sizeof *f->bloom;
-        int rc = vec_rows_charge(&s->build, bytes, x->err);
+        int rc = vec_rowtable_charge(&s->build, bytes, x->err);
         if (rc) return rc;
         if (!(f->bloom = calloc((size_t)1 << bits, sizeof *f->bloom))) return nomem(x);
         f->bloom_mask = (UINT64_C(1) << bits) - 1, f->bloom_shift = 64 - bits;
@@ -1640,7 +1640,7 @@ static int join_open(exec_ctx *x, plan_op *p) {
     plan_op *r = p->child[1];
     /* a semi or anti join without a residual reads no build column: it only counts the rows */
     bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
-    int rc = rows_init(x, &s->build, r->types, no_columns ? 0 : r->ncols);
+    int rc = vec_rowtable_init(&s->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
@@ -1673,7 +1673,7 @@ static void join_close(plan_op *p) {
     for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
         join_filter_clear(p->join.filters[k]);
     if (!s) return;
-    vec_rows_free(&s->build);
+    vec_rowtable_free(&s->build);
     vec_join_free(&s->table);
     chunk_free(&s->pairs);
     free(s->bmatched);
@@ -1690,7 +1690,7 @@ static void join_close(plan_op *p) {
 static int join_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     join_state *s = p->state;
     if (in->sel) chunk_apply_sel(in);
-    int rc = vec_rows_append(&s->build, in, NULL, in->count, x->err);
+    int rc = vec_rowtable_append(&s->build, in, x->err);
     for (uint32_t c = 0; c < in->ncols; c++)
         if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->bnull[c] = false;
     if (rc || !p->join.nkeys) return rc;
@@ -1725,10 +1725,12 @@ static int join_match_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *
     uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
     chunk_reset(&s->pairs);
     for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
+    const uint8_t *rows[VECTOR_SIZE];
+    vec_rowtable_locate(&s->build, s->brow, n, rows);
     for (uint32_t c = 0; c < nr; c++) {
         vector *v = &s->pairs.cols[nl + c];
         if (!s->bnull[c]) {
-            vec_rows_gather(&s->build, c, s->brow, n, v);
+            vec_rowtable_gather(&s->build, c, rows, n, v);
             continue;
         }
         vec_reset(v);
@@ -1763,26 +1765,21 @@ static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *i
 /* rows with NULLs on one side: left rows sel (from in), or build rows brow[] */
 static int join_emit_outer(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, const sel_t *sel, uint32_t n,
                            bool left_rows, data_chunk *out) {
+    (void)x;
     uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
+    const uint8_t *rows[VECTOR_SIZE];
+    if (!left_rows) vec_rowtable_locate(&s->build, s->brow, n, rows);
     chunk_reset(&s->pairs);
-    for (uint32_t k = 0; k < n; k++) {
-        for (uint32_t c = 0; c < nl; c++) {
-            if (left_rows) {
-                sel_t r = sel[k];
-                int rc = vec_copy(&s->pairs.cols[c], k, &in->cols[c], &r, 1, x->err);
-                if (rc) return rc;
-            } else {
-                vec_set_null(&s->pairs.cols[c], k, 1);
-            }
-        }
-        for (uint32_t c = 0; c < nr; c++) {
-            if (left_rows) {
-                vec_set_null(&s->pairs.cols[nl + c], k, 1);
-            } else {
-                sel_t r = s->brow[k] % VECTOR_SIZE;
-                int rc = vec_copy(&s->pairs.cols[nl + c], k, &s->build.chunks[s->brow[k] / VECTOR_SIZE]->cols[c], &r, 1, x->err);
-                if (rc) return rc;
-            }
+    for (uint32_t c = 0; c < nl + nr; c++) {
+        vector *v = &s->pairs.cols[c];
+        if (c < nl && left_rows) {
+            vec_slice(v, &in->cols[c], sel, n);
+        } else if (c >= nl && !left_rows && !s->bnull[c - nl]) {
+            vec_rowtable_gather(&s->build, c - nl, rows, n, v);
+        } else { /* the side that has no row: NULLs */
+            vec_reset(v);
+            vec_set_null(v, 0, 1);
+            vec_make_constant(v);
         }
     }
     s->pairs.count = n;

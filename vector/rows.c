@@ -11,6 +11,9 @@
 
 #include "bigmem.h"
 #include "hash.h"
+#include "value.h"
+
+#include <assert.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +201,160 @@ static void hash_rows(vector *const *cols, uint32_t n, uint32_t count, uint64_t 
     }
     vec_hash(cols[0], NULL, count, hashes);
     for (uint32_t k = 1; k < n; k++) vec_hash_combine(cols[k], NULL, count, hashes);
+}
+
+/* ---- row tables ------------------------------------------------------------------------- */
+
+int vec_rowtable_init(vec_rowtable *t, const sql_type *types, uint32_t ncols, vec_budget *budget, strata_err *err) {
+    memset(t, 0, sizeof *t);
+    arena_init(&t->heap, 0);
+    t->ncols = ncols, t->budget = budget;
+    t->types = malloc((ncols + 1) * sizeof *t->types);
+    t->off = malloc((ncols + 1) * sizeof *t->off);
+    if (!t->types || !t->off) return err_set(err, STRATA_NOMEM, "out of memory (join rows)");
+    uint32_t w = 0;
+    for (uint32_t c = 0; c < ncols; c++) {
+        t->types[c] = types[c];
+        uint32_t size = (uint32_t)vec_phys_width(vec_phys_of(types[c].id));
+        w = (w + (size >= 8 ? 7 : size - 1)) & ~(size >= 8 ? 7u : size - 1); /* aligned to its size, 8 at most */
+        t->off[c] = w;
+        w += size;
+    }
+    t->off[ncols] = w; /* the NULL bits */
+    t->width = (w + (ncols + 7) / 8 + 7) & ~7u;
+    return STRATA_OK;
+}
+
+void vec_rowtable_free(vec_rowtable *t) {
+    vec_budget_release(t->budget, t->charged);
+    for (uint32_t i = 0; i < t->nblocks; i++) free(t->blocks[i]);
+    free(t->blocks);
+    free(t->types);
+    free(t->off);
+    arena_free(&t->heap);
+    memset(t, 0, sizeof *t);
+}
+
+int vec_rowtable_charge(vec_rowtable *t, size_t n, strata_err *err) {
+    int rc = vec_budget_charge(t->budget, n, err);
+    if (rc == STRATA_OK && t->budget) t->charged += n;
+    return rc;
+}
+
+static inline uint8_t *rowtable_row(const vec_rowtable *t, uint64_t row) {
+    return t->blocks[row / VEC_ROWTABLE_BLOCK] + (size_t)(row % VEC_ROWTABLE_BLOCK) * t->width;
+}
+
+/* rowtable_block makes room for the rows from t->rows on up to the end of their block. */
+static int rowtable_block(vec_rowtable *t, strata_err *err) {
+    if (t->rows < (uint64_t)t->nblocks * VEC_ROWTABLE_BLOCK) return STRATA_OK;
+    size_t bytes = (size_t)VEC_ROWTABLE_BLOCK * t->width;
+    int rc = vec_rowtable_charge(t, bytes, err);
+    if (rc) return rc;
+    if (t->nblocks == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 16;
+        uint8_t **n = realloc(t->blocks, nc * sizeof *n);
+        if (!n) return err_set(err, STRATA_NOMEM, "out of memory (join rows)");
+        t->blocks = n, t->cap = nc;
+    }
+    if (!(t->blocks[t->nblocks] = malloc(bytes ? bytes : 1))) return err_set(err, STRATA_NOMEM, "out of memory (join rows)");
+    t->nblocks++;
+    return STRATA_OK;
+}
+
+/* ROWTABLE_PUT stores rows [from, from + n) of v (type T) as column c of the rows at rows[]. */
+#define ROWTABLE_PUT(T)                                                                                      \
+    do {                                                                                                     \
+        const T *d = (const T *)v->data;                                                                     \
+        for (uint32_t i = 0; i < n; i++) memcpy(rows[i] + off, &d[v->sel[from + i]], sizeof(T));            \
+    } while (0)
+
+int vec_rowtable_append(vec_rowtable *t, const data_chunk *src, strata_err *err) {
+    assert(src->sel == NULL);
+    uint32_t from = 0;
+    while (from < src->count) {
+        int rc = rowtable_block(t, err);
+        if (rc) return rc;
+        uint64_t base = t->rows;
+        uint32_t room = VEC_ROWTABLE_BLOCK - (uint32_t)(base % VEC_ROWTABLE_BLOCK);
+        uint32_t n = src->count - from < room ? src->count - from : room;
+        uint8_t *rows[VECTOR_SIZE];
+        for (uint32_t i = 0; i < n; i++) {
+            rows[i] = rowtable_row(t, base + i);
+            memset(rows[i] + t->off[t->ncols], 0, (t->ncols + 7) / 8);
+        }
+        for (uint32_t c = 0; c < t->ncols; c++) {
+            const vector *v = &src->cols[c];
+            uint32_t off = t->off[c];
+            switch ((vec_phys)vec_phys_of(t->types[c].id)) {
+            case PHYS_BOOL: ROWTABLE_PUT(uint8_t); break;
+            case PHYS_I16: ROWTABLE_PUT(int16_t); break;
+            case PHYS_I32: ROWTABLE_PUT(int32_t); break;
+            case PHYS_I64: ROWTABLE_PUT(int64_t); break;
+            case PHYS_F64: ROWTABLE_PUT(double); break;
+            case PHYS_INTERVAL: ROWTABLE_PUT(sql_interval); break;
+            case PHYS_STR: {
+                size_t used = 0;
+                for (uint32_t i = 0; i < n; i++) {
+                    const sstr *sv = &((const sstr *)v->data)[v->sel[from + i]];
+                    sstr copy = *sv;
+                    if (sv->len > SSTR_INLINE && valid_at(v, v->sel[from + i])) {
+                        if ((rc = sstr_copy(&t->heap, sstr_data(sv), sv->len, &copy, err))) return rc;
+                        used += sv->len;
+                    }
+                    memcpy(rows[i] + off, &copy, sizeof copy);
+                }
+                if (used && (rc = vec_rowtable_charge(t, used, err))) return rc;
+                break;
+            }
+            }
+            if (!v->validity) continue;
+            for (uint32_t i = 0; i < n; i++)
+                if (!valid_at(v, v->sel[from + i])) rows[i][t->off[t->ncols] + c / 8] |= (uint8_t)(1u << (c % 8));
+        }
+        t->rows += n;
+        from += n;
+    }
+    return STRATA_OK;
+}
+
+void vec_rowtable_locate(const vec_rowtable *t, const uint32_t *rowids, uint32_t n, const uint8_t **rows) {
+    for (uint32_t k = 0; k < n; k++) {
+        rows[k] = rowtable_row(t, rowids[k]);
+        __builtin_prefetch(rows[k]);
+    }
+}
+
+/* ROWTABLE_GET copies the values of T at offset off of rows[] into out's data. */
+#define ROWTABLE_GET(T)                                                                                      \
+    do {                                                                                                     \
+        T *o = out->data;                                                                                    \
+        for (uint32_t k = 0; k < n; k++) memcpy(&o[k], rows[k] + off, sizeof(T));                            \
+    } while (0)
+
+void vec_rowtable_gather(const vec_rowtable *t, uint32_t col, const uint8_t *const *rows, uint32_t n, vector *out) {
+    vec_reset(out);
+    uint32_t off = t->off[col];
+    switch ((vec_phys)out->phys) {
+    case PHYS_BOOL: ROWTABLE_GET(uint8_t); break;
+    case PHYS_I16: ROWTABLE_GET(int16_t); break;
+    case PHYS_I32: ROWTABLE_GET(int32_t); break;
+    case PHYS_I64: ROWTABLE_GET(int64_t); break;
+    case PHYS_F64: ROWTABLE_GET(double); break;
+    case PHYS_STR: ROWTABLE_GET(sstr); break;
+    case PHYS_INTERVAL: ROWTABLE_GET(sql_interval); break;
+    }
+    uint32_t nb = t->off[t->ncols] + col / 8;
+    uint8_t bit = (uint8_t)(1u << (col % 8));
+    for (uint32_t k = 0; k < n; k++) { /* NULLs: cleared bits and zeroed slots, as vec_set_null */
+        if (!(rows[k][nb] & bit)) continue;
+        if (!out->validity) {
+            out->validity = out->own_validity;
+            memset(out->validity, 0xff, VALIDITY_WORDS * sizeof *out->validity);
+        }
+        bit_clear(out->validity, k);
+        memset((unsigned char *)out->data + (size_t)k * out->width, 0, out->width);
+    }
 }
 
 /* ---- the group table -------------------------------------------------------------------- */

@@ -339,6 +339,40 @@ static inline const data_chunk *vec_rows_chunk(const vec_rows *c, uint64_t row) 
     return c->chunks[row / VECTOR_SIZE];
 }
 
+/* vec_rowtable: rows kept row by row (each row's values side by side, then its NULL bits), for
+** a hash join's build side: the columns of a matched row are read from one place in memory, not
+** from one array per column, which costs one cache miss a row instead of one a column. Long
+** strings are copied into the table's own heap. Rows are numbered 0, 1, ... as appended. */
+typedef struct vec_rowtable {
+    uint32_t ncols;
+    sql_type *types;
+    uint32_t *off;    /* by column: its value's offset in a row */
+    uint32_t width;   /* bytes of a row: the values, then one NULL bit a column */
+    uint8_t **blocks; /* VEC_ROWTABLE_BLOCK rows each */
+    uint32_t nblocks, cap;
+    uint64_t rows;
+    arena heap;
+    vec_budget *budget;
+    size_t charged;
+} vec_rowtable;
+#define VEC_ROWTABLE_BLOCK 4096
+
+/* vec_rowtable_init makes an empty table (budget NULL: no limit); vec_rowtable_free releases it
+** (safe twice, and after a failed init). */
+int vec_rowtable_init(vec_rowtable *t, const sql_type *types, uint32_t ncols, vec_budget *budget, strata_err *err);
+void vec_rowtable_free(vec_rowtable *t);
+/* vec_rowtable_append copies the src->count rows of src (any kinds of vectors, no selection on the
+** chunk) to the table's end. STRATA_NOMEM (the budget's or malloc's) leaves the rows appended
+** before it. */
+int vec_rowtable_append(vec_rowtable *t, const data_chunk *src, strata_err *err);
+/* vec_rowtable_locate sets rows[k] to where row rowids[k] is (k < n), and starts fetching it;
+** vec_rowtable_gather then writes column col of those rows to out (flat, reset first, of the
+** column's type) as its rows 0..n-1; strings refer to the table's heap. */
+void vec_rowtable_locate(const vec_rowtable *t, const uint32_t *rowids, uint32_t n, const uint8_t **rows);
+void vec_rowtable_gather(const vec_rowtable *t, uint32_t col, const uint8_t *const *rows, uint32_t n, vector *out);
+/* vec_rowtable_charge charges n more bytes kept beside the table to its budget, as vec_rows_charge. */
+int vec_rowtable_charge(vec_rowtable *t, size_t n, strata_err *err);
+
 /* vec_groups: the distinct key rows seen (GROUP BY, DISTINCT, set operations, IN lists), each
 ** with a dense group number 0, 1, ... in order of first appearance; keys compare as vec_match
 ** does with NULLs equal. Open addressing over the rows' hashes (vec_hash), at most half full. */

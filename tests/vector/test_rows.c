@@ -6,6 +6,10 @@
 **                   across several chunks, whether the rows came plain, through a selection or
 **                   through the source chunk's lazy selection, and after the source is gone;
 **                   zero-column collections only count.
+**   vec_rowtable    (a join's build rows, kept row by row) every value, NULL and string comes
+**                   back for any rows asked, in any order and with repeats, across several blocks
+**                   and after the source is gone; input through a dictionary comes back as its
+**                   values.
 **   vec_groups      group numbers are dense, in order of first appearance, and agree with a
 **                   linear-search reference over BIGINT keys (duplicates, one NULL group),
 **                   INTEGER + VARCHAR keys (inline, long, empty, NULL; flat, dictionary and
@@ -230,6 +234,63 @@ Test(rows, values_nulls_and_strings_kept_in_order_across_chunks) {
     vec_rows_free(&c);
     vec_rows_free(&c); /* safe twice */
     cr_assert_eq(c.rows, 0);
+}
+
+Test(rows, rowtable_gives_back_any_rows) {
+    sql_type types[3] = {T(TYPE_BIGINT), T(TYPE_VARCHAR), T(TYPE_SMALLINT)};
+    strata_err err = {0};
+    vec_rowtable t;
+    cr_assert_eq(vec_rowtable_init(&t, types, 3, NULL, &err), STRATA_OK, "%s", err.msg);
+    data_chunk src;
+    cr_assert_eq(chunk_init(&src, types, 3, &err), STRATA_OK, "%s", err.msg);
+    rng_seed(9);
+    uint64_t n = 0;
+    sel_t lazy[VECTOR_SIZE];
+    uint64_t *ref = malloc(5 * VECTOR_SIZE * sizeof *ref);
+    cr_assert_not_null(ref);
+    for (int b = 0; b < 5; b++) { /* the odd batches come through a dictionary (a filter's selection) */
+        uint32_t m = b == 2 ? 100 : VECTOR_SIZE - (uint32_t)b;
+        fill_chunk(&src, n * 3 + 1, m);
+        uint32_t shown = m;
+        if (b % 2) {
+            shown = 0;
+            for (uint32_t j = 0; j < m; j++)
+                if (rnd(2)) lazy[shown++] = j;
+            chunk_slice(&src, lazy, shown);
+            chunk_apply_sel(&src);
+        }
+        for (uint32_t j = 0; j < shown; j++)
+            ref[n + j] = n * 3 + 1 + (b % 2 ? lazy[j] : j);
+        cr_assert_eq(vec_rowtable_append(&t, &src, &err), STRATA_OK, "%s", err.msg);
+        n += shown;
+        cr_assert_eq(t.rows, n);
+    }
+    cr_assert_gt(n, VEC_ROWTABLE_BLOCK + 1);
+    chunk_free(&src); /* the table must not depend on the source's string heap */
+    vector out[3];
+    for (int c = 0; c < 3; c++) cr_assert_eq(vec_init(&out[c], types[c], &err), STRATA_OK, "%s", err.msg);
+    uint32_t ids[VECTOR_SIZE];
+    const uint8_t *rows[VECTOR_SIZE];
+    for (int round = 0; round < 8; round++) {
+        uint32_t m = round ? VECTOR_SIZE - rnd(100) : 1;
+        for (uint32_t k = 0; k < m; k++) ids[k] = (uint32_t)rnd((uint32_t)n);
+        vec_rowtable_locate(&t, ids, m, rows);
+        for (int c = 0; c < 3; c++) vec_rowtable_gather(&t, (uint32_t)c, rows, m, &out[c]);
+        for (uint32_t k = 0; k < m; k++) {
+            gen_row want;
+            gen(ref[ids[k]], &want);
+            cr_assert_eq(vec_is_null(&out[0], k), want.inull, "row %u", ids[k]);
+            if (!want.inull) cr_assert_eq(i64_at(&out[0], k), want.i);
+            cr_assert_eq(vec_is_null(&out[1], k), want.snull, "row %u", ids[k]);
+            if (!want.snull) assert_str_at(&out[1], k, want.s, want.slen, ids[k]);
+            cr_assert_eq(vec_is_null(&out[2], k), want.s16null, "row %u", ids[k]);
+            if (!want.s16null) cr_assert_eq(VEC_DATA(&out[2], int16_t)[vec_index(&out[2], k)], want.s16);
+        }
+    }
+    for (int c = 0; c < 3; c++) vec_free(&out[c]);
+    free(ref);
+    vec_rowtable_free(&t);
+    vec_rowtable_free(&t); /* safe twice */
 }
 
 Test(rows, zero_columns_only_count) {
