@@ -131,39 +131,6 @@ int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32
     return STRATA_OK;
 }
 
-/* ROWS_GATHER copies the values of T of rows rowids[] of column col into out's data. */
-#define ROWS_GATHER(T)                                                                                   \
-    do {                                                                                                 \
-        T *o = out->data;                                                                                \
-        for (uint32_t k = 0; k < n; k++) {                                                               \
-            const vector *v = &c->chunks[rowids[k] / VECTOR_SIZE]->cols[col];                            \
-            o[k] = ((const T *)v->data)[v->sel[rowids[k] % VECTOR_SIZE]];                                \
-        }                                                                                                \
-    } while (0)
-
-void vec_rows_gather(const vec_rows *c, uint32_t col, const uint32_t *rowids, uint32_t n, vector *out) {
-    vec_reset(out);
-    switch ((vec_phys)out->phys) {
-    case PHYS_BOOL: ROWS_GATHER(uint8_t); break;
-    case PHYS_I16: ROWS_GATHER(int16_t); break;
-    case PHYS_I32: ROWS_GATHER(int32_t); break;
-    case PHYS_I64: ROWS_GATHER(int64_t); break;
-    case PHYS_F64: ROWS_GATHER(double); break;
-    case PHYS_STR: ROWS_GATHER(sstr); break;
-    case PHYS_INTERVAL: ROWS_GATHER(sql_interval); break;
-    }
-    for (uint32_t k = 0; k < n; k++) { /* NULLs: cleared bits and zeroed slots, as vec_set_null */
-        const vector *v = &c->chunks[rowids[k] / VECTOR_SIZE]->cols[col];
-        if (!v->validity || valid_at(v, v->sel[rowids[k] % VECTOR_SIZE])) continue;
-        if (!out->validity) {
-            out->validity = out->own_validity;
-            memset(out->validity, 0xff, VALIDITY_WORDS * sizeof *out->validity);
-        }
-        bit_clear(out->validity, k);
-        memset((unsigned char *)out->data + (size_t)k * out->width, 0, out->width);
-    }
-}
-
 /* keys_equal compares row r of cols[0..n) with row kr of the key chunk kc, column by column. */
 /* key_equal compares row r of a with row kr of b, both of one physical type among the integers
 ** and strings, as vec_match does; inline, for the common GROUP BY keys. */

@@ -328,10 +328,6 @@ typedef struct vec_rows {
 int vec_rows_init(vec_rows *c, const sql_type *types, uint32_t ncols, strata_err *err);
 void vec_rows_free(vec_rows *c);
 int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32_t n, strata_err *err);
-/* vec_rows_gather writes column col of rows rowids[0..n) of c to out (flat, reset first, of the
-** column's type) as its rows 0..n-1. Long strings are not copied: out refers to c's, and stays
-** valid while c does. */
-void vec_rows_gather(const vec_rows *c, uint32_t col, const uint32_t *rowids, uint32_t n, vector *out);
 /* vec_rows_charge charges n more bytes (memory its owner keeps beside the rows, as a sort order)
 ** to c's budget on c's account: vec_rows_free gives them back. */
 int vec_rows_charge(vec_rows *c, size_t n, strata_err *err);
