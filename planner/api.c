@@ -843,7 +843,7 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
                                   [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
                                   [PLAN_DELETE] = "DELETE", [PLAN_CTE_SCAN] = "CTE_SCAN", [PLAN_RECURSIVE] = "RECURSIVE_CTE",
                                   [PLAN_EMPTY] = "EMPTY", [PLAN_FILE_SCAN] = "READ_CSV", [PLAN_COPY_TO] = "COPY_TO"};
-    static const char *jk[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"};
+    static const char *jk[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI"};
     char line[512];
     int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
     switch (p->kind) {

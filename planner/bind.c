@@ -2728,7 +2728,9 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         if (!c1) return nomem(b);
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
         bool semi = p->join.kind == JK_SEMI || p->join.kind == JK_ANTI; /* the right side is not output */
-        for (uint32_t i = 0; i < n1; i++) c1[i] = semi ? 0 : need ? need[n0 + i] : 1;
+        bool rsemi = p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI; /* only the right side is */
+        if (rsemi) memset(c0, 0, n0);
+        for (uint32_t i = 0; i < n1; i++) c1[i] = semi ? 0 : need ? need[rsemi ? i : n0 + i] : 1;
         rc = refs_all(b, p->join.lkeys, p->join.nkeys, c0, 0, n0);
         if (!rc) rc = refs_all(b, p->join.rkeys, p->join.nkeys, c1, 0, n1);
         if (!rc) rc = refs(b, p->join.pred, c0, 0, n0);

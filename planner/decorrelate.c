@@ -165,6 +165,7 @@ static int pull(pull_ctx *pc, plan_op *p, uint32_t base) {
     case PLAN_INDEX_JOIN:
         if (p->join.kind == JK_LEFT || p->join.kind == JK_SEMI || p->join.kind == JK_ANTI)
             return pull(pc, p->child[0], base); /* the left side's rows pass */
+        if (p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI) return pull(pc, p->child[1], base);
         if (p->join.kind != JK_INNER) return STRATA_OK;
         if ((rc = pull_pred(pc, &p->join.pred, base)) || (rc = pull(pc, p->child[0], base))) return rc;
         if (p->kind == PLAN_INDEX_JOIN) return STRATA_OK; /* its right side is read by key */
@@ -259,6 +260,7 @@ static plan_op **semi_target(plan_op **p, uint32_t lo, uint32_t hi, uint32_t *of
         if (j->kind != PLAN_HASH_JOIN && j->kind != PLAN_NL_JOIN && j->kind != PLAN_INDEX_JOIN) break;
         uint32_t n0 = j->child[0]->ncols;
         join_kind k = j->join.kind;
+        if (k == JK_RSEMI || k == JK_RANTI) break;
         if (hi < n0 && k != JK_RIGHT && k != JK_FULL) {
             p = &j->child[0];
         } else if (lo >= n0 && k == JK_INNER && j->kind != PLAN_INDEX_JOIN) {

@@ -51,6 +51,7 @@ static col_origin origin(const plan_op *p, uint32_t col) {
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
     case PLAN_INDEX_JOIN: /* joined columns: the left input's, then the right's */
+        if (p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI) return origin(p->child[1], col);
         if (col < p->child[0]->ncols) return origin(p->child[0], col);
         return origin(p->child[1], col - p->child[0]->ncols);
     default: return UNKNOWN;
@@ -395,20 +396,24 @@ static double join_rows(const plan_op *p) {
     return l->est_rows * r->est_rows / (d >= 1 ? d : 1);
 }
 
-/* semi_share: the share of the left rows that find a partner (each left key value present on
-** the right while the right has as many distinct values). */
-static double semi_share(const plan_op *p) {
+/* semi_share: the share of the passed side's rows that find a partner (each of its key values
+** present on the other side while that side has as many distinct values). */
+static double semi_share(const plan_op *p, bool right) {
     if (!p->join.nkeys) return SEL_DEFAULT;
     double dl = estimate_distinct(p->join.lkeys[0], p->child[0]), dr = estimate_distinct(p->join.rkeys[0], p->child[1]);
-    return clamp01(dr / dl);
+    return clamp01(right ? dl / dr : dr / dl);
 }
 
 static double join_estimate(plan_op *p) {
     double l = p->child[0]->est_rows, r = p->child[1]->est_rows;
-    if (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) {
-        double share = semi_share(p);
-        p->est_rows = l * (p->join.kind == JK_SEMI ? share : 1 - share);
-        return p->est_rows * estimate_selectivity(p->join.pred, p);
+    join_kind k = p->join.kind;
+    if (k == JK_SEMI || k == JK_ANTI || k == JK_RSEMI || k == JK_RANTI) {
+        bool right = k == JK_RSEMI || k == JK_RANTI;
+        double share = semi_share(p, right);
+        p->est_rows = (right ? r : l) * (k == JK_SEMI || k == JK_RSEMI ? share : 1 - share);
+        plan_op joined = *p; /* the residual is over both inputs' columns, as an inner join's */
+        joined.join.kind = JK_INNER;
+        return p->est_rows * estimate_selectivity(p->join.pred, &joined);
     }
     p->est_rows = p->join.nkeys ? join_rows(p) : l * r; /* the residual condition is over the joined rows */
     double inner = p->est_rows * estimate_selectivity(p->join.pred, p);

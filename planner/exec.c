@@ -1842,6 +1842,39 @@ static int semi_exec(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, dat
     return STRATA_OK;
 }
 
+/* rsemi_mark: RIGHT_SEMI and RIGHT_ANTI joins mark the build rows that some probe row of in
+** joins, and output nothing until the end (join_flush). Without a residual predicate a chain is
+** marked whole, so a chain whose first row is marked is done; with one, only the unmarked rows of
+** a chain are paired and checked. */
+static int rsemi_mark(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in) {
+    vector *pkeys[p->join.nkeys + 1];
+    int rc;
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
+        pkeys[k] = p->join.lkeys[k]->result;
+    }
+    vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+    if (!p->join.pred) {
+        for (uint32_t r = 0; r < in->count; r++)
+            for (uint32_t next = s->heads[r]; next && !s->bmatched[next - 1]; next = vec_join_next(&s->table, next - 1))
+                s->bmatched[next - 1] = 1;
+        return STRATA_OK;
+    }
+    uint32_t n = 0, m;
+    for (uint32_t r = 0; r < in->count; r++) {
+        for (uint32_t next = s->heads[r]; next; next = vec_join_next(&s->table, next - 1)) {
+            if (s->bmatched[next - 1]) continue;
+            s->prow[n] = r;
+            s->brow[n++] = next - 1;
+            if (n == VECTOR_SIZE) {
+                if ((rc = join_match_pairs(x, p, s, in, n, &m))) return rc;
+                n = 0;
+            }
+        }
+    }
+    return n ? join_match_pairs(x, p, s, in, n, &m) : STRATA_OK;
+}
+
 static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, bool *more) {
     join_state *s = p->state;
     int rc;
@@ -1849,6 +1882,11 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
     if (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) {
         *more = false;
         return semi_exec(x, p, s, in, out);
+    }
+    if (p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI) {
+        *more = false;
+        out->count = 0;
+        return rsemi_mark(x, p, s, in);
     }
     if (s->phase == 2) { /* a new probe chunk */
         vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
@@ -1901,19 +1939,35 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
     return STRATA_OK;
 }
 
-/* join_flush: RIGHT/FULL joins output the build rows nothing matched. */
+/* join_flush: RIGHT/FULL and RIGHT_ANTI joins output the build rows nothing matched, RIGHT_SEMI
+** joins those something matched. */
 static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
     join_state *s = p->state;
+    join_kind k = p->join.kind;
     *more = false;
     out->count = 0;
-    if (p->join.kind != JK_RIGHT && p->join.kind != JK_FULL) return STRATA_OK;
+    if (k != JK_RIGHT && k != JK_FULL && k != JK_RSEMI && k != JK_RANTI) return STRATA_OK;
+    uint8_t want = k == JK_RSEMI;
     uint32_t n = 0;
     while (s->flush_pos < s->nbuild && n < VECTOR_SIZE) {
         uint32_t b = s->flush_pos++;
-        if (!s->bmatched[b]) s->brow[n++] = b;
+        if (s->bmatched[b] == want) s->brow[n++] = b;
     }
     *more = s->flush_pos < s->nbuild;
-    return join_emit_outer(x, p, s, NULL, NULL, n, false, out);
+    if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(x, p, s, NULL, NULL, n, false, out);
+    const uint8_t *rows[VECTOR_SIZE]; /* the build rows are the output */
+    vec_rowtable_locate(&s->build, s->brow, n, rows);
+    for (uint32_t c = 0; c < p->ncols; c++) {
+        if (s->bnull[c]) {
+            vec_reset(&out->cols[c]);
+            vec_set_null(&out->cols[c], 0, 1);
+            vec_make_constant(&out->cols[c]);
+        } else {
+            vec_rowtable_gather(&s->build, c, rows, n, &out->cols[c]);
+        }
+    }
+    out->count = n;
+    return STRATA_OK;
 }
 
 /* ---- index joins -------------------------------------------------------------------------- */
@@ -3543,6 +3597,7 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
         bool more;
         chunk_reset(out);
         if ((rc = join_flush(x, o, out, &more))) return rc;
+        if (x->analyze) o->rows_out += out->count; /* the rows a join outputs at its end count too */
         if (!more) pl->flush_op++;
         if (out->count) {
             if (f + 1 == pl->nops) {

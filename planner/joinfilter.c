@@ -3,7 +3,7 @@
 ** its probe key comes from.
 **
 ** A hash join that drops the probe rows without a match (INNER; RIGHT, whose probe side is the
-** left; SEMI) would drop every probe row whose key is not among its build keys. When a key is
+** left; SEMI; RIGHT_SEMI and RIGHT_ANTI, whose probe rows only mark build rows) would drop every probe row whose key is not among its build keys. When a key is
 ** a column that some scan below the probe side produces unchanged (through filters,
 ** projections of plain columns, GROUP BY keys, the outputs of other joins), the scan can drop
 ** such rows itself (by each key column alone when the key has several), before any operator
@@ -53,6 +53,10 @@ static plan_op *scan_of(plan_op *p, uint32_t *col) {
         case PLAN_NL_JOIN:
         case PLAN_INDEX_JOIN: {
             uint32_t n0 = p->child[0]->ncols;
+            if (p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI) { /* the right side is output */
+                p = p->child[1];
+                continue;
+            }
             if (*col < n0) break;
             if (p->kind == PLAN_INDEX_JOIN || p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) return NULL;
             *col -= n0;
@@ -90,7 +94,8 @@ static int place_one(bind_ctx *b, plan_op *j, uint32_t k) {
 
 int join_filter_place(bind_ctx *b, plan_op *j) {
     if (j->kind != PLAN_HASH_JOIN || !j->join.nkeys || j->join.filters || j->join.null_aware) return STRATA_OK;
-    if (j->join.kind != JK_INNER && j->join.kind != JK_RIGHT && j->join.kind != JK_SEMI) return STRATA_OK;
+    join_kind kind = j->join.kind;
+    if (kind == JK_LEFT || kind == JK_FULL || kind == JK_ANTI) return STRATA_OK; /* their probe rows pass */
     if (!(j->join.filters = arena_alloc(b->mem, j->join.nkeys * sizeof *j->join.filters)))
         return err_set(b->err, STRATA_NOMEM, "out of memory (join filter)");
     memset(j->join.filters, 0, j->join.nkeys * sizeof *j->join.filters);

@@ -25,6 +25,8 @@ typedef struct jo_rel {
     plan_op *plan;
     uint32_t base; /* its first column among the tree's */
     double rows;
+    plan_op *semis; /* SEMI and ANTI joins that were on top of plan (the outermost; its child[0]
+                    ** chain reaches plan), taken off to go above the joins if that is smaller */
 } jo_rel;
 
 /* A condition over two or more relations: l = r between disjoint sets of relations (a join key;
@@ -77,6 +79,13 @@ static double rows_of(plan_op *p) {
 
 static bool is_inner(const plan_op *p) {
     return (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) && p->join.kind == JK_INNER && !p->join.ordered;
+}
+
+static void swap_semi(plan_op *j);
+
+/* is_semi: a SEMI or ANTI join, which passes some of its left input's rows unchanged. */
+static bool is_semi(const plan_op *p) {
+    return (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) && (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI);
 }
 
 /* ---- columns -------------------------------------------------------------------------------- */
@@ -170,12 +179,64 @@ static int collect(jo_graph *g, plan_op **p, uint32_t base) {
         int rc = collect(g, &(*p)->child[0], base);
         return rc ? rc : collect(g, &(*p)->child[1], base + (*p)->child[0]->ncols);
     }
+    jo_rel *r = &g->rel[g->n];
+    r->semis = NULL;
+    if (is_semi(*p)) { /* the semi joins' right inputs are ordered now, their left is the relation */
+        r->semis = *p;
+        for (; is_semi(*p); p = &(*p)->child[0]) {
+            int rc = join_order(g->b, &(*p)->child[1]);
+            if (rc) return rc;
+        }
+    }
     int rc = join_order(g->b, p);
     if (rc) return rc;
-    jo_rel *r = &g->rel[g->n++];
+    g->n++;
     r->plan = *p;
     r->base = base;
     r->rows = rows_of(*p);
+    return STRATA_OK;
+}
+
+/* keep_semis puts back the semi joins taken off a relation whose rows outnumber the joined
+** tree's (estimated tree_rows) no more: they pass fewer rows where they were. True when it put
+** some back (the relation's estimate is then theirs). */
+static bool keep_semis(jo_graph *g, double tree_rows) {
+    bool kept = false;
+    for (int i = 0; i < g->n; i++) {
+        jo_rel *r = &g->rel[i];
+        if (!r->semis || tree_rows < r->rows) continue;
+        r->plan = r->semis; /* its chain still reaches the relation's plan */
+        r->semis = NULL;
+        r->rows = rows_of(r->plan);
+        kept = true;
+    }
+    return kept;
+}
+
+/* lift_semis puts the semi joins taken off the relations above *p, the joined tree (its columns
+** those of the tree as the binder made it), innermost first, their columns moved to the tree's. */
+static int lift_semis(jo_graph *g, plan_op **p) {
+    for (int i = 0; i < g->n; i++) {
+        jo_rel *r = &g->rel[i];
+        if (!r->semis) continue;
+        plan_op *chain[MAX_RELS];
+        int n = 0;
+        for (plan_op *s = r->semis; is_semi(s) && n < MAX_RELS; s = s->child[0]) chain[n++] = s;
+        uint32_t nl = r->plan->ncols; /* each semi join's left columns: the relation's */
+        while (n-- > 0) {
+            plan_op *s = chain[n];
+            uint32_t nr = s->child[1]->ncols;
+            uint32_t map[nl + nr + 1]; /* the left columns into the tree's, the right ones after them */
+            for (uint32_t c = 0; c < nl + nr; c++) map[c] = c < nl ? r->base + c : g->ncols + c - nl;
+            for (uint32_t k = 0; k < s->join.nkeys; k++) each_col(s->join.lkeys[k], remap_one, map);
+            if (s->join.pred) each_col(s->join.pred, remap_one, map);
+            s->child[0] = *p;
+            s->ncols = (*p)->ncols, s->types = (*p)->types, s->names = (*p)->names;
+            estimate_plan(s);
+            swap_semi(s);
+            *p = s;
+        }
+    }
     return STRATA_OK;
 }
 
@@ -576,6 +637,26 @@ static int swap_outer(bind_ctx *b, plan_op **p) {
     return rc ? rc : pick_columns(b, j, j->ncols, types, names, map, p);
 }
 
+/* swap_semi turns the SEMI or ANTI hash join j into a RIGHT_SEMI or RIGHT_ANTI one with its
+** inputs swapped when its left input (the rows it passes) is estimated smaller than its right:
+** the hash table is then on the rows it outputs, and the other input only marks them. Its output
+** columns stay the same. Not the null-aware ANTI join of NOT IN, whose probe side's NULLs count. */
+static void swap_semi(plan_op *j) {
+    if (j->kind != PLAN_HASH_JOIN || (j->join.kind != JK_SEMI && j->join.kind != JK_ANTI) || j->join.null_aware ||
+        rows_of(j->child[0]) >= rows_of(j->child[1]))
+        return;
+    uint32_t nl = j->child[0]->ncols, nr = j->child[1]->ncols;
+    uint32_t map[nl + nr + 1];
+    for (uint32_t i = 0; i < nl + nr; i++) map[i] = i < nl ? nr + i : i - nl;
+    if (j->join.pred) each_col(j->join.pred, remap_one, map);
+    plan_op *c = j->child[0];
+    j->child[0] = j->child[1], j->child[1] = c;
+    expr **k = j->join.lkeys;
+    j->join.lkeys = j->join.rkeys, j->join.rkeys = k;
+    j->join.kind = j->join.kind == JK_SEMI ? JK_RSEMI : JK_RANTI;
+    estimate_plan(j);
+}
+
 /* fold_projection merges into projection p a projection below it that only picks columns (as
 ** restore and swap_outer make). */
 static void fold_projection(plan_op *p) {
@@ -590,6 +671,13 @@ static void fold_projection(plan_op *p) {
     p->child[0] = c->child[0];
 }
 
+/* order chooses the order of g's relations: *root is the node of the whole tree. */
+static int order(jo_graph *g, int *root) {
+    g->nnodes = 0, g->nedges = 0;
+    int rc = make_edges(g);
+    return rc ? rc : g->n <= JOIN_ORDER_DP ? order_dp(g, root) : order_greedy(g, root);
+}
+
 int join_order(bind_ctx *b, plan_op **p) {
     if (!*p) return STRATA_OK;
     if (!is_inner(*p)) {
@@ -598,6 +686,7 @@ int join_order(bind_ctx *b, plan_op **p) {
             if (rc) return rc;
         }
         fold_projection(*p);
+        swap_semi(*p);
         return swap_outer(b, p);
     }
     jo_graph *g = alloc0(b, sizeof *g);
@@ -606,11 +695,12 @@ int join_order(bind_ctx *b, plan_op **p) {
     int rc = collect(g, p, 0);
     g->root = *p;
     estimate_plan(*p); /* before its conditions are rewritten over the tree's columns */
-    if (rc || (rc = conditions(g, *p, 0)) || (rc = make_edges(g))) return rc;
+    if (rc || (rc = conditions(g, *p, 0))) return rc;
     if (!(g->nodes = alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
     int root;
-    if ((rc = g->n <= JOIN_ORDER_DP ? order_dp(g, &root) : order_greedy(g, &root))) return rc;
+    if ((rc = order(g, &root))) return rc;
+    if (keep_semis(g, join_rows(g, g->nodes[root].set)) && (rc = order(g, &root))) return rc; /* by their estimates */
     jo_built t;
-    if ((rc = build(g, root, &t))) return rc;
-    return restore(g, *p, &t, p);
+    if ((rc = build(g, root, &t)) || (rc = restore(g, *p, &t, p))) return rc;
+    return lift_semis(g, p);
 }

@@ -10,7 +10,7 @@
 ** avoids a cross product (the query itself asks for one). Each hash join builds on its smaller
 ** estimated input, unless the other way round its build side can be looked up by key (an index
 ** join, see join_lookups); LEFT joins whose left input is the smaller become RIGHT joins with
-** their inputs swapped. A projection on top gives the columns in the original order.
+** their inputs swapped, and SEMI and ANTI joins RIGHT_SEMI and RIGHT_ANTI ones. A projection on top gives the columns in the original order.
 */
 #ifndef STRATA_JOINORDER_H
 #define STRATA_JOINORDER_H
@@ -29,7 +29,7 @@ int join_order(bind_ctx *b, plan_op **p);
 ** the join hashing the whole table. */
 void join_lookups(plan_op *p);
 
-/* join_filter_place gives each key of hash join j (INNER, RIGHT or SEMI) whose probe side is a
+/* join_filter_place gives each key of hash join j (any kind but LEFT, FULL and ANTI) whose probe side is a
 ** column that a scan below the probe side produces unchanged a join filter (plan.h), and hands
 ** the filter to that scan (joinfilter.c). Called once the scans' columns are pruned (bind_prune). */
 int join_filter_place(bind_ctx *b, plan_op *j);

@@ -136,7 +136,11 @@ typedef struct sort_key {
     bool desc, nulls_first;
 } sort_key;
 
-typedef enum join_kind { JK_INNER, JK_LEFT, JK_RIGHT, JK_FULL, JK_SEMI, JK_ANTI } join_kind;
+/* SEMI and ANTI pass the left rows that have (have no) partner on the right; RSEMI and RANTI,
+** which join_order makes of them when the left input is the smaller, pass the right rows that
+** have (have no) partner on the left: the hash table is then on the rows that are output, and the
+** left input only marks them. The output of all four is the passed side's columns. */
+typedef enum join_kind { JK_INNER, JK_LEFT, JK_RIGHT, JK_FULL, JK_SEMI, JK_ANTI, JK_RSEMI, JK_RANTI } join_kind;
 typedef enum setop_kind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind;
 
 /* The working table of WITH RECURSIVE while a statement runs: the rows of the last iteration,
