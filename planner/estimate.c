@@ -409,11 +409,10 @@ static double join_estimate(plan_op *p) {
     join_kind k = p->join.kind;
     if (k == JK_SEMI || k == JK_ANTI || k == JK_RSEMI || k == JK_RANTI) {
         bool right = k == JK_RSEMI || k == JK_RANTI;
-        double share = semi_share(p, right);
-        p->est_rows = (right ? r : l) * (k == JK_SEMI || k == JK_RSEMI ? share : 1 - share);
         plan_op joined = *p; /* the residual is over both inputs' columns, as an inner join's */
         joined.join.kind = JK_INNER;
-        return p->est_rows * estimate_selectivity(p->join.pred, &joined);
+        double share = semi_share(p, right) * estimate_selectivity(p->join.pred, &joined); /* rows with a partner */
+        return (right ? r : l) * (k == JK_SEMI || k == JK_RSEMI ? share : 1 - share);
     }
     p->est_rows = p->join.nkeys ? join_rows(p) : l * r; /* the residual condition is over the joined rows */
     double inner = p->est_rows * estimate_selectivity(p->join.pred, p);
