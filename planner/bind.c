@@ -2705,9 +2705,17 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
         rc = refs(b, p->filter.pred, c0, 0, n0);
         break;
-    case PLAN_PROJECT: /* the outputs no one reads need no input (their values are not read) */
-        for (uint32_t i = 0; i < p->ncols && !rc; i++)
-            if (!need || need[i]) rc = refs(b, p->project.exprs[i], c0, 0, n0);
+    case PLAN_PROJECT: /* the outputs no one reads need no input, and are not computed: a NULL
+                        ** stands for them (a view's or subquery's unused column raises no error) */
+        for (uint32_t i = 0; i < p->ncols && !rc; i++) {
+            expr *e = p->project.exprs[i];
+            if (!need || need[i]) {
+                rc = refs(b, e, c0, 0, n0);
+            } else if (e->kind != EXPR_COL && e->kind != EXPR_CONST) {
+                sql_value none = {.type = e->type, .is_null = true};
+                if (!(p->project.exprs[i] = mk_const(b, none, e->off))) return nomem(b);
+            }
+        }
         break;
     case PLAN_LIMIT:
         for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
