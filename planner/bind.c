@@ -851,6 +851,11 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
             if ((rc = bind_expr(c, a->in.list.items[i - 1], &list[i]))) return rc;
         sql_type t;
         if ((rc = fold_common(b, list, n, a->off, &t))) return rc;
+        if (n == 2) { /* x IN (y) is x = y, NULLs alike; an equality can be a key or a lookup */
+            if (!(*out = mk2(b, EXPR_CMP, tbool, a->off, list[0], list[1]))) return nomem(b);
+            (*out)->cmp = a->negated ? CMP_NE : CMP_EQ;
+            break;
+        }
         expr *e = mk(b, EXPR_IN_LIST, tbool, a->off, 0);
         if (!e) return nomem(b);
         e->nargs = n;
@@ -866,12 +871,29 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
             (y->type.id != TYPE_VARCHAR && !y->untyped && y->type.id != TYPE_NULL))
             return bind_error(b, a->off, "operator does not exist: %s %s %s", sql_type_name(x->type.id),
                               a->like.ilike ? "~~*" : "~~", sql_type_name(y->type.id));
+        expr *text = x; /* before its cast to VARCHAR: an equality compares it as `text = 'literal'` does */
         if ((rc = bind_cast(b, x, tv, false, &x)) || (rc = bind_cast(b, y, tv, false, &y))) return rc;
         int esc = '\\';
         if (a->like.escape) {
             if (a->like.escape->kind != EX_STR || a->like.escape->text.len > 1)
                 return bind_error(b, a->like.escape->off, "invalid escape string");
             esc = a->like.escape->text.len ? (unsigned char)a->like.escape->text.ptr[0] : 0;
+        }
+        char *lit;
+        size_t len;
+        if (!a->like.ilike && y->kind == EXPR_CONST && !y->value.is_null &&
+            (lit = arena_alloc(b->mem, y->value.v.s.len + 1)) &&
+            like_exact(sstr_data(&y->value.v.s), y->value.v.s.len, esc, lit, &len)) {
+            /* a pattern without wildcards: equality, which an index or a hash join can use */
+            sql_value v = {.type = tv};
+            if (sstr_copy(b->mem, lit, len, &v.v.s, b->err)) return STRATA_NOMEM;
+            expr *k = mk_const(b, v, y->off);
+            if (!k) return nomem(b);
+            k->untyped = true;
+            if (text->type.id == TYPE_VARCHAR && text->type.max_len && utf8_length(lit, len) > text->type.max_len)
+                text = x; /* longer than the column's values can be: compared as VARCHAR, no error */
+            if ((rc = make_cmp(b, a->negated ? CMP_NE : CMP_EQ, text, k, a->off, out))) return rc;
+            break;
         }
         expr *e = mk2(b, EXPR_LIKE, tbool, a->off, x, y);
         if (!e) return nomem(b);

@@ -83,6 +83,11 @@ int like_plan_init(like_plan *plan, const char *pat, size_t plen, int escape, bo
 bool like_plan_match(const like_plan *plan, const char *text, size_t tlen);
 void like_plan_free(like_plan *plan);
 
+/* like_exact says whether a LIKE pattern has no wildcard ('abc', 'a!%b' with escape '!'), writing
+** its bytes, unescaped, to out (room for plen bytes) and their number to *len: the pattern then
+** matches exactly the texts equal to them. False for any other pattern, malformed ones included. */
+bool like_exact(const char *pat, size_t plen, int escape, char *out, size_t *len);
+
 /* like_exec computes [NOT] LIKE / ILIKE over vectors (text, pattern: VARCHAR vectors of any
 ** kind; escape_char as like_match) into out, a BOOLEAN vector, NULL where either input is NULL.
 ** A constant pattern is analyzed once (prefix, suffix, contains fast paths). */

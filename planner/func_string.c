@@ -569,6 +569,21 @@ bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *le
     return star;
 }
 
+bool like_exact(const char *pat, size_t plen, int escape, char *out, size_t *len) {
+    strata_err tmp;
+    err_clear(&tmp);
+    if (check_pattern(pat, plen, escape, &tmp) != STRATA_OK) return false;
+    size_t n = 0;
+    for (size_t i = 0; i < plen;) {
+        size_t lit = 0, l = 0;
+        if (next_token(pat, plen, &i, escape, &lit, &l) != TOK_LIT) return false;
+        memcpy(out + n, pat + lit, l);
+        n += l;
+    }
+    *len = n;
+    return true;
+}
+
 /* A constant LIKE pattern without '_' (case-sensitive) is literal segments between '%'s: the
 ** first must be a prefix, the last a suffix, the ones between are found left to right with
 ** memmem (leftmost is always best). No '%' at all is plain equality. Other patterns keep a copy
