@@ -2075,11 +2075,38 @@ typedef struct key_range {
     int eq_at; /* the conjunct eq comes from */
 } key_range;
 
-static void find_range(expr **conj, int n, const expr *target, key_range *r) {
+/* like_range: conj is `target LIKE 'prefix%'` (case-sensitive, a constant pattern), whose rows all
+** lie in [prefix, the prefix with its last byte below 0xFF raised by one): sets *lo and *hi (NULL
+** when every byte is 0xFF) to those bounds. The LIKE itself stays to re-check them. */
+static bool like_range(bind_ctx *b, const expr *conj, const expr *target, expr **lo, expr **hi) {
+    if (conj->kind != EXPR_LIKE || conj->negated || conj->like.ilike || target->type.id != TYPE_VARCHAR) return false;
+    const expr *text = conj->args[0], *pat = conj->args[1];
+    if (text->kind == EXPR_CAST) text = text->args[0];
+    if (!expr_equal(text, target) || pat->kind != EXPR_CONST || pat->value.is_null) return false;
+    const sstr *ps = &pat->value.v.s;
+    char *pre = arena_alloc(b->mem, ps->len + 1);
+    size_t n;
+    if (!pre || !like_prefix(sstr_data(ps), ps->len, conj->like.escape, pre, &n) || n == 0) return false;
+    if (target->type.max_len && utf8_length(pre, n) > target->type.max_len) return false; /* matches nothing */
+    sql_value v = {.type = target->type};
+    if (sstr_copy(b->mem, pre, n, &v.v.s, b->err) || !(*lo = mk_const(b, v, conj->off))) return false;
+    *hi = NULL;
+    while (n > 0 && (unsigned char)pre[n - 1] == 0xFF) n--;
+    if (n == 0) return true;
+    pre[n - 1] = (char)((unsigned char)pre[n - 1] + 1);
+    return !sstr_copy(b->mem, pre, n, &v.v.s, b->err) && (*hi = mk_const(b, v, conj->off));
+}
+
+static void find_range(bind_ctx *b, expr **conj, int n, const expr *target, key_range *r) {
     memset(r, 0, sizeof *r);
     for (int i = 0; i < n; i++) {
         cmp_op op;
-        expr *v;
+        expr *v, *hi;
+        if (!r->lo && !r->hi && like_range(b, conj[i], target, &v, &hi)) {
+            r->lo = v, r->lo_incl = true;
+            r->hi = hi, r->hi_incl = false;
+            continue;
+        }
         if (!match_cmp(conj[i], target, &op, &v)) continue;
         switch (op) {
         case CMP_EQ:
@@ -2107,8 +2134,9 @@ static int zone_conditions(bind_ctx *b, plan_op *scan, expr **conj, int n) {
     expr *vals[MAX_ZONE_CONDS];
     for (uint32_t i = 0; i < scan->scan.ncols && k + 3 <= MAX_ZONE_CONDS; i++) {
         expr target = {.kind = EXPR_COL, .col = i, .type = td->cols[scan->scan.cols[i]].type};
+        if (target.type.id == TYPE_VARCHAR) continue; /* zone maps keep no strings */
         key_range r;
-        find_range(conj, n, &target, &r);
+        find_range(b, conj, n, &target, &r);
         if (r.eq) cols[k] = i, ops[k] = CMP_EQ, vals[k++] = r.eq;
         if (r.lo) cols[k] = i, ops[k] = r.lo_incl ? CMP_GE : CMP_GT, vals[k++] = r.lo;
         if (r.hi) cols[k] = i, ops[k] = r.hi_incl ? CMP_LE : CMP_LT, vals[k++] = r.hi;
@@ -2153,7 +2181,7 @@ static int choose_access(bind_ctx *b, plan_op *p) {
     if (td->rowid_col >= 0) {
         expr target = {.kind = EXPR_COL, .col = (uint32_t)td->rowid_col, .type = td->cols[td->rowid_col].type};
         key_range r;
-        find_range(conj, n, &target, &r);
+        find_range(b, conj, n, &target, &r);
         if (r.eq || r.lo || r.hi) {
             scan->scan.lo_expr = r.eq ? r.eq : r.lo;
             scan->scan.hi_expr = r.eq ? r.eq : r.hi;
@@ -2181,7 +2209,7 @@ static int choose_access(bind_ctx *b, plan_op *p) {
                 break;
             }
             targets[k] = target;
-            find_range(conj, n, target, &ranges[k]);
+            find_range(b, conj, n, target, &ranges[k]);
             if (ranges[k].eq) {
                 neq++;
                 score += 2;
