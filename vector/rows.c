@@ -526,9 +526,27 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
         return STRATA_OK; /* every key seen before, in a small range: no hashing, no probing */
     int rc;
     if (g->int_key && cols[0]->phys > PHYS_I64 && (rc = groups_by_rows(g, err))) return rc;
-    /* keys in the direct map need no hash, and the others are new groups: hashed one by one */
-    bool lazy = direct_covers(g);
-    if (!lazy) hash_rows(cols, n, count, hashes);
+    /* the rows to probe: all of them, hashed together; or, when the direct map holds every key,
+    ** the rows whose key it does not have (new groups, NULL), hashed one by one */
+    sel_t todo[VECTOR_SIZE];
+    uint32_t ntodo = 0;
+    if (direct_covers(g) && cols[0]->phys <= PHYS_I64) {
+        for (uint32_t r = 0; r < count; r++) {
+            bool valid = !vec_is_null(cols[0], r);
+            int64_t key = valid ? int_at(cols[0], r) : 0;
+            uint64_t off = valid ? direct_slot(g, key) : UINT64_MAX;
+            if (off != UINT64_MAX && g->direct[off]) {
+                gids[r] = g->direct[off] - 1;
+                if (is_new) is_new[r] = 0;
+                continue;
+            }
+            hashes[r] = valid ? hash_i64(key) : HASH_NULL;
+            todo[ntodo++] = (sel_t)r;
+        }
+    } else {
+        hash_rows(cols, n, count, hashes);
+        for (uint32_t r = 0; r < count; r++) todo[ntodo++] = (sel_t)r;
+    }
     vector view[n ? n : 1];
     data_chunk in = {.ncols = n, .count = count, .cols = view};
     for (uint32_t k = 0; k < n; k++) view[k] = *cols[k];
@@ -540,28 +558,29 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     bool runs = g->int_key;
     int64_t prev_key = 0;
     bool prev_valid = false;
+    uint32_t prev = 0;
     enum { AHEAD = 16 }; /* slots fetched ahead of the probes: the table is larger than the caches */
-    for (uint32_t r = 0; !lazy && r < count && r < AHEAD; r++)
-        __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r])]);
+    for (uint32_t i = 0; i < ntodo && i < AHEAD; i++) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[todo[i]])]);
     rc = STRATA_OK;
-    for (uint32_t r = 0; r < count; r++) {
-        if (!lazy && r + AHEAD < count) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[r + AHEAD])]);
+    for (uint32_t i = 0; i < ntodo; i++) {
+        uint32_t r = todo[i];
+        if (i + AHEAD < ntodo) __builtin_prefetch(&g->slots[slot_start(g->mask, hashes[todo[i + AHEAD]])]);
         if (runs) {
             bool valid = !vec_is_null(cols[0], r);
             int64_t key = valid ? int_at(cols[0], r) : 0;
             uint64_t off;
-            if (r && valid && prev_valid && key == prev_key) {
-                gids[r] = gids[r - 1];
+            if (i && valid && prev_valid && key == prev_key) {
+                gids[r] = gids[prev];
                 if (is_new) is_new[r] = 0;
+                prev = r;
                 continue;
             }
-            prev_key = key, prev_valid = valid;
+            prev_key = key, prev_valid = valid, prev = r;
             if (valid && g->direct && (off = direct_slot(g, key)) != UINT64_MAX && g->direct[off]) {
                 gids[r] = g->direct[off] - 1;
                 if (is_new) is_new[r] = 0;
                 continue;
             }
-            if (lazy) hashes[r] = valid ? hash_i64(key) : HASH_NULL;
         }
         uint32_t gid, s = groups_probe(g, cols, r, hashes[r], &in, pending, &gid);
         if (is_new) is_new[r] = gid == UINT32_MAX;
