@@ -197,6 +197,13 @@ static int collect(jo_graph *g, plan_op **p, uint32_t base) {
     return STRATA_OK;
 }
 
+/* semi_chain lists the semi joins taken off relation r, outermost first; their number. */
+static int semi_chain(const jo_rel *r, plan_op **chain) {
+    int n = 0;
+    for (plan_op *s = r->semis; s && is_semi(s) && n < MAX_RELS; s = s->child[0]) chain[n++] = s;
+    return n;
+}
+
 /* keep_semis puts back the semi joins taken off a relation whose rows outnumber the joined
 ** tree's (estimated tree_rows) no more: they pass fewer rows where they were. True when it put
 ** some back (the relation's estimate is then theirs). */
@@ -205,6 +212,9 @@ static bool keep_semis(jo_graph *g, double tree_rows) {
     for (int i = 0; i < g->n; i++) {
         jo_rel *r = &g->rel[i];
         if (!r->semis || tree_rows < r->rows) continue;
+        plan_op *chain[MAX_RELS];
+        int n = semi_chain(r, chain);
+        while (n-- > 0) swap_semi(chain[n]); /* as join_order does to a relation's own joins */
         r->plan = r->semis; /* its chain still reaches the relation's plan */
         r->semis = NULL;
         r->rows = rows_of(r->plan);
@@ -220,8 +230,7 @@ static int lift_semis(jo_graph *g, plan_op **p) {
         jo_rel *r = &g->rel[i];
         if (!r->semis) continue;
         plan_op *chain[MAX_RELS];
-        int n = 0;
-        for (plan_op *s = r->semis; is_semi(s) && n < MAX_RELS; s = s->child[0]) chain[n++] = s;
+        int n = semi_chain(r, chain);
         uint32_t nl = r->plan->ncols; /* each semi join's left columns: the relation's */
         while (n-- > 0) {
             plan_op *s = chain[n];
