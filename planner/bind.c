@@ -449,13 +449,22 @@ static bool date_vs_timestamp(bind_ctx *b, cmp_op *op, expr **x, expr **y) {
     return true;
 }
 
-/* make_cmp builds x op y with both sides cast to their common type. */
+/* longer_text: e is a string constant with more characters than type t allows. */
+static bool longer_text(const expr *e, sql_type t) {
+    return e->kind == EXPR_CONST && !e->value.is_null && e->value.type.id == TYPE_VARCHAR && t.max_len &&
+           utf8_length(sstr_data(&e->value.v.s), e->value.v.s.len) > t.max_len;
+}
+
+/* make_cmp builds x op y with both sides cast to their common type. A string longer than a
+** VARCHAR(n) side allows compares as text, as in PostgreSQL (it equals no value of the column),
+** rather than failing its cast. */
 static int make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr **out) {
     sql_type ct;
     date_vs_timestamp(b, &op, &x, &y);
     int rc = common_type(b, x, y, off, &ct);
     if (rc) return rc;
     if (ct.id == TYPE_NULL) ct = sql_type_make(TYPE_VARCHAR);
+    if (ct.id == TYPE_VARCHAR && (longer_text(x, ct) || longer_text(y, ct))) ct.max_len = 0;
     if ((rc = bind_cast(b, x, ct, false, &x)) || (rc = bind_cast(b, y, ct, false, &y))) return rc;
     expr *e = mk2(b, EXPR_CMP, sql_type_make(TYPE_BOOLEAN), off, x, y);
     if (!e) return nomem(b);
@@ -890,8 +899,6 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
             expr *k = mk_const(b, v, y->off);
             if (!k) return nomem(b);
             k->untyped = true;
-            if (text->type.id == TYPE_VARCHAR && text->type.max_len && utf8_length(lit, len) > text->type.max_len)
-                text = x; /* longer than the column's values can be: compared as VARCHAR, no error */
             if ((rc = make_cmp(b, a->negated ? CMP_NE : CMP_EQ, text, k, a->off, out))) return rc;
             break;
         }
