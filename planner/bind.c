@@ -2096,12 +2096,14 @@ static bool like_range(bind_ctx *b, const expr *conj, const expr *target, expr *
     if (!pre || !like_prefix(sstr_data(ps), ps->len, conj->like.escape, pre, &n) || n == 0) return false;
     if (target->type.max_len && utf8_length(pre, n) > target->type.max_len) return false; /* matches nothing */
     sql_value v = {.type = target->type};
-    if (sstr_copy(b->mem, pre, n, &v.v.s, b->err) || !(*lo = mk_const(b, v, conj->off))) return false;
+    strata_err tmp; /* out of memory here only leaves the index unused */
+    err_clear(&tmp);
+    if (sstr_copy(b->mem, pre, n, &v.v.s, &tmp) || !(*lo = mk_const(b, v, conj->off))) return false;
     *hi = NULL;
     while (n > 0 && (unsigned char)pre[n - 1] == 0xFF) n--;
     if (n == 0) return true;
     pre[n - 1] = (char)((unsigned char)pre[n - 1] + 1);
-    return !sstr_copy(b->mem, pre, n, &v.v.s, b->err) && (*hi = mk_const(b, v, conj->off));
+    return !sstr_copy(b->mem, pre, n, &v.v.s, &tmp) && (*hi = mk_const(b, v, conj->off));
 }
 
 static void find_range(bind_ctx *b, expr **conj, int n, const expr *target, key_range *r) {

@@ -172,6 +172,14 @@ static int scan_projection(exec_ctx *x, const table_def *td, const uint32_t *col
     return rc;
 }
 
+/* null_column makes v a constant NULL: a column no one reads, or the side of an outer join's
+** row that has none. */
+static void null_column(vector *v) {
+    vec_reset(v);
+    vec_set_null(v, 0, 1);
+    vec_make_constant(v);
+}
+
 /* scan_output shows the decoded columns as the scan's outputs; the others are constant NULLs. */
 static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, data_chunk *out) {
     uint32_t k = 0;
@@ -180,9 +188,7 @@ static void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, da
             vec_reference(&out->cols[i], &raw->cols[k++]);
             continue;
         }
-        vec_reset(&out->cols[i]);
-        vec_set_null(&out->cols[i], 0, 1);
-        vec_make_constant(&out->cols[i]);
+        null_column(&out->cols[i]);
     }
 }
 
@@ -1719,24 +1725,24 @@ static int join_finalize(exec_ctx *x, plan_op *p) {
     return s->bmatched ? STRATA_OK : nomem(x);
 }
 
+/* build_columns writes the columns of build rows s->brow[0..n) to cols[0..ncols) (constant NULLs
+** for a column no one reads). */
+static void build_columns(join_state *s, uint32_t n, vector *cols) {
+    const uint8_t *rows[VECTOR_SIZE];
+    vec_rowtable_locate(&s->build, s->brow, n, rows);
+    for (uint32_t c = 0; c < s->build.ncols; c++) {
+        if (s->bnull[c]) null_column(&cols[c]);
+        else vec_rowtable_gather(&s->build, c, rows, n, &cols[c]);
+    }
+}
+
 /* join_match_pairs builds the joined rows of pairs (s->prow, s->brow)[0..n) into s->pairs, applies
 ** the residual predicate, and marks the matches; s->sel[0..*m) are the pairs that passed. */
 static int join_match_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, uint32_t n, uint32_t *m) {
-    uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
+    uint32_t nl = p->child[0]->ncols;
     chunk_reset(&s->pairs);
     for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
-    const uint8_t *rows[VECTOR_SIZE];
-    vec_rowtable_locate(&s->build, s->brow, n, rows);
-    for (uint32_t c = 0; c < nr; c++) {
-        vector *v = &s->pairs.cols[nl + c];
-        if (!s->bnull[c]) {
-            vec_rowtable_gather(&s->build, c, rows, n, v);
-            continue;
-        }
-        vec_reset(v);
-        vec_set_null(v, 0, 1);
-        vec_make_constant(v);
-    }
+    build_columns(s, n, s->pairs.cols + nl);
     s->pairs.count = n;
     *m = n;
     if (p->join.pred) {
@@ -1763,28 +1769,31 @@ static int join_emit_pairs(exec_ctx *x, plan_op *p, join_state *s, data_chunk *i
 }
 
 /* rows with NULLs on one side: left rows sel (from in), or build rows brow[] */
-static int join_emit_outer(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, const sel_t *sel, uint32_t n,
-                           bool left_rows, data_chunk *out) {
-    (void)x;
+static int join_emit_outer(plan_op *p, join_state *s, data_chunk *in, const sel_t *sel, uint32_t n, bool left_rows,
+                           data_chunk *out) {
     uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
-    const uint8_t *rows[VECTOR_SIZE];
-    if (!left_rows) vec_rowtable_locate(&s->build, s->brow, n, rows);
     chunk_reset(&s->pairs);
-    for (uint32_t c = 0; c < nl + nr; c++) {
-        vector *v = &s->pairs.cols[c];
-        if (c < nl && left_rows) {
-            vec_slice(v, &in->cols[c], sel, n);
-        } else if (c >= nl && !left_rows && !s->bnull[c - nl]) {
-            vec_rowtable_gather(&s->build, c - nl, rows, n, v);
-        } else { /* the side that has no row: NULLs */
-            vec_reset(v);
-            vec_set_null(v, 0, 1);
-            vec_make_constant(v);
-        }
+    for (uint32_t c = 0; c < nl; c++) { /* the side that has no row: NULLs */
+        if (left_rows) vec_slice(&s->pairs.cols[c], &in->cols[c], sel, n);
+        else null_column(&s->pairs.cols[c]);
     }
+    if (!left_rows) build_columns(s, n, s->pairs.cols + nl);
+    for (uint32_t c = 0; left_rows && c < nr; c++) null_column(&s->pairs.cols[nl + c]);
     s->pairs.count = n;
     for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &s->pairs.cols[c]);
     out->count = n;
+    return STRATA_OK;
+}
+
+/* probe_chunk evaluates the probe keys of in into pkeys[0..nkeys) and, for a join with keys,
+** sets each row's chain in s->heads (vec_join_probe). */
+static int probe_chunk(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, vector **pkeys) {
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        int rc = expr_eval(x, p->join.lkeys[k], in, in->count);
+        if (rc) return rc;
+        pkeys[k] = p->join.lkeys[k]->result;
+    }
+    if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
     return STRATA_OK;
 }
 
@@ -1823,14 +1832,9 @@ static int semi_match(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in) {
 ** The null-aware anti join of NOT IN counts a NULL probe key as a match (the row goes) unless the
 ** build side is empty, and every row as one when a build key is NULL. */
 static int semi_exec(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, data_chunk *out) {
-    vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
+    vector *pkeys[p->join.nkeys + 1];
     int rc;
-    for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
-        pkeys[k] = p->join.lkeys[k]->result;
-    }
-    if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
-    if ((rc = semi_match(x, p, s, in))) return rc;
+    if ((rc = probe_chunk(x, p, s, in, pkeys)) || (rc = semi_match(x, p, s, in))) return rc;
     if (p->join.null_aware && s->nbuild)
         for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] |= s->build_null || vec_is_null(pkeys[0], r);
     uint8_t want = p->join.kind == JK_SEMI;
@@ -1848,12 +1852,8 @@ static int semi_exec(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in, dat
 ** a chain are paired and checked. */
 static int rsemi_mark(exec_ctx *x, plan_op *p, join_state *s, data_chunk *in) {
     vector *pkeys[p->join.nkeys + 1];
-    int rc;
-    for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
-        pkeys[k] = p->join.lkeys[k]->result;
-    }
-    vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+    int rc = probe_chunk(x, p, s, in, pkeys);
+    if (rc) return rc;
     if (!p->join.pred) {
         for (uint32_t r = 0; r < in->count; r++)
             for (uint32_t next = s->heads[r]; next && !s->bmatched[next - 1]; next = vec_join_next(&s->table, next - 1))
@@ -1889,12 +1889,8 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
         return rsemi_mark(x, p, s, in);
     }
     if (s->phase == 2) { /* a new probe chunk */
-        vector *pkeys[p->join.nkeys ? p->join.nkeys : 1];
-        for (uint32_t k = 0; k < p->join.nkeys; k++) {
-            if ((rc = expr_eval(x, p->join.lkeys[k], in, in->count))) return rc;
-            pkeys[k] = p->join.lkeys[k]->result;
-        }
-        if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+        vector *pkeys[p->join.nkeys + 1];
+        if ((rc = probe_chunk(x, p, s, in, pkeys))) return rc;
         memset(s->pmatched, 0, in->count);
         s->pos_row = 0;
         s->in_chain = false;
@@ -1932,7 +1928,7 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
                 if (!s->pmatched[r]) s->sel[n++] = r;
             sel_t rows[VECTOR_SIZE];
             memcpy(rows, s->sel, n * sizeof *rows);
-            return join_emit_outer(x, p, s, in, rows, n, true, out);
+            return join_emit_outer(p, s, in, rows, n, true, out);
         }
     }
     out->count = 0;
@@ -1941,7 +1937,7 @@ static int join_exec(exec_ctx *x, plan_op *p, data_chunk *in, data_chunk *out, b
 
 /* join_flush: RIGHT/FULL and RIGHT_ANTI joins output the build rows nothing matched, RIGHT_SEMI
 ** joins those something matched. */
-static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
+static int join_flush(plan_op *p, data_chunk *out, bool *more) {
     join_state *s = p->state;
     join_kind k = p->join.kind;
     *more = false;
@@ -1954,18 +1950,8 @@ static int join_flush(exec_ctx *x, plan_op *p, data_chunk *out, bool *more) {
         if (s->bmatched[b] == want) s->brow[n++] = b;
     }
     *more = s->flush_pos < s->nbuild;
-    if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(x, p, s, NULL, NULL, n, false, out);
-    const uint8_t *rows[VECTOR_SIZE]; /* the build rows are the output */
-    vec_rowtable_locate(&s->build, s->brow, n, rows);
-    for (uint32_t c = 0; c < p->ncols; c++) {
-        if (s->bnull[c]) {
-            vec_reset(&out->cols[c]);
-            vec_set_null(&out->cols[c], 0, 1);
-            vec_make_constant(&out->cols[c]);
-        } else {
-            vec_rowtable_gather(&s->build, c, rows, n, &out->cols[c]);
-        }
-    }
+    if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(p, s, NULL, NULL, n, false, out);
+    build_columns(s, n, out->cols); /* the build rows are the output */
     out->count = n;
     return STRATA_OK;
 }
@@ -3596,7 +3582,7 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
         data_chunk *out = &pl->bufs[f + 1];
         bool more;
         chunk_reset(out);
-        if ((rc = join_flush(x, o, out, &more))) return rc;
+        if ((rc = join_flush(o, out, &more))) return rc;
         if (x->analyze) o->rows_out += out->count; /* the rows a join outputs at its end count too */
         if (!more) pl->flush_op++;
         if (out->count) {

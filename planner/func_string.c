@@ -547,10 +547,14 @@ int like_match(const char *text, size_t tlen, const char *pat, size_t plen, int 
     return rc;
 }
 
-bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *len) {
+/* literal_head writes the unescaped literal characters a valid pattern starts with to out (their
+** number to *len) and says what follows them: LITERAL_ALL (nothing), LITERAL_STARS (only '%'s), or
+** LITERAL_OTHER (a '_', a literal after a '%', or a malformed pattern). */
+enum { LITERAL_ALL, LITERAL_STARS, LITERAL_OTHER };
+static int literal_head(const char *pat, size_t plen, int escape, char *out, size_t *len) {
     strata_err tmp;
     err_clear(&tmp);
-    if (check_pattern(pat, plen, escape, &tmp) != STRATA_OK) return false;
+    if (check_pattern(pat, plen, escape, &tmp) != STRATA_OK) return LITERAL_OTHER;
     size_t n = 0;
     bool star = false;
     for (size_t i = 0; i < plen;) {
@@ -559,29 +563,22 @@ bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *le
         if (tok == TOK_ANY_RUN) {
             star = true;
         } else if (tok == TOK_ONE || star) {
-            return false;
+            return LITERAL_OTHER;
         } else {
             memcpy(out + n, pat + lit, l);
             n += l;
         }
     }
     *len = n;
-    return star;
+    return star ? LITERAL_STARS : LITERAL_ALL;
+}
+
+bool like_prefix(const char *pat, size_t plen, int escape, char *out, size_t *len) {
+    return literal_head(pat, plen, escape, out, len) == LITERAL_STARS;
 }
 
 bool like_exact(const char *pat, size_t plen, int escape, char *out, size_t *len) {
-    strata_err tmp;
-    err_clear(&tmp);
-    if (check_pattern(pat, plen, escape, &tmp) != STRATA_OK) return false;
-    size_t n = 0;
-    for (size_t i = 0; i < plen;) {
-        size_t lit = 0, l = 0;
-        if (next_token(pat, plen, &i, escape, &lit, &l) != TOK_LIT) return false;
-        memcpy(out + n, pat + lit, l);
-        n += l;
-    }
-    *len = n;
-    return true;
+    return literal_head(pat, plen, escape, out, len) == LITERAL_ALL;
 }
 
 /* A constant LIKE pattern without '_' (case-sensitive) is literal segments between '%'s: the

@@ -470,6 +470,11 @@ static int direct_fit(vec_groups *g, strata_err *err) {
     if (rc) return rc;
     uint32_t *d = calloc(size, sizeof *d);
     if (!d) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    if (g->direct && g->keys.budget) { /* the old map's bytes, charged when it was made, go back */
+        size_t old = (size_t)g->direct_size * sizeof *g->direct;
+        vec_budget_release(g->keys.budget, old);
+        g->keys.charged -= old;
+    }
     free(g->direct);
     g->direct = d, g->direct_size = (uint32_t)size;
     g->direct_base = (int64_t)((uint64_t)g->kmin - (size - span) / 2);
