@@ -20,7 +20,10 @@
 **     schema and a prepared INSERT per row; the bench reads each file, splits each line at '|'
 **     and binds integers as int64, decimals as double, dates and strings as text.
 **
-** Afterwards, outside the timing, the database is opened again: count(*) of every table must
+** Afterwards, outside the load's time, the database is opened again and `ANALYZE` (every table,
+** each engine its own statement) is timed on its own, as tpch_load_analyze_ms: the statistics a
+** loaded database is queried with, gathered again from scratch (strata merges the statistics its
+** row groups were written with; DuckDB and SQLite read the tables). Then count(*) of every table must
 ** equal tpch_table_rows(), and lineitem's count(*), sum(l_extendedprice) in cents and the bytes of
 ** l_comment must equal the generator's (the checksum the harness compares between engines).
 ** bench/README.md describes the suite.
@@ -84,6 +87,8 @@ static const metric_def metrics[] = {
     {"tpch_load_peak_mib", "tpch_load", "   peak RSS (VmHWM) from open to close", "MiB", "process", NULL,
      K_MEMORY, NULL},
     {"tpch_load_rows", "tpch_load", "   rows loaded (checked per table)", "rows", "row", NULL, K_INFO, NULL},
+    {"tpch_load_analyze_ms", "tpch_load", "ANALYZE of the loaded database, reopened (not in the load's time)", "ms",
+     "database", NULL, K_TIME, NULL},
     {"tpch_load_t1_s", "tpch_load_t1", "DuckDB with SET threads = 1: the same load", "s", "load", NULL,
      K_TIME, NULL},
     {"tpch_load_t1_rows_s", "tpch_load_t1", "   rows/s", "rows/s", "row", NULL, K_RATE, NULL},
@@ -521,16 +526,25 @@ out:
     return rc;
 }
 
-/* check_tables reopens the closed database: every table's count(*) against the generator, and
-** lineitem's checksum (its count, sum(l_extendedprice) in cents, the bytes of l_comment) into
-** *got. Returns 0, or -1 with the message recorded. */
-static int check_tables(const engine *e, const char *path, const tpch_data *d, checksum *got) {
+/* check_tables reopens the closed database (and, when analyze_ms is not NULL, times ANALYZE into
+** it first): every table's count(*) against the generator, and lineitem's checksum (its count,
+** sum(l_extendedprice) in cents, the bytes of l_comment) into *got. Returns 0, or -1 with the
+** message recorded. */
+static int check_tables(const engine *e, const char *path, const tpch_data *d, checksum *got, double *analyze_ms) {
     void *db = NULL;
     char sql[256];
     int rc = -1;
     if (e->open(path, &db)) {
         wl_fail(e, db, "reopen to check the tables");
         goto out;
+    }
+    if (analyze_ms) {
+        uint64_t t = now_ns();
+        if (e->exec(db, "ANALYZE")) {
+            wl_fail(e, db, "ANALYZE");
+            goto out;
+        }
+        *analyze_ms = ms_since(t);
     }
     for (int t = 0; t < TPCH_TABLE_COUNT; t++) {
         int64_t n;
@@ -635,7 +649,8 @@ static int wl_load(const engine *e, const char *dir, const tpch_data *d, const c
             return wl_failf("%s: %s reports %lld rows loaded into %s, the generator made %lld", w,
                             is_strata(e) ? "strata_changes()" : "the bench", (long long)rows[t],
                             tpch_table_name((tpch_table)t), (long long)d->rows[t]);
-    if (check_tables(e, path, d, &got)) return -1;
+    double analyze_ms;
+    if (check_tables(e, path, d, &got, &analyze_ms)) return -1;
     put_checksum(w, &got);
 #define FIGURE(suffix, v) (snprintf(id, sizeof id, "%s_" suffix, w), put_metric(id, (v)))
     FIGURE("s", lt.total / 1e3);
@@ -652,6 +667,7 @@ static int wl_load(const engine *e, const char *dir, const tpch_data *d, const c
         if (is_sqlite(e)) FIGURE("commit_ms", lt.commit);
         FIGURE("close_ms", lt.close);
         FIGURE("rows", (double)d->total_rows);
+        FIGURE("analyze_ms", analyze_ms);
     }
 #undef FIGURE
     return 0;
@@ -670,7 +686,7 @@ int tpch_load_db(const engine *e, const char *path, double sf, double *seconds) 
         if (rows[t] >= 0 && rows[t] != d.rows[t])
             rc = wl_failf("%lld rows loaded into %s, the generator made %lld", (long long)rows[t],
                           tpch_table_name((tpch_table)t), (long long)d.rows[t]);
-    if (rc == 0) rc = check_tables(e, path, &d, &got);
+    if (rc == 0) rc = check_tables(e, path, &d, &got, NULL);
     *seconds = rc == 0 ? lt.total / 1e3 : 0;
     free(d.schema);
     return rc;

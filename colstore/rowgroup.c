@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "record.h"
 #include "segcache.h"
@@ -30,6 +31,8 @@
 #define DESC_SIZE (1 + 4 + 4 + 8 + 8 + 8 + 4)
 #define GROUP_KEY_LEN (1 + ROWID_KEY_LEN)
 #define SEG_KEY_LEN (1 + ROWID_KEY_LEN + 4)
+#define STATS_VERSION 1
+#define STATS_HEADER (1 + 1 + 8 + 4 + 4) /* version, HLL_BITS, row group id, columns, raw length */
 #define FEW_ROWS 128 /* a scan reads this few rows of a vector one value at a time (segment_get_rows) */
 
 /* ---- keys and descriptors ----------------------------------------------------------------- */
@@ -336,7 +339,14 @@ struct rowgroup_scan {
     uint32_t npreds;
     uint32_t checked_k; /* the vector of g whose zone maps were checked last (UINT32_MAX: none) */
     uint64_t skipped;
+    const int64_t *skip; /* rowgroup_scan_skip: first rowids of groups not read, ascending */
+    uint32_t nskip, skip_at;
 };
+
+void rowgroup_scan_skip(rowgroup_scan *s, const int64_t *firsts, uint32_t n) {
+    s->skip = firsts;
+    s->nskip = n;
+}
 
 void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n) {
     s->npreds = n < ROWGROUP_MAX_PREDS ? n : ROWGROUP_MAX_PREDS;
@@ -448,6 +458,11 @@ static int next_group(rowgroup_scan *s) {
     s->pos = 0;
     s->rowids_k = UINT32_MAX;
     s->checked_k = UINT32_MAX;
+    while (s->skip_at < s->nskip && s->skip[s->skip_at] < d.first) s->skip_at++;
+    if (s->skip_at < s->nskip && s->skip[s->skip_at] == d.first) { /* the caller's to skip */
+        s->pos = d.rows;
+        return STRATA_OK;
+    }
     int skip;
     if (s->npreds && (rc = pruned(s, -1, &skip)) == STRATA_OK && skip) { /* the whole group */
         s->skipped += (d.rows + VECTOR_SIZE - 1) / VECTOR_SIZE;
@@ -917,6 +932,10 @@ static int drop_group(pager_txn *t, const table_desc *td, const rowgroup_desc *d
         group_key(key, 'x', d->first);
         rc = btree_delete(t, td->col_root, key, GROUP_KEY_LEN);
     }
+    if (rc == STRATA_OK) { /* absent when an earlier version wrote the group */
+        group_key(key, 'h', d->first);
+        if ((rc = btree_delete(t, td->col_root, key, GROUP_KEY_LEN)) == STRATA_NOTFOUND) rc = STRATA_OK;
+    }
     if (rc == STRATA_OK) {
         group_key(key, 'g', d->first);
         rc = btree_delete(t, td->col_root, key, GROUP_KEY_LEN);
@@ -1000,11 +1019,13 @@ typedef struct group_writer {
     uint32_t *cols;     /* 0 .. ncols-1: every column, to scan with */
     data_chunk ch;      /* the chunk sources read into */
     vector idv;         /* the rowids of a chunk, for their builder */
+    btree_buf stats;    /* writer_encode's 'h' entry, its row group id left to writer_put */
 } group_writer;
 
 static void writer_free(group_writer *w) {
     for (uint32_t i = 0; i < w->ninit; i++) segment_builder_free(&w->b[i]);
     vec_free(&w->idv);
+    btree_buf_free(&w->stats);
     chunk_free(&w->ch);
     free(w->cols);
     free(w->ids);
@@ -1044,10 +1065,48 @@ static int writer_add(group_writer *w, const data_chunk *ch, const sel_t *sel, u
 /* writer_take adds the first take rows of w->ch. */
 static int writer_take(group_writer *w, uint32_t take, strata_err *err) { return writer_add(w, &w->ch, NULL, take, err); }
 
-/* writer_encode encodes the builders of the rows taken into segs[0..ncols] (the rowids' last):
-** no pager, so it may run on a thread of its own. */
-static int writer_encode(group_writer *w, const segment_options *opt, btree_buf *segs, strata_err *err) {
+/* writer_stats fills w->stats with the entry of the columns' statistics (the file comment):
+** the columns' stored summaries (colstats_put) in one zstd frame. */
+static int writer_stats(group_writer *w, strata_err *err) {
+    size_t raw_cap = (size_t)w->ncols * COLSTATS_MAX_BYTES, raw_len = 0;
+    uint8_t *raw = malloc(raw_cap ? raw_cap : 1);
+    column_stats *c = malloc(sizeof *c);
+    size_t bound = ZSTD_compressBound(raw_cap);
     int rc = STRATA_OK;
+    if (!raw || !c || (rc = record_buf_reserve(&w->stats, STATS_HEADER + bound, err))) {
+        if (!rc) rc = err_set(err, STRATA_NOMEM, "out of memory (row group statistics)");
+        goto done;
+    }
+    for (uint32_t i = 0; i < w->ncols; i++) {
+        colstats_init(c);
+        segment_builder_stats(&w->b[i], c);
+        raw_len += colstats_put(c, raw + raw_len);
+    }
+    /* with zstd's checksum of the content: damage reads as no statistics, not as wrong ones */
+    ZSTD_CCtx *cz = ZSTD_createCCtx();
+    size_t z = cz ? ZSTD_CCtx_setParameter(cz, ZSTD_c_checksumFlag, 1) : 0;
+    if (cz && !ZSTD_isError(z)) z = ZSTD_compress2(cz, w->stats.data + STATS_HEADER, bound, raw, raw_len);
+    ZSTD_freeCCtx(cz);
+    if (!cz || ZSTD_isError(z)) {
+        rc = err_set(err, STRATA_NOMEM, "out of memory (row group statistics)");
+        goto done;
+    }
+    uint8_t *h = w->stats.data;
+    h[0] = STATS_VERSION;
+    h[1] = HLL_BITS;
+    put_le(h + 10, w->ncols, 4);
+    put_le(h + 14, raw_len, 4);
+    w->stats.len = STATS_HEADER + z;
+done:
+    free(raw);
+    free(c);
+    return rc;
+}
+
+/* writer_encode encodes the builders of the rows taken into segs[0..ncols] (the rowids' last) and
+** their statistics: no pager, so it may run on a thread of its own. */
+static int writer_encode(group_writer *w, const segment_options *opt, btree_buf *segs, strata_err *err) {
+    int rc = writer_stats(w, err);
     for (uint32_t i = 0; i <= w->ncols && rc == STRATA_OK; i++) rc = segment_builder_finish(&w->b[i], opt, &segs[i], err);
     return rc;
 }
@@ -1061,6 +1120,11 @@ static int writer_put(pager_txn *t, const table_desc *td, const group_writer *w,
     for (uint32_t i = 0; i <= w->ncols && rc == STRATA_OK; i++) {
         seg_key(key, d.first, i < w->ncols ? i : ROWGROUP_ROWID_COL);
         rc = btree_put(t, td->col_root, key, SEG_KEY_LEN, segs[i].data, segs[i].len);
+    }
+    if (rc == STRATA_OK) {
+        put_le(w->stats.data + 2, d.id, 8);
+        group_key(key, 'h', d.first);
+        rc = btree_put(t, td->col_root, key, GROUP_KEY_LEN, w->stats.data, w->stats.len);
     }
     if (rc == STRATA_OK) {
         uint8_t desc[DESC_SIZE];
@@ -1310,16 +1374,55 @@ int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks
 
 /* ---- describing --------------------------------------------------------------------------- */
 
+/* stats_parse reads entry b of row group d's statistics into cols: 0 when it is not one. */
+static int stats_parse(const btree_buf *b, const rowgroup_desc *d, column_stats *cols) {
+    const uint8_t *h = b->data;
+    if (b->len < STATS_HEADER || h[0] != STATS_VERSION || h[1] != HLL_BITS || get_le(h + 2, 8) != d->id ||
+        get_le(h + 10, 4) != d->ncols)
+        return 0;
+    size_t raw_len = get_le(h + 14, 4);
+    if (raw_len > (size_t)d->ncols * COLSTATS_MAX_BYTES ||
+        ZSTD_getFrameContentSize(h + STATS_HEADER, b->len - STATS_HEADER) != raw_len)
+        return 0; /* damage never asks for a large allocation */
+    uint8_t *raw = malloc(raw_len ? raw_len : 1);
+    if (!raw || ZSTD_decompress(raw, raw_len, h + STATS_HEADER, b->len - STATS_HEADER) != raw_len) {
+        free(raw);
+        return 0;
+    }
+    const uint8_t *p = raw, *end = raw + raw_len;
+    for (uint32_t i = 0; i < d->ncols && p; i++) {
+        column_stats *c = &cols[i];
+        if ((p = colstats_get(c, p, end)) && c->nulls > d->rows) p = NULL;
+        if (p) c->distinct = fmin(hll_estimate(&c->sketch), (double)(d->rows - c->nulls));
+    }
+    free(raw);
+    return p == end;
+}
+
+int rowgroup_stats(pager_txn *t, const table_desc *td, const rowgroup_desc *d, column_stats *cols, int *found) {
+    *found = 0;
+    uint8_t key[GROUP_KEY_LEN];
+    group_key(key, 'h', d->first);
+    btree_buf b = {0};
+    int rc = btree_get(t, td->col_root, key, sizeof key, &b);
+    if (rc == STRATA_OK) *found = stats_parse(&b, d, cols);
+    btree_buf_free(&b);
+    return rc == STRATA_NOTFOUND ? STRATA_OK : rc;
+}
+
 typedef struct describe_walk {
     pager_txn *t;
     const table_desc *td;
-    int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info);
+    int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info, const column_stats *stats);
     void *arg;
 } describe_walk;
 
 static int describe_group(void *arg, const rowgroup_desc *d) {
     describe_walk *w = arg;
-    int rc = STRATA_OK;
+    column_stats *stats = malloc((d->ncols ? d->ncols : 1) * sizeof *stats);
+    int found = 0;
+    int rc = stats ? rowgroup_stats(w->t, w->td, d, stats, &found)
+                   : err_set(pager_txn_err(w->t), STRATA_NOMEM, "out of memory (row group statistics)");
     uint32_t n = d->ncols < w->td->ncols ? d->ncols : w->td->ncols; /* more: columns dropped since */
     for (uint32_t i = 0; i <= n && rc == STRATA_OK; i++) {
         uint32_t col = i < n ? i : ROWGROUP_ROWID_COL;
@@ -1328,16 +1431,19 @@ static int describe_group(void *arg, const rowgroup_desc *d) {
         if (rc == STRATA_OK) {
             seg_info info;
             segment_describe(c.rd, &info);
-            rc = w->fn(w->arg, d, col, &info);
+            rc = w->fn(w->arg, d, col, &info, found && i < n ? &stats[i] : NULL);
         }
         group_col_close(&c);
         btree_buf_free(&c.buf);
     }
+    free(stats);
     return rc;
 }
 
 int rowgroup_describe(pager_txn *t, const table_desc *td,
-                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info), void *arg) {
+                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info,
+                                const column_stats *stats),
+                      void *arg) {
     describe_walk w = {t, td, fn, arg};
     return rowgroup_foreach(t, td, describe_group, &w);
 }

@@ -8,11 +8,17 @@
 **   'g' rowid_encode(first)                 the row group's descriptor (below)
 **   's' rowid_encode(first) u32be(column)   the segment of a table column (colstore/segment.h);
 **                                           column ROWGROUP_ROWID_COL is the rows' rowids
+**   'h' rowid_encode(first)                 the columns' statistics when it was written
+**                                           (rowgroup_stats); absent in a group an earlier
+**                                           version wrote
 **   'x' rowid_encode(first)                 the deletion bitmap: CRoaring's portable format of
 **                                           the positions (0 .. rows-1) deleted; absent when none
 ** Descriptor (little-endian): u8 version (1), u32 rows, u32 columns stored, i64 first rowid,
 ** i64 last rowid, u64 id (unique in the file for ever, from meta slot ROWGROUP_ID_SLOT: a cache
 ** may key decoded data by it), u32 rows deleted.
+** Statistics: u8 version (1), u8 HLL_BITS, u64 the row group's id (a left-over entry of another
+** group does not pass for its), u32 columns, u32 raw length, then one zstd frame (with its
+** content checksum) of that many bytes: each column's colstats_put form in order.
 **
 ** Invariants the table layer keeps:
 **   - row groups hold disjoint rowid ranges [first, last], and a row group's rows are in rowid
@@ -131,6 +137,10 @@ typedef struct rowgroup_pred {
 /* rowgroup_scan_prune gives the scan up to ROWGROUP_MAX_PREDS such conditions (ANDed; more are
 ** ignored); call it before the first read. */
 void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n);
+/* rowgroup_scan_skip makes the scan pass over the row groups whose first rowids are
+** firsts[0..n) (ascending; the caller's array must outlive the scan) without reading them; call
+** it before the first read. */
+void rowgroup_scan_skip(rowgroup_scan *s, const int64_t *firsts, uint32_t n);
 /* rowgroup_scan_skipped is how many vectors the conditions let the scan skip so far. */
 uint64_t rowgroup_scan_skipped(const rowgroup_scan *s);
 
@@ -189,10 +199,20 @@ int table_delete_rowstore(pager_txn *t, const table_desc *td, const int64_t *row
 ** a non-OK return of fn stops the walk and is returned. */
 int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg);
 
+/* rowgroup_stats reads the statistics written with row group d (colstats.h: each column's NULL
+** count, range and distinct sketch, over the d->rows rows it was written with, deleted ones
+** included; distinct set to the sketch's estimate) into cols[0..d->ncols), and sets *found; 0
+** when it has none (an earlier version wrote it) or they do not read back: statistics can always
+** be gathered again from the rows, so damage to them is not an error. */
+int rowgroup_stats(pager_txn *t, const table_desc *td, const rowgroup_desc *d, column_stats *cols, int *found);
+
 /* rowgroup_describe calls fn for every segment of every row group in rowid order: the row group's
-** descriptor, the table column (ROWGROUP_ROWID_COL for the rowids, after the columns) and what
-** segment_describe says of it. A non-OK return of fn stops the walk and is returned. */
+** descriptor, the table column (ROWGROUP_ROWID_COL for the rowids, after the columns), what
+** segment_describe says of it and the column's statistics (rowgroup_stats; NULL when the group
+** has none, and for the rowids). A non-OK return of fn stops the walk and is returned. */
 int rowgroup_describe(pager_txn *t, const table_desc *td,
-                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info), void *arg);
+                      int (*fn)(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info,
+                                const column_stats *stats),
+                      void *arg);
 
 #endif

@@ -240,6 +240,78 @@ void segment_builder_free(segment_builder *b) {
     b->bytes_len = b->bytes_cap = 0;
 }
 
+/* The builder's values hash as colstats_hash hashes them as SQL values: integers of every width
+** are held as int64 (BV_INT), DOUBLE as its bits, strings as references into b->bytes. */
+void segment_builder_stats(const segment_builder *b, column_stats *c) {
+    uint32_t valid = 0, lo = 0, hi = 0; /* rows of the min and the max so far */
+    bool ranged = false;
+    for (uint32_t r = 0; r < b->rows; r++) {
+        if (!(b->validity[r >> 6] >> (r & 63) & 1)) continue;
+        valid++;
+        switch (family((vec_phys)b->phys)) {
+        case FAM_STR: {
+            strref s = BV_STR(b)[r];
+            const uint8_t *p = b->bytes + s.off;
+            hll_add(&c->sketch, colstats_hash_text(p, s.len));
+            if (!ranged) {
+                lo = hi = r;
+                ranged = true;
+                break;
+            }
+            strref l = BV_STR(b)[lo], h = BV_STR(b)[hi];
+            int cl = memcmp(p, b->bytes + l.off, s.len < l.len ? s.len : l.len);
+            if (cl < 0 || (cl == 0 && s.len < l.len)) lo = r;
+            int ch = memcmp(p, b->bytes + h.off, s.len < h.len ? s.len : h.len);
+            if (ch > 0 || (ch == 0 && s.len > h.len)) hi = r;
+            break;
+        }
+        case FAM_IV: hll_add(&c->sketch, colstats_hash_text(&BV_IV(b)[r], sizeof(sql_interval))); break;
+        case FAM_F64: {
+            double d;
+            memcpy(&d, &BV_U64(b)[r], sizeof d);
+            hll_add(&c->sketch, colstats_hash_f64(d));
+            if (d != d) break; /* NaN: no place in the range */
+            if (!ranged) {
+                lo = hi = r;
+                ranged = true;
+            }
+            double l, h;
+            memcpy(&l, &BV_U64(b)[lo], sizeof l);
+            memcpy(&h, &BV_U64(b)[hi], sizeof h);
+            lo = d < l ? r : lo;
+            hi = d > h ? r : hi;
+            break;
+        }
+        default: {
+            int64_t x = BV_INT(b)[r];
+            hll_add(&c->sketch, (uint64_t)x);
+            if (!ranged) {
+                lo = hi = r;
+                ranged = true;
+            }
+            lo = x < BV_INT(b)[lo] ? r : lo;
+            hi = x > BV_INT(b)[hi] ? r : hi;
+        }
+        }
+    }
+    c->nulls += b->rows - valid;
+    if (!ranged) return;
+    /* the min and the max, read back as values, widen the range as colstats_add would */
+    uint32_t at[2] = {lo, hi};
+    for (int k = 0; k < 2; k++) {
+        sql_value x = {.type = b->type};
+        if (family((vec_phys)b->phys) == FAM_STR) {
+            strref s = BV_STR(b)[at[k]];
+            x.v.s = sstr_ref((const char *)b->bytes + s.off, s.len);
+        } else if (family((vec_phys)b->phys) == FAM_F64) {
+            memcpy(&x.v.d, &BV_U64(b)[at[k]], sizeof x.v.d);
+        } else {
+            x.v.i = BV_INT(b)[at[k]];
+        }
+        colstats_widen(c, &x);
+    }
+}
+
 size_t segment_builder_bytes(const segment_builder *b) {
     return (size_t)b->cap * (value_size((vec_phys)b->phys) + 1) + (size_t)b->bytes_cap;
 }

@@ -93,6 +93,7 @@
 
 #include "../rowstore/btree.h"
 #include "../vector/vector.h"
+#include "colstats.h"
 
 #define SEGMENT_VECTORS 60                               /* vectors of a full segment (a row group) */
 #define SEGMENT_MAX_ROWS (SEGMENT_VECTORS * VECTOR_SIZE) /* 122,880 */
@@ -174,6 +175,10 @@ static inline uint32_t segment_builder_rows(const segment_builder *b) { return b
 ** STRATA_NOMEM or STRATA_TOOBIG (a segment over 4 GiB - 1 bytes) leave out's length as it was;
 ** STRATA_MISUSE for a zstd level zstd rejects. */
 int segment_builder_finish(segment_builder *b, const segment_options *opt, btree_buf *out, strata_err *err);
+
+/* segment_builder_stats adds the rows appended to c as colstats_add would add each of them (the
+** builder's column type): NULLs counted, the others into the sketch and the range. */
+void segment_builder_stats(const segment_builder *b, column_stats *c);
 
 /* segment_builder_bytes is the memory the builder holds (its arrays, as allocated). */
 size_t segment_builder_bytes(const segment_builder *b);

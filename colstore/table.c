@@ -368,6 +368,10 @@ void table_scan_prune(table_scan *s, const rowgroup_pred *preds, uint32_t n) {
     if (s->rg) rowgroup_scan_prune(s->rg, preds, n);
 }
 
+void table_scan_skip_groups(table_scan *s, const int64_t *firsts, uint32_t n) {
+    if (s->rg) rowgroup_scan_skip(s->rg, firsts, n);
+}
+
 void table_scan_close(table_scan *s) {
     if (s == NULL) return;
     btree_cursor_close(s->cur);

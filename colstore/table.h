@@ -110,6 +110,10 @@ void table_scan_close(table_scan *s);
 struct rowgroup_pred;
 void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t n);
 
+/* table_scan_skip_groups makes the scan pass over the row groups whose first rowids are
+** firsts[0..n) (ascending; the array must outlive the scan): their rows are not read, the row
+** store's are (rowgroup_scan_skip). Before the first table_scan_next. */
+void table_scan_skip_groups(table_scan *s, const int64_t *firsts, uint32_t n);
 /* table_get reads the rows with the given rowids (projected as for a scan) into out, in the
 ** order given, starting at row out->count: found[k] (may be NULL) says whether rowids[k] exists;
 ** a missing row is skipped (not appended). count + out->count must be <= VECTOR_SIZE. */

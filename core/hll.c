@@ -60,6 +60,12 @@ static double tau(double x) {
     }
 }
 
+int hll_valid(const hll *h) {
+    uint8_t top = 0;
+    for (uint32_t i = 0; i < HLL_REGISTERS; i++) top = h->reg[i] > top ? h->reg[i] : top;
+    return top <= HLL_Q + 1;
+}
+
 double hll_estimate(const hll *h) {
     uint32_t count[HLL_Q + 2] = {0};
     for (uint32_t i = 0; i < HLL_REGISTERS; i++) count[h->reg[i]]++;

@@ -34,6 +34,9 @@ void hll_init(hll *h);
 void hll_add(hll *h, uint64_t hash);
 /* hll_merge makes dst the sketch of both streams. */
 void hll_merge(hll *dst, const hll *src);
+/* hll_valid says whether every register holds a value hll_add can write (a stored sketch read
+** back must be checked before it is estimated or merged). */
+int hll_valid(const hll *h);
 /* hll_estimate returns the estimated number of distinct values added (0 for an empty sketch). */
 double hll_estimate(const hll *h);
 

@@ -1294,11 +1294,15 @@ static int bind_subquery_from(bind_ctx *b, const sql_select *q, const char *alia
 }
 
 /* The columns of pragma_storage_info (PRAGMA storage_info): one row per (row group, column)
-** segment, and a row for the rows still in the row store (row_group and column NULL). */
+** segment, and a row for the rows still in the row store (row_group and column NULL).
+** distinct_count is the estimate of the row group's statistics (NULL for the rowids and for a
+** group written without them). */
 static const char *const INFO_NAMES[] = {"row_group", "column",     "rows",      "encoding",  "compressed_bytes",
-                                         "uncompressed_bytes", "min", "max", "null_count", "deleted_rows"};
+                                         "uncompressed_bytes", "min", "max", "null_count", "distinct_count",
+                                         "deleted_rows"};
 static const sql_type_id INFO_TYPES[] = {TYPE_BIGINT,  TYPE_VARCHAR, TYPE_BIGINT,  TYPE_VARCHAR, TYPE_BIGINT,
-                                         TYPE_BIGINT,  TYPE_VARCHAR, TYPE_VARCHAR, TYPE_BIGINT,  TYPE_BIGINT};
+                                         TYPE_BIGINT,  TYPE_VARCHAR, TYPE_VARCHAR, TYPE_BIGINT,  TYPE_BIGINT,
+                                         TYPE_BIGINT};
 
 static int bind_storage_info(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     const sql_expr *fe = f->func;

@@ -3065,7 +3065,8 @@ static void zone_text(const seg_zone *z, sql_type type, bool max, char *buf, siz
     value_to_text(&v, buf, cap);
 }
 
-static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info) {
+static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const seg_info *info,
+                        const column_stats *stats) {
     info_build *b = arg;
     int rc;
     if (b->ch.count == VECTOR_SIZE && (rc = info_flush(b))) return rc;
@@ -3092,7 +3093,8 @@ static int info_segment(void *arg, const rowgroup_desc *d, uint32_t col, const s
     if ((rc = info_text(b, &c[6], r, minmax ? lo : NULL)) || (rc = info_text(b, &c[7], r, minmax ? hi : NULL)))
         return rc;
     info_int(&c[8], r, info->null_count, false);
-    info_int(&c[9], r, d->deleted, false);
+    info_int(&c[9], r, stats ? (int64_t)(stats->distinct + 0.5) : 0, !stats);
+    info_int(&c[10], r, d->deleted, false);
     b->ch.count++;
     return STRATA_OK;
 }
@@ -3114,8 +3116,8 @@ static int info_build_rows(exec_ctx *x, plan_op *p, info_state *s) {
     info_int(&c[2], 0, (int64_t)st.entries, false);
     if ((rc = info_text(&b, &c[3], 0, "row store"))) goto done;
     info_int(&c[4], 0, (int64_t)(pages * pager_page_size(pager_txn_pager(x->txn))), false);
-    for (int k = 5; k < 9; k++) vec_set_null(&c[k], 0, 1);
-    info_int(&c[9], 0, 0, false);
+    for (int k = 5; k < 10; k++) vec_set_null(&c[k], 0, 1);
+    info_int(&c[10], 0, 0, false);
     b.ch.count = 1;
     if ((rc = rowgroup_describe(x->txn, &b.td->desc, info_segment, &b))) {
         if (!x->err->code) rc = table_error(x, rc);

@@ -21,24 +21,11 @@
 #include <stdint.h>
 
 #include "../rowstore/pager.h"
-#include "hll.h"
+#include "colstats.h"
 #include "status.h"
 #include "value.h"
 
 typedef struct table_def table_def;
-
-/* Text of a string min/max kept (cut at a UTF-8 character boundary). */
-#define STATS_TEXT_MAX 64
-
-typedef struct column_stats {
-    int64_t nulls;
-    bool has_range;      /* some non-NULL value was seen: min, max, lo, hi are set */
-    bool numeric;        /* lo and hi hold min and max as numbers (stats_number) */
-    double lo, hi;
-    char min[STATS_TEXT_MAX + 1], max[STATS_TEXT_MAX + 1]; /* as value_to_text writes them */
-    double distinct;     /* the sketch's estimate, at most the non-NULL rows */
-    hll sketch;          /* of the non-NULL values, hashed by stats_hash */
-} column_stats;
 
 typedef struct table_stats {
     int64_t rows;
@@ -72,9 +59,5 @@ extern const char *const STATS_RELATION_NAMES[STATS_RELATION_COLS];
 extern const uint8_t STATS_RELATION_TYPES[STATS_RELATION_COLS];
 /* stats_relation_row fills out with the row of column col of td (strings point into td). */
 void stats_relation_row(const table_def *td, uint32_t col, sql_value out[STATS_RELATION_COLS]);
-
-/* stats_number reads a value of a type that orders as numbers (integers, DECIMAL, DOUBLE, DATE
-** as days, TIMESTAMP as microseconds, BOOLEAN) as a double; false for other types and NULL. */
-bool stats_number(const sql_value *v, double *out);
 
 #endif

@@ -406,6 +406,68 @@ Test(rowgroup, reader_threads_see_every_row_once_while_row_groups_migrate) {
     free(ids);
 }
 
+/* ---- statistics --------------------------------------------------------------------------- */
+
+static int first_group(void *arg, const rowgroup_desc *d) {
+    rowgroup_desc *first = arg;
+    if (first->rows == 0) *first = *d;
+    return STRATA_OK;
+}
+
+Test(rowgroup, a_row_group_keeps_the_statistics_of_its_columns) {
+    table_desc td = make_table();
+    int64_t *ids = range_ids(1, GROUP, 1);
+    load(&td, ids, GROUP);
+    cr_assert_eq(migrate(&td, 1), 1);
+    /* the reference: every value added one at a time, as ANALYZE over the rows adds them */
+    column_stats *want = calloc(NCOLS, sizeof *want), *got = calloc(NCOLS, sizeof *got);
+    char *buf = malloc(LONG_STR + 64);
+    for (int64_t id = 1; id <= GROUP; id++)
+        for (uint32_t k = 0; k < NCOLS; k++) {
+            sql_value x;
+            expected(id, k, 0, buf, &x);
+            colstats_add(&want[k], &x);
+        }
+    free(buf);
+    pager_txn *t = begin(1);
+    rowgroup_desc d = {0};
+    OK(t, rowgroup_foreach(t, &td, first_group, &d));
+    int found = 0;
+    OK(t, rowgroup_stats(t, &td, &d, got, &found));
+    cr_assert(found, "the row group was written with its statistics");
+    for (uint32_t k = 0; k < NCOLS; k++) {
+        cr_assert_eq(got[k].nulls, want[k].nulls, "column %u: %lld NULLs", k, (long long)got[k].nulls);
+        cr_assert_eq(got[k].has_range, want[k].has_range, "column %u", k);
+        cr_assert_eq(got[k].numeric, want[k].numeric, "column %u", k);
+        cr_assert_str_eq(got[k].min, want[k].min, "column %u", k);
+        cr_assert_str_eq(got[k].max, want[k].max, "column %u", k);
+        cr_assert(!memcmp(&got[k].sketch, &want[k].sketch, sizeof got[k].sketch), "column %u: the sketches differ", k);
+        double nonnull = (double)(GROUP - want[k].nulls), est = hll_estimate(&want[k].sketch);
+        cr_assert_eq(got[k].distinct, est < nonnull ? est : nonnull, "column %u", k);
+    }
+    /* a damaged entry reads as none (the rows can always be read instead), never as an error */
+    uint8_t key[1 + ROWID_KEY_LEN] = {'h'};
+    rowid_encode(d.first, key + 1);
+    btree_buf e = {0};
+    OK(t, btree_get(t, td.col_root, key, sizeof key, &e));
+    for (size_t at = 0; at < e.len; at += 7) {
+        uint8_t keep = e.data[at];
+        e.data[at] ^= 0xa5;
+        OK(t, btree_put(t, td.col_root, key, sizeof key, e.data, e.len));
+        OK(t, rowgroup_stats(t, &td, &d, got, &found));
+        cr_assert(!found, "an entry damaged at byte %zu is not read", at);
+        e.data[at] = keep;
+    }
+    OK(t, btree_put(t, td.col_root, key, sizeof key, e.data, e.len - 1));
+    OK(t, rowgroup_stats(t, &td, &d, got, &found));
+    cr_assert(!found, "a cut entry is not read");
+    pager_rollback(t);
+    btree_buf_free(&e);
+    free(want);
+    free(got);
+    free(ids);
+}
+
 /* ---- corruption --------------------------------------------------------------------------- */
 
 Test(rowgroup, a_corrupt_segment_names_its_row_group_and_column) {
