@@ -259,6 +259,8 @@ void segment_builder_stats(const segment_builder *b, column_stats *c) {
                 break;
             }
             strref l = BV_STR(b)[lo], h = BV_STR(b)[hi];
+            uint8_t first = s.len ? p[0] : 0, lf = l.len ? b->bytes[l.off] : 0, hf = h.len ? b->bytes[h.off] : 0;
+            if (first > lf && first < hf) break; /* most strings: inside the range by their first byte */
             int cl = memcmp(p, b->bytes + l.off, s.len < l.len ? s.len : l.len);
             if (cl < 0 || (cl == 0 && s.len < l.len)) lo = r;
             int ch = memcmp(p, b->bytes + h.off, s.len < h.len ? s.len : h.len);

@@ -78,6 +78,14 @@ static int merge_group(void *arg, const rowgroup_desc *d) {
     return STRATA_OK;
 }
 
+/* summarize adds the values gathered in b (one builder per column of s) to s and empties them. */
+static void summarize(segment_builder *b, table_stats *s) {
+    for (uint32_t k = 0; k < s->ncols; k++) {
+        segment_builder_stats(&b[k], &s->cols[k]);
+        segment_builder_reset(&b[k]);
+    }
+}
+
 int stats_scan(pager_txn *t, const table_def *td, table_stats *s, strata_err *err) {
     uint32_t n = td->ncols;
     uint32_t *cols = malloc((n ? n : 1) * sizeof *cols);
@@ -86,12 +94,15 @@ int stats_scan(pager_txn *t, const table_def *td, table_stats *s, strata_err *er
     table_scan *sc = NULL;
     merged m = {.t = t, .td = td, .s = s, .group = malloc((n ? n : 1) * sizeof *m.group), .above = s->max_rowid,
                 .last = INT64_MIN};
+    segment_builder *b = calloc(n ? n : 1, sizeof *b);
     int rc = STRATA_OK;
-    if (!cols || !rowids || !m.group) {
+    if (!cols || !rowids || !m.group || !b) {
         rc = err_set(err, STRATA_NOMEM, "out of memory");
         goto done;
     }
     for (uint32_t i = 0; i < n; i++) cols[i] = i;
+    for (uint32_t k = 0; k < n && !rc; k++) rc = segment_builder_init(&b[k], td->types[k], err);
+    if (rc) goto done;
     if ((rc = chunk_init(&ch, td->types, n, err))) goto done;
     int64_t lo = s->max_rowid == INT64_MIN ? INT64_MIN : s->max_rowid + 1;
     if (s->max_rowid == INT64_MAX) goto done; /* nothing can be above */
@@ -109,21 +120,22 @@ int stats_scan(pager_txn *t, const table_def *td, table_stats *s, strata_err *er
             break;
         }
         if (!ch.count) break;
-        for (uint32_t k = 0; k < n; k++)
-            for (uint32_t r = 0; r < ch.count; r++) {
-                sql_value v;
-                vec_get_value(&ch.cols[k], ch.sel ? ch.sel[r] : r, &v);
-                colstats_add(&s->cols[k], &v);
-            }
+        /* the values gather in segment builders, whose typed arrays are summarized at once */
+        if (segment_builder_rows(&b[0]) + ch.count > SEGMENT_MAX_ROWS) summarize(b, s);
+        for (uint32_t k = 0; k < n && !rc; k++) rc = segment_builder_append(&b[k], &ch.cols[k], ch.sel, ch.count, err);
+        if (rc) break;
         s->rows += ch.count;
         for (uint32_t r = 0; r < ch.count; r++)
             if (rowids[r] > s->max_rowid) s->max_rowid = rowids[r];
     }
     if (m.last > s->max_rowid) s->max_rowid = m.last;
+    if (!rc) summarize(b, s);
 done:
     if (sc) table_scan_close(sc);
     free(m.firsts);
     free(m.group);
+    for (uint32_t k = 0; b && k < n; k++) segment_builder_free(&b[k]);
+    free(b);
     chunk_free(&ch);
     free(rowids);
     free(cols);
