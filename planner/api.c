@@ -509,8 +509,9 @@ static void after_commit(strata_db *db) {
     catalog *c = &db->cat;
     for (uint32_t i = 0; i < c->ntables; i++) {
         table_def *td = c->tables[i];
-        if (td->inserted == 0) continue;
-        td->unanalyzed += td->inserted;
+        if (td->inserted == 0 && td->bulk_inserted == 0) continue;
+        td->unanalyzed += td->inserted + td->bulk_inserted;
+        td->bulk_inserted = 0;
         if (td->storage == TABLE_STORAGE_ROW) {
             td->inserted = 0;
             continue;

@@ -2663,6 +2663,7 @@ static int bulk_write(exec_ctx *x, table_def *td, dml_state *s) {
     }
     if ((rc = bulk_wait(x, td, s))) return rc;
     if ((rc = rowgroup_job_start(x->txn, &td->desc, s->bulk_open))) return table_error(x, rc);
+    td->bulk_inserted += rowgroup_job_rows(s->bulk_open); /* for the statistics, after the commit */
     s->bulk_job = s->bulk_open, s->bulk_job_charged = s->bulk_open_charged;
     s->bulk_open = NULL, s->bulk_open_charged = 0;
     return STRATA_OK;
