@@ -882,7 +882,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     default: break;
     }
     size_t l = strlen(line);
-    if (s->analyzed)
+    if (s->analyzed && p->rows_dropped) /* a scan's estimate counts the rows its join filters drop */
+        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu, %llu more dropped by join filters, time=%.3f ms)",
+                 p->est_rows, (unsigned long long)p->rows_out, (unsigned long long)p->rows_dropped, p->ns / 1e6);
+    else if (s->analyzed)
         snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu time=%.3f ms)", p->est_rows,
                  (unsigned long long)p->rows_out, p->ns / 1e6);
     else
@@ -914,7 +917,7 @@ static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
 
 static void reset_stats(plan_op *p) {
     if (!p) return;
-    p->rows_out = p->ns = 0;
+    p->rows_out = p->ns = p->rows_dropped = 0;
     reset_stats(p->child[0]);
     reset_stats(p->child[1]);
 }

@@ -526,6 +526,7 @@ static uint32_t scan_filter(plan_op *p, scan_state *s, data_chunk *out) {
         m = kept, sliced = true;
     }
     if (sliced && m && m < n) chunk_slice(out, s->fsel, m);
+    p->rows_dropped += n - m;
     return m;
 }
 

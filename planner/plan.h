@@ -287,6 +287,7 @@ struct plan_op {
     /* run time (exec.c) */
     void *state;
     uint64_t rows_out, ns; /* EXPLAIN ANALYZE: rows produced, time spent in this operator */
+    uint64_t rows_dropped; /* EXPLAIN ANALYZE: rows a scan read and its join filters dropped */
 };
 
 #endif

@@ -131,7 +131,6 @@ int vec_rows_append(vec_rows *c, const data_chunk *src, const sel_t *sel, uint32
     return STRATA_OK;
 }
 
-/* keys_equal compares row r of cols[0..n) with row kr of the key chunk kc, column by column. */
 /* key_equal compares row r of a with row kr of b, both of one physical type among the integers
 ** and strings, as vec_match does; inline, for the common GROUP BY keys. */
 static bool key_equal(const vector *a, uint32_t r, const vector *b, uint32_t kr, int nulls_equal) {
@@ -147,6 +146,7 @@ static bool key_equal(const vector *a, uint32_t r, const vector *b, uint32_t kr,
     }
 }
 
+/* keys_equal compares row r of cols[0..n) with row kr of the key chunk kc, column by column. */
 static bool keys_equal(vector *const *cols, uint32_t n, uint32_t r, const data_chunk *kc, uint32_t kr,
                        int nulls_equal) {
     for (uint32_t k = 0; k < n; k++) {
