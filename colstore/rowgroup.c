@@ -1111,8 +1111,9 @@ static int writer_encode(group_writer *w, const segment_options *opt, btree_buf 
     return rc;
 }
 
-/* writer_put stores segs (writer_encode's) as a new row group of td, with its descriptor. */
-static int writer_put(pager_txn *t, const table_desc *td, const group_writer *w, const btree_buf *segs) {
+/* writer_put stores segs (writer_encode's) as a new row group of td, with its statistics (their
+** entry gets the group's id here) and its descriptor. */
+static int writer_put(pager_txn *t, const table_desc *td, group_writer *w, const btree_buf *segs) {
     rowgroup_desc d = {.first = w->ids[0], .last = w->ids[w->rows - 1], .rows = w->rows, .ncols = w->ncols};
     d.id = pager_meta_get(t, ROWGROUP_ID_SLOT) + 1;
     int rc = pager_meta_set(t, ROWGROUP_ID_SLOT, d.id);
