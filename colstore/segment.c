@@ -245,67 +245,67 @@ void segment_builder_free(segment_builder *b) {
 void segment_builder_stats(const segment_builder *b, column_stats *c) {
     uint32_t valid = 0, lo = 0, hi = 0; /* rows of the min and the max so far */
     bool ranged = false;
-    for (uint32_t r = 0; r < b->rows; r++) {
-        if (!(b->validity[r >> 6] >> (r & 63) & 1)) continue;
-        valid++;
-        switch (family((vec_phys)b->phys)) {
-        case FAM_STR: {
-            strref s = BV_STR(b)[r];
+    int fam = family((vec_phys)b->phys);
+/* FOR_VALID runs body for each non-NULL row r (the type's switch stays outside the loop) */
+#define FOR_VALID(...)                                                                                       \
+    for (uint32_t r = 0; r < b->rows; r++) {                                                                 \
+        if (!(b->validity[r >> 6] >> (r & 63) & 1)) continue;                                                \
+        valid++;                                                                                             \
+        if (!ranged) lo = hi = r;                                                                            \
+        __VA_ARGS__                                                                                          \
+    }
+    switch (fam) {
+    case FAM_STR:
+        FOR_VALID({
+            strref s = BV_STR(b)[r], l = BV_STR(b)[lo], h = BV_STR(b)[hi];
             const uint8_t *p = b->bytes + s.off;
             hll_add(&c->sketch, colstats_hash_text(p, s.len));
-            if (!ranged) {
-                lo = hi = r;
-                ranged = true;
-                break;
-            }
-            strref l = BV_STR(b)[lo], h = BV_STR(b)[hi];
+            bool first_one = !ranged;
+            ranged = true;
             uint8_t first = s.len ? p[0] : 0, lf = l.len ? b->bytes[l.off] : 0, hf = h.len ? b->bytes[h.off] : 0;
-            if (first > lf && first < hf) break; /* most strings: inside the range by their first byte */
+            if (first_one || (first > lf && first < hf)) continue; /* most strings: inside by their first byte */
             int cl = memcmp(p, b->bytes + l.off, s.len < l.len ? s.len : l.len);
             if (cl < 0 || (cl == 0 && s.len < l.len)) lo = r;
             int ch = memcmp(p, b->bytes + h.off, s.len < h.len ? s.len : h.len);
             if (ch > 0 || (ch == 0 && s.len > h.len)) hi = r;
-            break;
-        }
-        case FAM_IV: hll_add(&c->sketch, colstats_hash_text(&BV_IV(b)[r], sizeof(sql_interval))); break;
-        case FAM_F64: {
-            double d;
+        })
+        break;
+    case FAM_IV:
+        FOR_VALID(hll_add(&c->sketch, colstats_hash_text(&BV_IV(b)[r], sizeof(sql_interval)));) /* no range */
+        break;
+    case FAM_F64:
+        FOR_VALID({
+            double d, l, h;
             memcpy(&d, &BV_U64(b)[r], sizeof d);
             hll_add(&c->sketch, colstats_hash_f64(d));
-            if (d != d) break; /* NaN: no place in the range */
-            if (!ranged) {
-                lo = hi = r;
-                ranged = true;
-            }
-            double l, h;
+            if (d != d) continue; /* NaN: no place in the range */
+            ranged = true;
             memcpy(&l, &BV_U64(b)[lo], sizeof l);
             memcpy(&h, &BV_U64(b)[hi], sizeof h);
             lo = d < l ? r : lo;
             hi = d > h ? r : hi;
-            break;
-        }
-        default: {
+        })
+        break;
+    default:
+        FOR_VALID({
             int64_t x = BV_INT(b)[r];
             hll_add(&c->sketch, (uint64_t)x);
-            if (!ranged) {
-                lo = hi = r;
-                ranged = true;
-            }
+            ranged = true;
             lo = x < BV_INT(b)[lo] ? r : lo;
             hi = x > BV_INT(b)[hi] ? r : hi;
-        }
-        }
+        })
     }
+#undef FOR_VALID
     c->nulls += b->rows - valid;
     if (!ranged) return;
     /* the min and the max, read back as values, widen the range as colstats_add would */
     uint32_t at[2] = {lo, hi};
     for (int k = 0; k < 2; k++) {
         sql_value x = {.type = b->type};
-        if (family((vec_phys)b->phys) == FAM_STR) {
+        if (fam == FAM_STR) {
             strref s = BV_STR(b)[at[k]];
             x.v.s = sstr_ref((const char *)b->bytes + s.off, s.len);
-        } else if (family((vec_phys)b->phys) == FAM_F64) {
+        } else if (fam == FAM_F64) {
             memcpy(&x.v.d, &BV_U64(b)[at[k]], sizeof x.v.d);
         } else {
             x.v.i = BV_INT(b)[at[k]];
