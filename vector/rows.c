@@ -527,7 +527,10 @@ static int groups_by_rows(vec_groups *g, strata_err *err) {
 int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, uint32_t *gids, uint8_t *is_new,
                            uint64_t *hashes, strata_err *err) {
     uint32_t n = g->keys.ncols;
-    if (g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && direct_find(g, cols[0], count, gids, is_new))
+    bool covers = direct_covers(g) && cols[0]->phys <= PHYS_I64; /* the map holds every group */
+    /* a map that does not hold every group may still hold every key of the chunk (one that does is
+    ** read below, once, row by row) */
+    if (!covers && g->int_key && g->direct && cols[0]->phys <= PHYS_I64 && direct_find(g, cols[0], count, gids, is_new))
         return STRATA_OK; /* every key seen before, in a small range: no hashing, no probing */
     int rc;
     if (g->int_key && cols[0]->phys > PHYS_I64 && (rc = groups_by_rows(g, err))) return rc;
@@ -535,7 +538,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
     ** the rows whose key it does not have (new groups, NULL), hashed one by one */
     sel_t todo[VECTOR_SIZE];
     uint32_t ntodo = 0;
-    if (direct_covers(g) && cols[0]->phys <= PHYS_I64) {
+    if (covers) {
         for (uint32_t r = 0; r < count; r++) {
             bool valid = !vec_is_null(cols[0], r);
             int64_t key = valid ? int_at(cols[0], r) : 0;
