@@ -28,6 +28,8 @@ SANITIZE ?= 0
 PORTABLE ?= 0
 
 DEB_PACKAGES := libsimde-dev libzstd-dev zlib1g-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
+# tmux runs the shell under a pseudo-terminal in its tests (tests/cli/)
+DEB_PACKAGES += tmux
 # clang and its libFuzzer runtime build the fuzz target (make fuzz)
 DEB_PACKAGES += clang libclang-rt-dev
 
