@@ -23,6 +23,11 @@
 #
 # Variants build into their own folders, so the normal, sanitizer and portable builds coexist.
 
+# make builds in parallel on every core unless -j is given (make -j1 for one job at a time).
+ifeq ($(MAKELEVEL),0)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 CC ?= cc
 SANITIZE ?= 0
 PORTABLE ?= 0
@@ -76,7 +81,11 @@ TEST_LIBS := -lcriterion
 # The differential tests run the same queries in SQLite.
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
-.PHONY: all deps test test-vector bench-rowstore bench-kernels clean check-deps
+# The version comes from include/strata.h; the soname's number changes when the ABI breaks.
+VERSION := $(shell sed -n 's/^\#define STRATA_VERSION "\(.*\)"/\1/p' include/strata.h)
+SOVERSION := 0
+
+.PHONY: all deps test test-vector bench-rowstore bench-kernels clean check-deps install uninstall readme-check
 all: $(B)/libstrata.a $(B)/libstrata.so $(B)/strata $(B)/examples/quickstart
 
 # Install what is missing; a fresh machine needs `apt-get update` before the first install.
@@ -92,16 +101,67 @@ $(B)/%.o: %.c $(wildcard include/*.h $(addsuffix /*.h,$(LIB_DIRS))) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(B)/libstrata.a: $(LIB_OBJ)
+# Two archives. libstrata-internal.a holds every object as compiled (LTO and regular code): the
+# unit tests and the internal benchmarks link it, with -fno-lto, for the library's internal
+# functions. libstrata.a, the one users link, holds one object, strata.o: the whole library
+# optimized together once (LTO happens here, inside the library, not in the user's link) with
+# every global symbol but the strata_* API made local, so a user's link takes a second and no
+# internal name can clash with the program's. libstrata.so is made from the same object.
+$(B)/libstrata-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libstrata.so: $(LIB_OBJ) include/strata.map
-	$(CC) $(CFLAGS_ALL) -shared -Wl,--version-script=include/strata.map -o $@ $(LIB_OBJ) $(LDFLAGS_ALL)
+$(B)/strata.o: $(LIB_OBJ)
+	$(CC) $(CFLAGS_ALL) $(if $(LTO),-flinker-output=nolto-rel -Wno-maybe-uninitialized) -r -o $@.tmp $(LIB_OBJ)
+	objcopy --wildcard --keep-global-symbol='strata_*' $@.tmp $@
+	@rm -f $@.tmp
 
-$(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata.a $(wildcard tests/helpers/*.h)
+$(B)/libstrata.a: $(B)/strata.o
+	@rm -f $@
+	ar rcs $@ $^
+
+# The shared library: soname libstrata.so.$(SOVERSION), file libstrata.so.$(VERSION), and the
+# libstrata.so link beside it for -lstrata in the build tree.
+$(B)/libstrata.so.$(VERSION): $(B)/strata.o include/strata.map
+	$(CC) $(filter-out -flto% -ffat-lto-objects,$(CFLAGS_ALL)) -shared -Wl,-soname,libstrata.so.$(SOVERSION) \
+	  -Wl,--version-script=include/strata.map -o $@ $(B)/strata.o $(LDFLAGS_ALL)
+
+$(B)/libstrata.so: $(B)/libstrata.so.$(VERSION)
+	ln -sf libstrata.so.$(VERSION) $(B)/libstrata.so.$(SOVERSION)
+	ln -sf libstrata.so.$(VERSION) $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the header, both libraries, the shell and
+# the pkg-config file (include/strata.pc.in). ldconfig runs when installing into the system
+# itself (no DESTDIR) as root, so that programs find libstrata.so.$(SOVERSION) at once.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+$(B)/strata.pc: include/strata.pc.in include/strata.h Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS_PRIVATE@|$(filter -l% -pthread,$(LDFLAGS_ALL))|' $< > $@
+
+install: all $(B)/strata.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/strata.h $(DESTDIR)$(INCLUDEDIR)/strata.h
+	install -m 644 $(B)/libstrata.a $(DESTDIR)$(LIBDIR)/libstrata.a
+	install -m 755 $(B)/libstrata.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libstrata.so.$(VERSION)
+	ln -sf libstrata.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libstrata.so.$(SOVERSION)
+	ln -sf libstrata.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libstrata.so
+	install -m 644 $(B)/strata.pc $(DESTDIR)$(PKGCONFIGDIR)/strata.pc
+	install -m 755 $(B)/strata $(DESTDIR)$(BINDIR)/strata
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/strata.h $(DESTDIR)$(LIBDIR)/libstrata.a $(DESTDIR)$(LIBDIR)/libstrata.so \
+	  $(DESTDIR)$(LIBDIR)/libstrata.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libstrata.so.$(VERSION) \
+	  $(DESTDIR)$(PKGCONFIGDIR)/strata.pc $(DESTDIR)$(BINDIR)/strata
+
+$(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(wildcard tests/helpers/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_LINK) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
+	$(CC) $(TEST_LINK) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata-internal.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
 # The shell and the examples see the public header only (no -Icore): they use include/strata.h.
 CFLAGS_PUBLIC := $(filter-out -Icore,$(CFLAGS_ALL))
@@ -116,9 +176,9 @@ $(B)/examples/%: examples/%.c include/strata.h $(B)/libstrata.a
 	$(CC) $(CFLAGS_PUBLIC) -o $@ $< $(B)/libstrata.a $(LDFLAGS_ALL)
 
 # The shell's tests run the built binary; STRATA_BIN tells them where it is.
-$(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata.a $(B)/strata $(wildcard tests/helpers/*.h)
+$(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(B)/strata $(wildcard tests/helpers/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_LINK) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata.a $(TEST_LIBS) $(LDFLAGS_ALL)
+	$(CC) $(TEST_LINK) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata-internal.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
 test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
@@ -136,6 +196,8 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	grep -h -A12 '^FAIL' $(B)/tests/sql/mem.log $(B)/tests/sql/file.log | head -60; \
 	echo "== the benchmark harness: engine contract, tiny run (checksums only)"; \
 	$(MAKE) -s --no-print-directory bench-check || fail=1; \
+	echo "== the README's examples (tests/docs/readme_check)"; \
+	$(MAKE) -s --no-print-directory readme-check || fail=1; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
 
 # The kernels' three builds: AVX-512 (native here), AVX2 and SSE2 (portable). test-vector runs the
@@ -147,26 +209,34 @@ test-vector: deps-check $(VECTOR_TESTS)
 	fail=0; for t in $(VECTOR_TESTS); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "vector tests passed ($(VARIANT))"; else echo "VECTOR TESTS FAILED ($(VARIANT))"; exit 1; fi
 
+# The README's examples as written (tests/docs/readme_check): its C program built against a
+# staged `make install` through pkg-config, its shell lines and its SQL.
+README_STAGE := $(abspath $(B))/stage
+readme-check: all
+	@rm -rf $(README_STAGE)
+	@$(MAKE) -s --no-print-directory install DESTDIR=$(README_STAGE) PREFIX=/usr/local >/dev/null
+	@tests/docs/readme_check $(B) $(README_STAGE) /usr/local cc $(filter -fsanitize=%,$(OPT))
+
 deps-check:
 	@for p in libcriterion-dev libcjson-dev; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
 
 # The benchmark records the flags and library it was built with (see bench/README.md).
-$(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/bench_common.h $(B)/libstrata.a
+$(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/bench_common.h $(B)/libstrata-internal.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
-	  -o $@ $< bench/bench_common.c $(B)/libstrata.a -lsqlite3 -lm $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata-internal.a"' \
+	  -o $@ $< bench/bench_common.c $(B)/libstrata-internal.a -lsqlite3 -lm $(LDFLAGS_ALL)
 
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
 
 # The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
-# vector/kernel.h (and through it core/ headers: -Icore) and links libstrata.a, which exports them.
+# vector/kernel.h (and through it core/ headers: -Icore) and links libstrata-internal.a, which exports them.
 $(B)/bench/bench_kernels: bench/bench_kernels.c bench/bench_common.c bench/bench_common.h vector/kernel.h vector/vector.h \
   colstore/bitpack.h colstore/segment.h \
-  $(B)/libstrata.a
+  $(B)/libstrata-internal.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata.a"' \
-	  -o $@ $< bench/bench_common.c $(B)/libstrata.a $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -DBENCH_LIB='"$(B)/libstrata-internal.a"' \
+	  -o $@ $< bench/bench_common.c $(B)/libstrata-internal.a $(LDFLAGS_ALL)
 
 bench-kernels: $(B)/bench/bench_kernels
 	$(B)/bench/bench_kernels $(BENCH_ARGS)
