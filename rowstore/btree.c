@@ -8,7 +8,7 @@
 ** cells fit on every page. A leaf cell keeps its value in the page when the whole cell fits in
 ** max_cell; otherwise the cell holds the key and the first page of an overflow chain carrying the
 ** entire value. Keys are at most max_cell - 12 bytes, so that even an overflowed cell fits and
-** interior pages always take four separators (btree_max_key: 2029 bytes with 8 KiB pages).
+** interior pages always take four separators (btree_max_key: 2023 bytes with 8 KiB pages).
 **
 ** Separators: child i of an interior page holds the keys k with sep[i-1] <= k < sep[i]; the
 ** rightmost child those >= the last separator. A leaf split promotes the shortest prefix of the
