@@ -1,7 +1,9 @@
 # strata -- build, test and benchmark.
 #
 #   make            build libstrata.a, libstrata.so and the programs (build/release/): the shell
-#                   strata and examples/quickstart
+#                   strata and examples/quickstart; on every core unless -j is given
+#   make install    the header, both libraries, the shell and strata.pc under PREFIX (/usr/local),
+#                   staged under DESTDIR when given; make uninstall removes them
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64,
 #                   AVX2=1: -march=haswell, AVX2 without AVX-512)
@@ -52,7 +54,7 @@ endif
 # Release builds optimize across files at link time (as SQLite's one-file amalgamation lets the
 # compiler do): the objects carry both LTO and regular code; the libraries, the shell, the
 # benchmarks and the SQL logic test runner link with LTO, the unit tests link the regular code
-# (TEST_LINK), which keeps their 28 links fast. LTO= builds without. Each file is still compiled
+# (TEST_LINK, through libstrata-internal.a), which keeps their links fast. LTO= builds without. Each file is still compiled
 # with every warning; the whole-program pass leaves out maybe-uninitialized, which it reports for
 # out-parameters set on every success path.
 LTO := -flto=auto -ffat-lto-objects
