@@ -11,6 +11,7 @@
 ** shell does; at a terminal an error is printed and the prompt comes back.
 */
 #include "import.h"
+#include "recover.h"
 #include "render.h"
 #include "sqlscan.h"
 
@@ -255,6 +256,7 @@ static const char help_text[] =
     ".mode [MODE]         Set the output mode (table, csv, json, line, list) or show it\n"
     ".quit                Exit the shell\n"
     ".read FILE           Run the SQL and dot commands of FILE\n"
+    ".recover [DB] NEW    Copy every readable row of DB (default: this database) into NEW\n"
     ".schema [TABLE]      Show the DDL of every object, or of one table's\n"
     ".tables              List the tables and views\n"
     ".timer on|off        Print the time each statement takes\n";
@@ -393,6 +395,18 @@ static int run_dot(shell *sh, char *line, const char *source, long lineno) {
             return DONE_ERROR;
         }
         return print_schema(sh, argc == 2 ? argv[1] : NULL, source, lineno);
+    }
+    if (!strcmp(cmd, "recover")) {
+        char err[1024];
+        if (argc != 2 && argc != 3) {
+            report(source, lineno, "usage: .recover [DAMAGED] NEWFILE");
+            return DONE_ERROR;
+        }
+        if (recover_command(sh->db, argc == 3 ? argv[1] : NULL, argv[argc - 1], stdout, err, sizeof err)) {
+            report(source, lineno, "%s", err);
+            return DONE_ERROR;
+        }
+        return DONE_OK;
     }
     report(source, lineno, "unknown command \".%s\"; .help lists the commands", cmd);
     return DONE_ERROR;

@@ -274,6 +274,68 @@ int strata_appender_flush(strata_appender *a);
 ** status is returned). A row not ended is dropped. NULL is a no-op. */
 int strata_appender_destroy(strata_appender *a);
 
+/* ---- damaged files: integrity check and recovery ---------------------------------------- */
+
+/* A damaged file (a disk error, a truncated copy, flipped bytes) opens as long as its catalog
+** reads; a query that reaches a damaged page fails with STRATA_CORRUPT naming the page, and the
+** others work. `PRAGMA integrity_check` lists every problem it finds, one row each (at most 100
+** rows; `ok` when there is none): pages that do not read or parse, broken B+tree structure,
+** column segments whose checksum does not match, pages owned twice or by nothing. When the
+** catalog itself is damaged, strata_open fails with STRATA_CORRUPT and a message that points to
+** recovery. Recovery copies what is readable into a new database:
+**
+**     strata_recover_report *r;
+**     int rc = strata_recover("broken.db", "new.db", &r);
+**     for (int i = 0; r && i < r->ntables; i++) printf("%s: %lld rows\n", r->tables[i].name,
+**                                                       (long long)r->tables[i].rows);
+**     if (rc) fprintf(stderr, "%s\n", r ? r->message : strata_errstr(rc));
+**     strata_recover_free(r);
+**
+** The damaged file is opened read-only and is never changed: no WAL or other file is created
+** beside it (a WAL that is there is read). The new database gets the schema (tables with their
+** constraints, indexes, views) and every row that reads: the rows of every readable leaf of each
+** table's B+tree and of every readable row group of its column segments. Rows under an interior
+** page that is lost are found by scanning the file for leaves that no tree reaches ("orphan"
+** leaves), when the page format identifies their table: a leaf of rowid keys whose records all
+** decode as rows of the one table that lost row-tree pages. No row is copied twice. When the
+** catalog is damaged, the definitions that still read are recovered and the report says so. */
+
+/* The report of one table. */
+typedef struct strata_recover_table {
+    const char *name;
+    int64_t rows;           /* rows copied into the new database */
+    int64_t orphan_rows;    /* of those, rows found in orphan leaves */
+    int64_t rows_rejected;  /* rows read but refused by the new database (a constraint) */
+    int64_t pages_lost;     /* pages of the table's trees (row tree, column tree) that did not read */
+    int64_t rowgroups_lost; /* row groups (column store) whose segments did not read */
+    int schema_failed;      /* the table could not be created in the new database (no rows) */
+} strata_recover_table;
+
+typedef struct strata_recover_report {
+    int ntables;
+    strata_recover_table *tables; /* in catalog order */
+    int64_t catalog_pages_lost;   /* pages of the catalog that did not read: tables may be missing */
+    int64_t definitions_lost;     /* catalog entries that read but did not load, and indexes and
+                                  ** views that could not be created in the new database */
+    int64_t orphan_leaves;        /* leaves no tree reaches; orphan_rows above counts the rows taken */
+    char message[512];            /* on error, why; else empty */
+} strata_recover_report;
+
+/* strata_recover copies the database at damaged_path into a new database at new_path, which
+** must not exist. Returns STRATA_OK when the copy was made, however much was lost (the report
+** says what); an error when nothing could be copied: STRATA_NOTADB or STRATA_FORMAT for a file
+** that is not a strata database this build reads, STRATA_CORRUPT when even the file's header is
+** damaged, STRATA_BUSY when another handle has the file open (close it, or use
+** strata_recover_db), STRATA_ERROR when new_path exists, STRATA_IOERR, STRATA_NOMEM. *report is
+** set in every case but STRATA_NOMEM before anything was allocated (NULL then); free it with
+** strata_recover_free. */
+int strata_recover(const char *damaged_path, const char *new_path, strata_recover_report **report);
+/* strata_recover_db is strata_recover of the database db has open (as its committed state; db
+** must have no open transaction), for a file that opened but is damaged. */
+int strata_recover_db(strata_db *db, const char *new_path, strata_recover_report **report);
+/* strata_recover_free frees a report. NULL is a no-op. */
+void strata_recover_free(strata_recover_report *report);
+
 /* ---- errors ----------------------------------------------------------------------------- */
 
 /* strata_errcode: the status of the last failed call on db (STRATA_OK if none); strata_errmsg

@@ -24,6 +24,7 @@
 #include "estimate.h"
 #include "exec.h"
 #include "parser.h"
+#include "recover.h"
 #include "stats.h"
 #include "strata.h"
 #include "vfs.h"
@@ -166,7 +167,13 @@ int strata_open(const char *path, strata_db **out) {
     if (rc) return db_error(db, &err, rc);
     arena_init(&db->cat.mem, 0);
     if (!(db->cat.segs = segcache_create(SEGMENT_CACHE_MAX))) return db_errorf(db, STRATA_NOMEM, "out of memory");
-    if ((rc = load_catalog(db, &err))) return db_error(db, &err, rc);
+    if ((rc = load_catalog(db, &err))) {
+        if (rc != STRATA_CORRUPT) return db_error(db, &err, rc);
+        return db_errorf(db, rc,
+                         "the catalog of %s (its table definitions) is damaged: %s; strata_recover() copies what is "
+                         "readable into a new database (in the shell: strata -c \".recover %s NEWFILE\")",
+                         path, err.msg, path);
+    }
     apply_memory_limit(db, default_memory_limit());
     return STRATA_OK;
 }
@@ -1739,4 +1746,62 @@ int strata_appender_destroy(strata_appender *a) {
     int rc = strata_appender_flush(a);
     appender_free(a);
     return rc;
+}
+
+/* ---- recovery (recover.c does the copy) --------------------------------------------------------- */
+
+int appender_add_rows(strata_appender *a, const data_chunk *ch, const sel_t *sel, uint32_t n) {
+    if (!a || a->col || a->cur.count) return STRATA_MISUSE;
+    strata_err err;
+    err_clear(&err);
+    int rc = vec_rows_append(&a->rows, ch, sel, n, &err);
+    return rc ? db_error(a->db, &err, rc) : STRATA_OK;
+}
+
+int strata_recover(const char *damaged_path, const char *new_path, strata_recover_report **report) {
+    if (!report) return STRATA_MISUSE;
+    strata_recover_report *r = *report = calloc(1, sizeof *r);
+    if (!r) return STRATA_NOMEM;
+    if (!damaged_path || !new_path) {
+        snprintf(r->message, sizeof r->message, "strata_recover: a path is NULL");
+        return STRATA_MISUSE;
+    }
+    pager_config cfg = {.read_only = 1};
+    strata_err err;
+    err_clear(&err);
+    pager *p;
+    int rc = pager_open(vfs_posix(), damaged_path, &cfg, &p, &err);
+    if (rc) {
+        snprintf(r->message, sizeof r->message, "%s", err.msg); /* it names the file */
+        return rc;
+    }
+    struct segcache *segs = segcache_create(SEGMENT_CACHE_MAX);
+    if (!segs) {
+        pager_close(p);
+        snprintf(r->message, sizeof r->message, "out of memory");
+        return STRATA_NOMEM;
+    }
+    rc = recover_copy(p, NULL, segs, new_path, r);
+    segcache_destroy(segs);
+    pager_close(p);
+    return rc;
+}
+
+int strata_recover_db(strata_db *db, const char *new_path, strata_recover_report **report) {
+    if (!report) return STRATA_MISUSE;
+    strata_recover_report *r = *report = calloc(1, sizeof *r);
+    if (!r) return STRATA_NOMEM;
+    if (!db || !new_path || db->txn || db->apps) {
+        snprintf(r->message, sizeof r->message, "strata_recover_db: %s",
+                 !db || !new_path ? "NULL argument" : "the handle has an open transaction or appender");
+        return STRATA_MISUSE;
+    }
+    return recover_copy(db->p, &db->cat, db->cat.segs, new_path, r);
+}
+
+void strata_recover_free(strata_recover_report *report) {
+    if (!report) return;
+    for (int i = 0; i < report->ntables; i++) free((char *)report->tables[i].name);
+    free(report->tables);
+    free(report);
 }

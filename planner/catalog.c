@@ -1160,7 +1160,14 @@ int catalog_load(catalog *c, pager_txn *t, strata_err *err) {
         for (rc = btree_cursor_first(cur); rc == STRATA_OK && btree_cursor_valid(cur); rc = btree_cursor_next(cur)) {
             const uint8_t *k, *v;
             size_t kl, vl;
-            if ((rc = btree_cursor_key(cur, &k, &kl)) || (rc = btree_cursor_value(cur, &v, &vl))) break;
+            if ((rc = btree_cursor_key(cur, &k, &kl))) break;
+            if ((rc = btree_cursor_value(cur, &v, &vl))) {
+                /* statistics are advisory: an unreadable value (a damaged overflow page) is passed over */
+                if (rc != STRATA_CORRUPT || kl < 1 || k[0] != 's') break;
+                err_clear(pager_txn_err(t));
+                rc = STRATA_OK;
+                continue;
+            }
             if ((rc = load_entry(c, t, k, kl, v, vl, pass, err))) break;
         }
         btree_cursor_close(cur);
@@ -1209,5 +1216,98 @@ int catalog_set_stats(catalog *c, pager_txn *t, table_def *td, table_stats *st, 
     free(v);
     if (rc) stats_free(st);
     else td->stats = st;
+    return rc;
+}
+
+/* ---- salvage -------------------------------------------------------------------------------- */
+
+typedef struct salvaged {
+    uint8_t **keys, **vals;
+    size_t *klens, *vlens;
+    uint32_t n, cap;
+    int nomem;
+    void (*lost)(void *arg, pgno_t pgno, const char *why);
+    void *arg;
+} salvaged;
+
+static int salvage_entry(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen) {
+    salvaged *sv = arg;
+    if (sv->n == sv->cap) {
+        uint32_t cap = sv->cap ? 2 * sv->cap : 64;
+        uint8_t **k = realloc(sv->keys, cap * sizeof *k), **v = k ? realloc(sv->vals, cap * sizeof *v) : NULL;
+        if (k) sv->keys = k;
+        if (v) sv->vals = v;
+        size_t *kl = v ? realloc(sv->klens, cap * sizeof *kl) : NULL, *vl = kl ? realloc(sv->vlens, cap * sizeof *vl) : NULL;
+        if (kl) sv->klens = kl;
+        if (vl) sv->vlens = vl;
+        if (!vl) return STRATA_NOMEM;
+        sv->cap = cap;
+    }
+    uint8_t *k = malloc(klen + 1), *v = malloc(vlen + 1);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return STRATA_NOMEM;
+    }
+    memcpy(k, key, klen);
+    memcpy(v, val, vlen);
+    sv->keys[sv->n] = k;
+    sv->vals[sv->n] = v;
+    sv->klens[sv->n] = klen;
+    sv->vlens[sv->n] = vlen;
+    sv->n++;
+    return STRATA_OK;
+}
+
+static void salvage_lost_page(void *arg, pgno_t pgno, const char *why) {
+    salvaged *sv = arg;
+    if (sv->lost) sv->lost(sv->arg, pgno, why);
+}
+
+int catalog_salvage(catalog *c, pager_txn *t, void (*lost)(void *arg, pgno_t pgno, const char *why),
+                    void (*skipped)(void *arg, const char *entry, const char *why), void *arg, strata_err *err) {
+    catalog_free(c);
+    arena_init(&c->mem, 0);
+    pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
+    if (!croot) return STRATA_OK;
+    salvaged sv = {.lost = lost, .arg = arg};
+    btree_salvage_fns fns = {.entry = salvage_entry, .lost = salvage_lost_page, .arg = &sv};
+    int rc = btree_salvage(t, croot, &fns);
+    if (rc) rc = err_set(err, STRATA_NOMEM, "out of memory reading the catalog");
+    for (int pass = 0; pass < 2 && !rc; pass++)
+        for (uint32_t i = 0; i < sv.n && !rc; i++) {
+            uint32_t had = c->ntables;
+            int r = load_entry(c, t, sv.keys[i], sv.klens[i], sv.vals[i], sv.vlens[i], pass, err);
+            if (r == STRATA_NOMEM) rc = r;
+            else if (r) {
+                char name[300];
+                snprintf(name, sizeof name, "%.*s", (int)(sv.klens[i] < 200 ? sv.klens[i] : 200), (const char *)sv.keys[i]);
+                if (skipped) skipped(arg, name, err->msg);
+                err_clear(err);
+                c->ntables = had; /* a table half applied is left out */
+            }
+        }
+    for (uint32_t i = 0; i < sv.n; i++) {
+        free(sv.keys[i]);
+        free(sv.vals[i]);
+    }
+    free(sv.keys);
+    free(sv.vals);
+    free(sv.klens);
+    free(sv.vlens);
+    /* foreign keys whose table was lost are dropped: the rows keep their values */
+    ddl d = {.c = c, .t = t, .sql = "", .sqllen = 0, .err = err, .loading = true};
+    for (uint32_t i = 0; i < c->ntables && !rc; i++) {
+        table_def *td = c->tables[i];
+        uint32_t keep = 0;
+        for (uint32_t k = 0; k < td->nfks; k++) {
+            if (resolve_fk(&d, &td->fks[k])) {
+                err_clear(err);
+                continue;
+            }
+            td->fks[keep++] = td->fks[k];
+        }
+        td->nfks = keep;
+    }
     return rc;
 }

@@ -118,6 +118,13 @@ struct catalog {
 /* catalog_load (re)reads the catalog from the file as transaction t sees it, replacing what c
 ** held. STRATA_CORRUPT when a stored definition does not parse. */
 int catalog_load(catalog *c, pager_txn *t, strata_err *err);
+/* catalog_salvage is catalog_load for a damaged file: it reads the catalog's tree as far as its
+** pages read (btree_salvage), calls lost for every page it cannot read, loads every readable
+** definition and calls skipped (entry key, reason) for each that does not load, leaving it out
+** (foreign keys to tables left out are dropped). Fails only for STRATA_NOMEM. A stored table
+** definition that replays ALTERs keeps the text; the caller reads td->sql, ix->sql, v->sql. */
+int catalog_salvage(catalog *c, pager_txn *t, void (*lost)(void *arg, pgno_t pgno, const char *why),
+                    void (*skipped)(void *arg, const char *entry, const char *why), void *arg, strata_err *err);
 void catalog_free(catalog *c);
 
 table_def *catalog_table(catalog *c, const char *name);

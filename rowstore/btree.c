@@ -2155,3 +2155,107 @@ done:
     *problems = a.problems;
     return rc;
 }
+
+/* ---- salvage: reading what is readable of a damaged tree ------------------------------------ */
+
+typedef struct salvager {
+    bt b;
+    const btree_salvage_fns *fn;
+    uint8_t *seen; /* pages entered, one bit each (none is entered twice: no cycles) */
+    btree_buf val; /* an overflowed value, assembled */
+} salvager;
+
+/* salvage_lost reports page pgno lost with the message the transaction recorded, and clears it. */
+static void salvage_lost(salvager *s, pgno_t pgno) {
+    if (s->fn->lost) s->fn->lost(s->fn->arg, pgno, s->b.err->code ? s->b.err->msg : "unreadable");
+    err_clear(s->b.err);
+}
+
+/* salvage_leaf hands every readable entry of leaf nd to the entry callback. A cell that does not
+** parse, or whose overflow chain does not read, is reported lost (naming the page) and skipped. */
+static int salvage_leaf(salvager *s, node *nd) {
+    int rc = STRATA_OK;
+    for (uint32_t i = 0; i < nd->n && rc == STRATA_OK; i++) {
+        cellv cv;
+        if (node_cell(&s->b, nd, i, &cv)) {
+            salvage_lost(s, nd->pgno);
+            continue;
+        }
+        const uint8_t *val = cv.val;
+        if (cv.ovfl) {
+            if ((rc = buf_reserve(&s->val, cv.vlen ? cv.vlen : 1, s->b.err))) break;
+            if (read_chain(&s->b, nd->pgno, cv.ovpg, cv.vlen, s->val.data)) {
+                if (s->b.err->code == STRATA_NOMEM) return STRATA_NOMEM;
+                salvage_lost(s, nd->pgno);
+                continue;
+            }
+            val = s->val.data;
+        }
+        if (s->fn->entry) rc = s->fn->entry(s->fn->arg, cv.key, cv.klen, val, (size_t)cv.vlen);
+    }
+    return rc;
+}
+
+static int salvage_page(salvager *s, pgno_t pgno, int level) {
+    if (!pgno_ok(&s->b, pgno)) {
+        corruptf(s->b.err, pgno, "child page number out of range");
+        salvage_lost(s, pgno);
+        return STRATA_OK;
+    }
+    if (s->seen[pgno >> 3] & (1u << (pgno & 7))) {
+        corruptf(s->b.err, pgno, "page reached twice in the tree");
+        salvage_lost(s, pgno);
+        return STRATA_OK;
+    }
+    s->seen[pgno >> 3] |= (uint8_t)(1u << (pgno & 7));
+    if (s->fn->visit) s->fn->visit(s->fn->arg, pgno);
+    node nd;
+    int rc = node_get(&s->b, pgno, 0, level, &nd);
+    if (rc) {
+        if (rc == STRATA_NOMEM) return rc;
+        salvage_lost(s, pgno);
+        return STRATA_OK;
+    }
+    if (nd.type == BT_PAGE_LEAF) {
+        rc = salvage_leaf(s, &nd);
+    } else {
+        for (uint32_t i = 0; i <= nd.n && rc == STRATA_OK; i++) {
+            pgno_t c;
+            if (node_child(&s->b, &nd, i, &c)) {
+                salvage_lost(s, pgno);
+                continue;
+            }
+            rc = salvage_page(s, c, nd.level - 1);
+        }
+    }
+    node_release(&s->b, &nd);
+    return rc;
+}
+
+int btree_salvage(pager_txn *t, pgno_t root, const btree_salvage_fns *fn) {
+    salvager s = {.fn = fn};
+    bt_init(&s.b, t, root);
+    if (!(s.seen = calloc(s.b.npages / 8 + 1, 1))) return err_set(s.b.err, STRATA_NOMEM, "out of memory (btree_salvage)");
+    int rc = salvage_page(&s, root, -1);
+    free(s.seen);
+    btree_buf_free(&s.val);
+    return rc;
+}
+
+int btree_salvage_leaf(pager_txn *t, pgno_t pgno, const btree_salvage_fns *fn, int *is_leaf) {
+    salvager s = {.fn = fn};
+    bt_init(&s.b, t, pgno);
+    *is_leaf = 0;
+    node nd;
+    if (!pgno_ok(&s.b, pgno)) return STRATA_OK;
+    int rc = node_get(&s.b, pgno, 0, 0, &nd);
+    if (rc) {
+        err_clear(s.b.err);
+        return rc == STRATA_NOMEM ? rc : STRATA_OK;
+    }
+    *is_leaf = 1;
+    rc = salvage_leaf(&s, &nd);
+    node_release(&s.b, &nd);
+    btree_buf_free(&s.val);
+    return rc;
+}

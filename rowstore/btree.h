@@ -123,6 +123,26 @@ int btree_check(pager_txn *t, pgno_t root, int (*mark)(void *arg, pgno_t pgno), 
 int btree_check_file(pager_txn *pt, const pgno_t *roots, uint32_t nroots, btree_buf *report, uint64_t *problems,
                      strata_err *err);
 
+/* Salvage, for recovering what a damaged file still holds (strata_recover). btree_salvage walks
+** the tree at root as far as its pages read and parse: entry gets every readable entry (key and
+** value valid only during the call; an overflowed value is assembled), lost every page (and the
+** subtree under it) that cannot be read or parsed, with the reason, and every entry whose cell or
+** overflow chain is broken (naming its leaf), visit (may be NULL) every page entered. It never
+** fails on damage: it returns STRATA_OK when the walk ended, STRATA_NOMEM, or the first non-OK
+** value of entry. A read transaction sees the pages; nothing is changed. Entries come in key order
+** within a leaf and in tree order across leaves, with the lost ones left out. */
+typedef struct btree_salvage_fns {
+    int (*entry)(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen);
+    void (*lost)(void *arg, pgno_t pgno, const char *why);
+    void (*visit)(void *arg, pgno_t pgno);
+    void *arg;
+} btree_salvage_fns;
+int btree_salvage(pager_txn *t, pgno_t root, const btree_salvage_fns *fn);
+/* btree_salvage_leaf hands the entries of page pgno to fn as btree_salvage does, when the page
+** reads and is a leaf (*is_leaf = 1); any other page is passed over (*is_leaf = 0, STRATA_OK).
+** For leaves that no tree reaches any more (their interior page was lost). */
+int btree_salvage_leaf(pager_txn *t, pgno_t pgno, const btree_salvage_fns *fn, int *is_leaf);
+
 /* Statistics for tests and the benchmark: pages by kind and average leaf fill (0..1): the bytes
 ** of cells and cell offsets over the bytes a leaf has for them (page minus header), averaged over
 ** the leaves. depth counts levels, leaves included (1 for a tree that is a single leaf). */

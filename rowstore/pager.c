@@ -548,6 +548,11 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
     t->write = write;
     pthread_mutex_lock(&p->mu);
     if (write) {
+        if (p->cfg.read_only) {
+            pthread_mutex_unlock(&p->mu);
+            free(t);
+            return err_set(err, STRATA_READONLY, "%s: opened read-only", p->path);
+        }
         if (p->poisoned) {
             pthread_mutex_unlock(&p->mu);
             free(t);
@@ -1667,6 +1672,7 @@ static int checkpoint_locked(pager *p, strata_err *err) {
 }
 
 int pager_checkpoint(pager *p, strata_err *err) {
+    if (p->cfg.read_only) return err_set(err, STRATA_READONLY, "%s: opened read-only", p->path);
     pthread_mutex_lock(&p->mu);
     while (p->writer_active) pthread_cond_wait(&p->writer_cv, &p->mu);
     p->writer_active = 1;
@@ -1706,12 +1712,13 @@ static int frame_read_check(pager *p, uint32_t i, uint8_t *buf, frame_info *fi, 
 ** fails its checks ends the log (a torn tail) unless a later, valid commit frame of the same or a
 ** later transaction follows it: then committed data is damaged and recovery reports CORRUPT. */
 static int wal_recover(pager *p, strata_err *err) {
-    uint64_t size;
-    int rc = vfs_size(p->wal, &size, err);
-    if (rc) return rc;
     p->gen = 1;
     p->salt = new_salt();
     p->next_seq = 1;
+    if (!p->wal) return STRATA_OK; /* read-only, and no WAL beside the file */
+    uint64_t size;
+    int rc = vfs_size(p->wal, &size, err);
+    if (rc) return rc;
     p->wal_alloc = size;
     if (size < WAL_HDR) return STRATA_OK;
     uint8_t h[WAL_HDR];
@@ -1769,7 +1776,7 @@ static int wal_recover(pager *p, strata_err *err) {
     p->st.wal_bytes = p->wal_end;
     /* What recovery found may sit only in the OS cache (the writer was killed before its
     ** fsync); make it durable before building on it. */
-    if (committed && !p->cfg.no_sync) rc = vfs_sync(p->wal, err);
+    if (committed && !p->cfg.no_sync && !p->cfg.read_only) rc = vfs_sync(p->wal, err);
 done:
     free(buf);
     return rc;
@@ -1851,13 +1858,20 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     p->lru.lnext = p->lru.lprev = &p->lru;
     p->hand = &p->lru;
 
-    if ((rc = vfs_open(v, path, VFS_CREATE, &p->db, err))) goto fail;
+    int ro = p->cfg.read_only;
+    if ((rc = vfs_open(v, path, ro ? VFS_READONLY : VFS_CREATE, &p->db, err))) goto fail;
     if ((rc = vfs_lock(p->db, err))) goto fail;
     p->locked = 1;
     if ((rc = vfs_exists(v, p->wal_path, &p->wal_existed, err))) goto fail;
-    if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, err))) goto fail;
+    /* read-only: a WAL that is there is read, none is made */
+    if ((!ro || p->wal_existed) && (rc = vfs_open(v, p->wal_path, ro ? VFS_READONLY : VFS_CREATE, &p->wal, err)))
+        goto fail;
     int fresh;
     if ((rc = db_check_header(p, want, &fresh, err))) goto fail;
+    if (fresh && ro) {
+        rc = err_set(err, STRATA_NOTADB, "%s: file holds no database (empty or without a complete header)", path);
+        goto fail;
+    }
     if (fresh) {
         if ((rc = vfs_truncate(p->wal, 0, err))) goto fail;
         if ((rc = db_init(p, err))) goto fail;
@@ -1895,7 +1909,7 @@ int pager_close(pager *p) {
     int rc = STRATA_OK;
     /* The WAL goes away once the database file holds every commit; a WAL that a failed open
     ** found is kept as it was. */
-    int drop_wal = p->wal && (p->opened ? !p->poisoned : !p->wal_existed);
+    int drop_wal = p->wal && !p->cfg.read_only && (p->opened ? !p->poisoned : !p->wal_existed);
     if (p->opened && drop_wal && p->mxc > 0) {
         strata_err e = {0};
         rc = pager_checkpoint(p, &e);

@@ -45,6 +45,11 @@ typedef struct pager_config {
     uint64_t direct_bytes;        /* a commit whose new pages reach this writes them into the
                                   ** database file itself, not the WAL (pager.c); 0 = 1 MiB */
     int no_sync;                  /* testing only: skip fsync (not crash safe) */
+    int read_only;                /* open without changing anything: the file is opened for
+                                  ** reading only, an existing WAL is read but not synced,
+                                  ** checkpointed or removed, none is created, a missing or empty
+                                  ** file is an error, and write transactions and checkpoints
+                                  ** give STRATA_READONLY (recovery of a damaged file) */
 } pager_config;
 
 /* A page handed out by pager_get / pager_get_mut / pager_alloc. data has page_size bytes, of
