@@ -1448,3 +1448,56 @@ int rowgroup_describe(pager_txn *t, const table_desc *td,
     describe_walk w = {t, td, fn, arg};
     return rowgroup_foreach(t, td, describe_group, &w);
 }
+
+/* ---- checking ------------------------------------------------------------------------------- */
+
+typedef struct seg_checker {
+    const table_desc *td;
+    void (*problem)(void *arg, const char *line);
+    void *arg;
+    uint64_t found;
+} seg_checker;
+
+static int check_segment_entry(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen) {
+    seg_checker *ck = arg;
+    if (klen != SEG_KEY_LEN || key[0] != 's') return STRATA_OK;
+    int64_t first = rowid_decode(key + 1);
+    uint32_t col = (uint32_t)key[9] << 24 | (uint32_t)key[10] << 16 | (uint32_t)key[11] << 8 | key[12];
+    char name[16], line[STRATA_ERRMSG_MAX + 128];
+    if (col != ROWGROUP_ROWID_COL && col >= ck->td->ncols) {
+        snprintf(line, sizeof line, "table with root page %u: row group at rowid %lld: a segment of column %u, "
+                 "which the table does not have", (unsigned)ck->td->root, (long long)first, col);
+        ck->found++;
+        ck->problem(ck->arg, line);
+        return STRATA_OK;
+    }
+    sql_type type = col == ROWGROUP_ROWID_COL ? sql_type_make(TYPE_BIGINT) : ck->td->types[col];
+    segment_reader r;
+    memset(&r, 0, sizeof r);
+    strata_err err;
+    err_clear(&err);
+    int rc = segment_open(&r, val, vlen, type, &err);
+    segment_reader_close(&r);
+    if (rc == STRATA_NOMEM) return rc;
+    if (rc) {
+        if (col == ROWGROUP_ROWID_COL) snprintf(name, sizeof name, "rowid");
+        else snprintf(name, sizeof name, "%u", col);
+        snprintf(line, sizeof line, "table with root page %u: row group at rowid %lld, column %s: %s",
+                 (unsigned)ck->td->root, (long long)first, name, err.msg);
+        ck->found++;
+        ck->problem(ck->arg, line);
+    }
+    return STRATA_OK;
+}
+
+int rowgroup_check_segments(pager_txn *t, const table_desc *td, void (*problem)(void *arg, const char *line),
+                            void *arg, uint64_t *found) {
+    seg_checker ck = {.td = td, .problem = problem, .arg = arg};
+    *found = 0;
+    if (!td->col_root) return STRATA_OK;
+    btree_salvage_fns fns = {.entry = check_segment_entry, .arg = &ck};
+    int rc = btree_salvage(t, td->col_root, &fns);
+    err_clear(pager_txn_err(t)); /* unreadable pages are the tree check's to report */
+    *found = ck.found;
+    return rc;
+}

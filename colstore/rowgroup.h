@@ -193,6 +193,16 @@ int table_scan_open_rowstore(pager_txn *t, const table_desc *td, const uint32_t 
 /* table_delete_rowstore removes rows of the row tree by rowid (each must be there). */
 int table_delete_rowstore(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count);
 
+/* ---- checking ------------------------------------------------------------------------------ */
+
+/* rowgroup_check_segments opens (segment_open: magic, checksum, lengths, sections, zone maps,
+** dictionary) every readable segment of td's column tree and calls problem with a line for each
+** that fails, naming the row group (its first rowid) and the column; *found counts them. Pages
+** that do not read are passed over (the B+tree check reports them). Returns STRATA_OK, or
+** STRATA_NOMEM. */
+int rowgroup_check_segments(pager_txn *t, const table_desc *td, void (*problem)(void *arg, const char *line),
+                            void *arg, uint64_t *found);
+
 /* ---- describing --------------------------------------------------------------------------- */
 
 /* rowgroup_foreach calls fn for each row group of the table in rowid order, with its descriptor;

@@ -967,11 +967,32 @@ void strata_interrupt(strata_db *db) {
     if (db) db->interrupted = 1;
 }
 
-/* integrity_lines runs the whole-file check over every tree the catalog names. */
+/* PRAGMA integrity_check lists at most this many problems (as sqlite3's does), unless
+** PRAGMA integrity_check(N) asks for another number. */
+#define INTEGRITY_MAX_ROWS 100
+
+typedef struct integrity_sink {
+    strata_stmt *s;
+    uint64_t shown, max;
+} integrity_sink;
+
+static void integrity_add(void *arg, const char *line) {
+    integrity_sink *k = arg;
+    if (k->shown < k->max) explain_add(k->s, line);
+    k->shown++;
+}
+
+/* integrity_lines runs the whole-file check over every tree the catalog names (the B+tree
+** structure and the page accounting, btree_check_file) and opens every column segment
+** (rowgroup_check_segments), one row per problem, at most the cap's rows; "ok" when none. */
 static int integrity_lines(strata_stmt *s) {
     strata_db *db = s->db;
     strata_err err;
     err_clear(&err);
+    integrity_sink sink = {.s = s, .max = INTEGRITY_MAX_ROWS};
+    const sql_expr *v = s->ast->set.value;
+    if (v && v->kind == EX_INT && v->integer > 0) sink.max = (uint64_t)v->integer;
+    else if (v) return db_errorf(db, STRATA_ERROR, "PRAGMA integrity_check takes a positive number of rows");
     pager_txn *t = db->txn;
     int rc = STRATA_OK;
     if (!t && (rc = pager_begin(db->p, 0, &t, &err))) return db_error(db, &err, rc);
@@ -979,6 +1000,7 @@ static int integrity_lines(strata_stmt *s) {
     pgno_t *roots = malloc((2 * c->ntables + c->nindexes + 1) * sizeof *roots);
     uint32_t n = 0;
     if (!roots) rc = err_set(&err, STRATA_NOMEM, "out of memory");
+    uint64_t problems = 0;
     if (!rc) {
         pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
         if (croot) roots[n++] = croot;
@@ -988,17 +1010,22 @@ static int integrity_lines(strata_stmt *s) {
         }
         for (uint32_t i = 0; i < c->nindexes; i++) roots[n++] = c->indexes[i]->root;
         btree_buf report = {0};
-        uint64_t problems = 0;
         rc = btree_check_file(t, roots, n, &report, &problems, &err);
-        if (!rc && !problems) explain_add(s, "ok");
         for (char *line = (char *)report.data; !rc && line && *line;) {
             char *nl = strchr(line, '\n');
             if (nl) *nl = 0;
-            explain_add(s, line);
+            integrity_add(&sink, line);
             line = nl ? nl + 1 : NULL;
         }
         btree_buf_free(&report);
     }
+    for (uint32_t i = 0; !rc && i < c->ntables; i++) {
+        uint64_t found = 0;
+        if ((rc = rowgroup_check_segments(t, &c->tables[i]->desc, integrity_add, &sink, &found)))
+            err_set(&err, rc, "out of memory");
+        problems += found;
+    }
+    if (!rc && !problems) explain_add(s, "ok");
     free(roots);
     if (t != db->txn) pager_rollback(t);
     return rc ? db_error(db, &err, rc) : STRATA_OK;
@@ -1272,7 +1299,9 @@ int strata_finalize(strata_stmt *s) {
 
 int strata_column_count(strata_stmt *s) {
     if (!s) return 0;
-    if (s->ast && (s->ast->kind == ST_EXPLAIN || (s->ast->kind == ST_PRAGMA && !s->ast->set.value))) return 1;
+    if (s->ast && (s->ast->kind == ST_EXPLAIN ||
+                   (s->ast->kind == ST_PRAGMA && (!s->ast->set.value || !strcmp(s->ast->set.name, "integrity_check")))))
+        return 1;
     return s->plan ? (int)s->plan->ncols : 0;
 }
 

@@ -417,8 +417,8 @@ static void copy_orphans(rec *R) {
 
 static void catalog_lost(void *arg, pgno_t pgno, const char *why) {
     (void)pgno;
-    (void)why;
-    ((strata_recover_report *)arg)->catalog_pages_lost++;
+    strata_recover_report *r = arg;
+    if (!r->catalog_pages_lost++) snprintf(r->message, sizeof r->message, "%s", why); /* the first reason */
 }
 
 static void catalog_skipped(void *arg, const char *entry, const char *why) {
@@ -485,6 +485,16 @@ int recover_copy(pager *p, catalog *cat, struct segcache *segs, const char *new_
             err_clear(pager_txn_err(R.t));
             own.segs = segs;
             if ((rc = catalog_salvage(&own, R.t, catalog_lost, catalog_skipped, r, &err))) goto done;
+            if (!own.ntables) {
+                char why[sizeof r->message];
+                snprintf(why, sizeof why, "%s", r->message[0] ? r->message : "no definition loads");
+                snprintf(r->message, sizeof r->message,
+                         "the catalog is unreadable (%s): no table definition survives, nothing can be recovered",
+                         why);
+                rc = STRATA_CORRUPT;
+                goto done;
+            }
+            r->message[0] = 0;
         }
         cat = &own;
     }
