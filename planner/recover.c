@@ -489,7 +489,7 @@ int recover_copy(pager *p, catalog *cat, struct segcache *segs, const char *new_
                 char why[sizeof r->message];
                 snprintf(why, sizeof why, "%s", r->message[0] ? r->message : "no definition loads");
                 snprintf(r->message, sizeof r->message,
-                         "the catalog is unreadable (%s): no table definition survives, nothing can be recovered",
+                         "the catalog is unreadable (%.400s): no table definition survives, nothing can be recovered",
                          why);
                 rc = STRATA_CORRUPT;
                 goto done;
