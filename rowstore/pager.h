@@ -64,10 +64,12 @@ typedef struct page {
 ** locking it for this handle: a second open of the same file, in this process or another,
 ** fails with STRATA_BUSY. A file that is not a strata database gives STRATA_NOTADB; one written
 ** by a newer format gives STRATA_FORMAT. Recovery replays committed WAL frames and ignores a torn
-** tail; a damaged committed frame is STRATA_CORRUPT. On error *out is NULL and err says why. */
+** tail; a damaged committed frame is STRATA_CORRUPT. With cfg->read_only nothing is created or
+** written (see pager_config). On error *out is NULL and err says why. */
 int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err);
 
-/* pager_close checkpoints (best effort), removes an empty WAL and frees the pager. Every
+/* pager_close checkpoints (best effort), removes an empty WAL and frees the pager (read-only: only
+** frees it). Every
 ** transaction must have ended. Returns the checkpoint's status; the pager is freed regardless. */
 int pager_close(pager *p);
 
