@@ -295,13 +295,9 @@ static void copy_group(rec *R, tstate *ts, int64_t first, int64_t last) {
             if (!set_has(&ts->ids, ids[i])) sel[n++] = i;
         put_rows(R, ts, &k->ch, sel, n);
     }
-    if (rc == STRATA_OK || rc == STRATA_DONE) {
-        rowgroup_scan_close(s);
-    } else {
-        if (rc == STRATA_NOMEM) fail(R, rc, "%s", "out of memory");
-        if (s && rc != STRATA_NOMEM) rowgroup_scan_close(s);
-        ts->out->rowgroups_lost++;
-    }
+    rowgroup_scan_close(s);
+    if (rc == STRATA_NOMEM) fail(R, rc, "%s", "out of memory");
+    else if (rc) ts->out->rowgroups_lost++;
     chunk_reset(&k->ch);
     err_clear(pager_txn_err(R->t));
 }
