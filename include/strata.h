@@ -103,8 +103,9 @@ typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by c
 ** a private in-memory database. *out is always set, also on error (except STRATA_NOMEM before
 ** anything was allocated, when it is NULL), so that strata_errmsg(*out) can say why; close it
 ** with strata_close in every case. Errors: STRATA_NOTADB (not a strata file), STRATA_FORMAT (a
-** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT,
-** STRATA_IOERR. */
+** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT (the header,
+** the WAL or the catalog is damaged; the message points to strata_recover below), STRATA_IOERR.
+** Damage elsewhere in the file does not stop the open (see "damaged files" below). */
 int strata_open(const char *path, strata_db **out);
 /* strata_close destroys every appender still open on db (inserting its rows, as
 ** strata_appender_destroy does), finalizes every statement still open, rolls back an open

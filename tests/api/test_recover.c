@@ -567,3 +567,58 @@ Test(recover, integrity_check_lists_every_problem_up_to_its_cap) {
     cr_assert_eq(strata_exec(db, "PRAGMA integrity_check('x')", NULL, NULL), STRATA_ERROR);
     strata_close(db);
 }
+
+/* ---- a catalog of several leaves, one of them lost ------------------------------------------- */
+
+Test(recover, a_partly_damaged_catalog_recovers_the_tables_it_still_defines) {
+    unlink(db_path);
+    char wal[320];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    unlink(wal);
+    strata_db *db = open_file(db_path);
+    char sql[4096];
+    for (int i = 0; i < 40; i++) { /* long definitions: the catalog needs several leaves */
+        int n = snprintf(sql, sizeof sql, "CREATE TABLE t%02d(k INTEGER PRIMARY KEY", i);
+        for (int c = 0; c < 12; c++) n += snprintf(sql + n, sizeof sql - (size_t)n, ", column_with_a_long_name_%d VARCHAR", c);
+        snprintf(sql + n, sizeof sql - (size_t)n, "); INSERT INTO t%02d(k) SELECT i FROM generate_series(1, %d) g(i)", i,
+                 100 + i);
+        EXEC_OK(db, sql);
+    }
+    strata_close(db);
+    pager_config cfg = {.read_only = 1};
+    pager *p;
+    strata_err err;
+    err_clear(&err);
+    cr_assert_eq(pager_open(vfs_posix(), db_path, &cfg, &p, &err), STRATA_OK);
+    pager_txn *t;
+    cr_assert_eq(pager_begin(p, 0, &t, &err), STRATA_OK);
+    pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
+    pager_rollback(t);
+    pager_close(p);
+    uint8_t root[PS];
+    read_page(croot, root);
+    cr_assert_eq(root[BT_OFF_TYPE], BT_PAGE_INTERIOR, "the catalog has several leaves");
+    pgno_t leaf = get32(root + BT_OFF_RIGHT); /* the last entries in key order: "t:" definitions */
+    uint32_t lost_entries = cells_of(leaf);
+    cr_assert(lost_entries > 0 && lost_entries < 40);
+    flip_page(leaf);
+
+    db = NULL;
+    cr_assert_eq(strata_open(db_path, &db), STRATA_CORRUPT);
+    strata_close(db);
+    strata_recover_report *r = recover_ok();
+    cr_assert_eq(r->catalog_pages_lost, 1);
+    cr_assert_eq(r->ntables, 40 - (int)lost_entries, "the tables the lost leaf defined are missing");
+    cr_assert_geq(r->orphan_leaves, lost_entries, "their rows' leaves are orphans no table claims");
+    db = open_file(new_path);
+    for (int i = 0; i < r->ntables; i++) {
+        const strata_recover_table *tt = &r->tables[i];
+        int k = atoi(tt->name + 1);
+        cr_assert_eq(tt->rows, 100 + k, "%s", tt->name);
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tt->name);
+        cr_assert_eq(query_int64(db, sql), 100 + k);
+    }
+    cr_assert_str_eq(rows_of(db, "PRAGMA integrity_check"), "ok");
+    strata_close(db);
+    strata_recover_free(r);
+}
