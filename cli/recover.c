@@ -32,6 +32,7 @@ static void print_report(FILE *out, const strata_recover_report *r, const char *
         fprintf(out, "catalog: %" PRId64 " %s lost, %" PRId64 " %s lost\n", r->catalog_pages_lost,
                 r->catalog_pages_lost == 1 ? "page" : "pages", r->definitions_lost,
                 r->definitions_lost == 1 ? "definition" : "definitions");
+    if (r->wal_damaged) fputs("wal: damaged; the commits from the damage on are left out\n", out);
     fprintf(out, "recovered %" PRId64 " %s of %d %s into %s\n", rows, rows == 1 ? "row" : "rows", made,
             made == 1 ? "table" : "tables", newfile);
 }

@@ -19,7 +19,7 @@
 ** with, when they are not zero, ", N from orphan leaves", ", N pages lost", ", N row groups
 ** lost", ", N rows rejected" after a table's rows, "T: not recreated (its definition does not
 ** apply)" for a table that could not be made, and "catalog: N pages lost, M definitions lost"
-** before the summary. Returns STRATA_OK, or the error with its message in err[0..errsize) (the
+** and "wal: damaged; the commits from the damage on are left out" before the summary. Returns STRATA_OK, or the error with its message in err[0..errsize) (the
 ** report of what was copied before is still printed). */
 int recover_command(strata_db *db, const char *damaged, const char *newfile, FILE *out, char *err, size_t errsize);
 

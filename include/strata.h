@@ -293,7 +293,8 @@ int strata_appender_destroy(strata_appender *a);
 **     strata_recover_free(r);
 **
 ** The damaged file is opened read-only and is never changed: no WAL or other file is created
-** beside it (a WAL that is there is read). The new database gets the schema (tables with their
+** beside it (a WAL that is there is read; a damaged one does not stop recovery, see
+** wal_damaged). The new database gets the schema (tables with their
 ** constraints, indexes, views) and every row that reads: the rows of every readable leaf of each
 ** table's B+tree and of every readable row group of its column segments. Rows under an interior
 ** page that is lost are found by scanning the file for leaves that no tree reaches ("orphan"
@@ -319,6 +320,9 @@ typedef struct strata_recover_report {
     int64_t definitions_lost;     /* catalog entries that read but did not load, and indexes and
                                   ** views that could not be created in the new database */
     int64_t orphan_leaves;        /* leaves no tree reaches; orphan_rows above counts the rows taken */
+    int wal_damaged;              /* the WAL beside the file was damaged: the commits from the
+                                  ** damage on (all of the WAL's, for a damaged header) are left
+                                  ** out, and the copy is the state of the last commit before it */
     char message[512];            /* on error, why; else empty */
 } strata_recover_report;
 

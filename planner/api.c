@@ -1810,6 +1810,7 @@ int strata_recover(const char *damaged_path, const char *new_path, strata_recove
         snprintf(r->message, sizeof r->message, "out of memory");
         return STRATA_NOMEM;
     }
+    r->wal_damaged = pager_wal_damage(p)[0] != 0;
     rc = recover_copy(p, NULL, segs, new_path, r);
     segcache_destroy(segs);
     pager_close(p);

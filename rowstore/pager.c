@@ -21,6 +21,7 @@
 #include "pager.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -109,6 +110,7 @@ struct pager {
     int locked;               /* this handle holds the file lock */
     int opened;               /* pager_open completed */
     int wal_existed;          /* the WAL file was there before this handle opened it */
+    char wal_damage[STRATA_ERRMSG_MAX]; /* read-only: why part of the WAL was left out ("" if none) */
     uint64_t epoch;           /* bumped when a checkpoint starts writing or restarts the WAL */
 
     /* WAL state, under mu */
@@ -1726,14 +1728,25 @@ static int wal_recover(pager *p, strata_err *err) {
     if ((rc = vfs_read(p->wal, h, WAL_HDR, 0, &got, err))) return rc;
     static const uint8_t zero[WAL_HDR];
     if (memcmp(h, zero, WAL_HDR) == 0) return STRATA_OK;
-    if (memcmp(h, WAL_MAGIC, 8) != 0 || get32(h + 24) != crc32c(0, h, 24))
+    if (memcmp(h, WAL_MAGIC, 8) != 0 || get32(h + 24) != crc32c(0, h, 24)) {
+        if (p->cfg.read_only) { /* salvage: the database file alone */
+            snprintf(p->wal_damage, sizeof p->wal_damage, "%s: WAL header is damaged: the WAL is left out", p->wal_path);
+            return STRATA_OK;
+        }
         return err_set(err, STRATA_CORRUPT, "%s: WAL header is damaged or not a strata WAL", p->wal_path);
+    }
     if (get32(h + 8) > PAGER_FORMAT_VERSION)
         return err_set(err, STRATA_FORMAT, "%s: WAL format version %u is newer than this build supports (%u)",
                        p->wal_path, get32(h + 8), PAGER_FORMAT_VERSION);
-    if (get32(h + 12) != p->page_size)
+    if (get32(h + 12) != p->page_size) {
+        if (p->cfg.read_only) {
+            snprintf(p->wal_damage, sizeof p->wal_damage, "%s: WAL page size %u is not the database's: the WAL is left out",
+                     p->wal_path, get32(h + 12));
+            return STRATA_OK;
+        }
         return err_set(err, STRATA_CORRUPT, "%s: WAL page size %u does not match the database's %u",
                        p->wal_path, get32(h + 12), p->page_size);
+    }
     p->salt = get64(h + 16);
 
     uint64_t nframes = size / p->page_size;
@@ -1757,6 +1770,12 @@ static int wal_recover(pager *p, strata_err *err) {
         for (uint32_t j = bad + 1; j < nframes; j++) {
             if ((rc = frame_read_check(p, j, buf, &fi, err))) goto done;
             if (fi.ok && fi.commit && fi.seq >= last_seq) {
+                if (p->cfg.read_only) { /* salvage: the state of the last commit before the damage */
+                    snprintf(p->wal_damage, sizeof p->wal_damage,
+                             "page %u: checksum mismatch in WAL frame %u of %s: the commits from there on are left out",
+                             bad_pgno, bad, p->wal_path);
+                    break;
+                }
                 rc = err_set(err, STRATA_CORRUPT, "page %u: checksum mismatch in WAL frame %u of %s (committed data)",
                              bad_pgno, bad, p->wal_path);
                 goto done;
@@ -1959,3 +1978,5 @@ void pager_get_stats(pager *p, pager_stats *out) {
     out->cache_bytes_used = p->bytes_used;
     pthread_mutex_unlock(&p->mu);
 }
+
+const char *pager_wal_damage(const pager *p) { return p->wal_damage; }

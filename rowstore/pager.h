@@ -49,7 +49,10 @@ typedef struct pager_config {
                                   ** reading only, an existing WAL is read but not synced,
                                   ** checkpointed or removed, none is created, a missing or empty
                                   ** file is an error, and write transactions and checkpoints
-                                  ** give STRATA_READONLY (recovery of a damaged file) */
+                                  ** give STRATA_READONLY (recovery of a damaged file); a
+                                  ** damaged WAL does not fail the open: its committed frames
+                                  ** before the damage are used (or none, for a damaged header),
+                                  ** and pager_wal_damage says why */
 } pager_config;
 
 /* A page handed out by pager_get / pager_get_mut / pager_alloc. data has page_size bytes, of
@@ -72,6 +75,10 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
 ** frees it). Every
 ** transaction must have ended. Returns the checkpoint's status; the pager is freed regardless. */
 int pager_close(pager *p);
+
+/* pager_wal_damage: for a read-only pager, why part of the WAL was left out at open; "" when
+** nothing was (and always for a writable one, whose open fails instead). */
+const char *pager_wal_damage(const pager *p);
 
 uint32_t pager_page_size(const pager *p);
 uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
