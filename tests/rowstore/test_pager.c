@@ -1,7 +1,8 @@
 /*
 ** test_pager.c -- the pager on its own: pages survive commit and reopen, rollback discards,
 ** the free list reuses pages, meta slots persist, snapshots stay stable across commits and
-** checkpoints, large transactions spill within the cache bound, and foreign files are refused.
+** checkpoints, large transactions spill within the cache bound, foreign files are refused, and a
+** read-only open reads without writing or creating anything.
 */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -402,4 +403,31 @@ Test(pager, refuses_foreign_and_newer_files) {
     err_clear(&err);
     cr_assert_eq(pager_open(v, "t.db", NULL, &p, &err), STRATA_FORMAT);
     cr_assert(strstr(err.msg, "newer") != NULL, "%s", err.msg);
+}
+
+Test(pager, read_only_open_changes_nothing) {
+    pager *p = open_db(&small_cfg);
+    write_pages(p, 3, 500);
+    cr_assert_eq(pager_close(p), STRATA_OK);
+    cr_assert_eq(vfs_remove(v, "t.db-wal", NULL), STRATA_OK); /* empty after the close */
+    pager_config ro = small_cfg;
+    ro.read_only = 1;
+    p = open_db(&ro);
+    pager_txn *t = begin(p, 0);
+    expect(t, 2, 501);
+    pager_rollback(t);
+    strata_err err = {0};
+    cr_assert_eq(pager_begin(p, 1, &t, &err), STRATA_READONLY, "a write transaction is refused");
+    cr_assert_eq(pager_checkpoint(p, &err), STRATA_READONLY);
+    cr_assert_eq(pager_close(p), STRATA_OK);
+    int exists = 1;
+    cr_assert_eq(vfs_exists(v, "t.db-wal", &exists, NULL), STRATA_OK);
+    cr_assert_eq(exists, 0, "no WAL was made");
+    cr_assert_neq(pager_open(v, "missing.db", &ro, &p, &err), STRATA_OK, "a missing file is not created");
+    cr_assert_eq(vfs_exists(v, "missing.db", &exists, NULL), STRATA_OK);
+    cr_assert_eq(exists, 0);
+    vfs_file *f;
+    cr_assert_eq(vfs_open(v, "empty.db", VFS_CREATE, &f, NULL), STRATA_OK);
+    vfs_close(f);
+    cr_assert_eq(pager_open(v, "empty.db", &ro, &p, &err), STRATA_NOTADB, "%s", err.msg);
 }
