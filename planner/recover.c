@@ -33,35 +33,54 @@
 
 /* ---- sets of rowids ------------------------------------------------------------------------ */
 
+/* An open-addressing hash set of rowids (linear probing; EMPTY marks a free slot, and the rowid
+** EMPTY itself is kept aside), so that membership costs the same in whatever order rows come. */
+#define EMPTY INT64_MIN
+
 typedef struct rowid_set {
     int64_t *v;
-    size_t n, cap, sorted; /* v[0..sorted) is sorted */
+    size_t n, cap; /* cap: a power of two, or 0 */
+    bool has_empty;
 } rowid_set;
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+static size_t slot_of(int64_t id, size_t cap) {
+    uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & (cap - 1);
+}
+
+static int set_has(const rowid_set *s, int64_t id) {
+    if (id == EMPTY) return s->has_empty;
+    if (!s->cap) return 0;
+    for (size_t i = slot_of(id, s->cap);; i = (i + 1) & (s->cap - 1)) {
+        if (s->v[i] == id) return 1;
+        if (s->v[i] == EMPTY) return 0;
+    }
 }
 
 static int set_add(rowid_set *s, int64_t id) {
-    if (s->n == s->cap) {
+    if (id == EMPTY) return s->has_empty = true, STRATA_OK;
+    if (2 * (s->n + 1) > s->cap) { /* at most half full */
         size_t cap = s->cap ? 2 * s->cap : 1024;
-        int64_t *v = realloc(s->v, cap * sizeof *v);
+        int64_t *v = malloc(cap * sizeof *v);
         if (!v) return STRATA_NOMEM;
+        for (size_t i = 0; i < cap; i++) v[i] = EMPTY;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->v[i] != EMPTY) {
+                size_t j = slot_of(s->v[i], cap);
+                while (v[j] != EMPTY) j = (j + 1) & (cap - 1);
+                v[j] = s->v[i];
+            }
+        free(s->v);
         s->v = v;
         s->cap = cap;
     }
-    if (s->sorted == s->n && (!s->n || s->v[s->n - 1] < id)) s->sorted++;
-    s->v[s->n++] = id;
-    return STRATA_OK;
-}
-
-static int set_has(rowid_set *s, int64_t id) {
-    if (s->sorted != s->n) {
-        qsort(s->v, s->n, sizeof *s->v, cmp_i64);
-        s->sorted = s->n;
+    size_t i = slot_of(id, s->cap);
+    while (s->v[i] != EMPTY && s->v[i] != id) i = (i + 1) & (s->cap - 1);
+    if (s->v[i] == EMPTY) {
+        s->v[i] = id;
+        s->n++;
     }
-    return s->n && bsearch(&id, s->v, s->n, sizeof *s->v, cmp_i64) != NULL;
+    return STRATA_OK;
 }
 
 /* ---- the state of a copy ------------------------------------------------------------------- */
