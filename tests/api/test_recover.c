@@ -704,7 +704,10 @@ Test(recover, random_damage_with_valid_checksums_never_crashes_and_recovers_whol
     uint8_t *pristine = slurp(db_path, &len);
     uint32_t npages = (uint32_t)(len / PS);
     uint64_t seed = 0x9e3779b97f4a7c15ull;
-    for (int round = 0; round < 40; round++) {
+    const char *env = getenv("STRATA_RECOVER_ROUNDS"); /* more rounds, to search further */
+    int rounds = env && atoi(env) > 0 ? atoi(env) : 40;
+    if ((env = getenv("STRATA_RECOVER_SEED")) && strtoull(env, NULL, 0)) seed = strtoull(env, NULL, 0);
+    for (int round = 0; round < rounds; round++) {
         FILE *f = fopen(db_path, "wb");
         fwrite(pristine, 1, len, f);
         fclose(f);
