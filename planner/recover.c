@@ -12,9 +12,9 @@
 **      newer version of a migrated row lives there); each batch goes in through the appender,
 **      and when the new database refuses a batch, row by row, counting the refused rows;
 **   4. orphan leaves: pages no tree and no free list reaches that parse as leaves of rowid keys
-**      are given to the one table that lost row-tree pages and whose records they all decode as;
-**      with several such tables the leaf is ambiguous and is left out; rowids already copied are
-**      never copied again;
+**      are given to the one table that lost row-tree pages and whose records they all decode as
+**      (of several, the one whose column count every record stores); otherwise the leaf is
+**      ambiguous and is left out; rowids already copied are never copied again;
 **   5. the user's indexes and the views, from their stored text.
 ** What it is not: no repair in place, no guessing of lost catalog entries (a table whose
 ** definition is lost is not recovered; its leaves stay orphans), no recovery of the segments of
@@ -120,7 +120,7 @@ typedef struct rec {
     uint32_t ngroups, gcap;
     /* orphan leaf probing */
     tstate *probe;
-    bool probe_ok;
+    bool probe_ok, probe_exact; /* every record decodes; ... and stores exactly the table's columns */
     uint32_t probe_cells;
 } rec;
 
@@ -363,6 +363,12 @@ static int probe_entry(void *arg, const uint8_t *key, size_t klen, const uint8_t
     chunk_reset(&k->ch);
     record_plan_reset_regions(&k->plan);
     if (record_decode(&k->plan, val, vlen, &k->ch, 0, &why, &err)) R->probe_ok = false;
+    uint64_t stored = 0; /* the record's first varint: the columns it stores */
+    for (size_t i = 0; i < vlen && i < 10; i++) {
+        stored |= (uint64_t)(val[i] & 0x7f) << (7 * i);
+        if (!(val[i] & 0x80)) break;
+    }
+    if (stored != ts->td->ncols) R->probe_exact = false;
     chunk_reset(&k->ch);
     record_plan_reset_regions(&k->plan);
     return STRATA_OK;
@@ -389,13 +395,13 @@ static void copy_orphans(rec *R) {
     if (ncand && begin_copy(R)) return;
     for (pgno_t pg = 1; pg < R->npages && !R->fatal; pg++) {
         if (R->reached[pg >> 3] & (1u << (pg & 7))) continue;
-        tstate *owner = NULL;
-        int is_leaf = 0, matches = 0;
+        tstate *owner = NULL, *exact_owner = NULL;
+        int is_leaf = 0, matches = 0, exact = 0;
         for (uint32_t i = 0; i < R->nts && !R->fatal; i++) {
             tstate *ts = &R->ts[i];
             if (!ts->rowtree_lost || !ts->made || sink_open(R, ts)) continue;
             R->probe = ts;
-            R->probe_ok = true;
+            R->probe_ok = R->probe_exact = true;
             R->probe_cells = 0;
             btree_salvage_fns fns = {.entry = probe_entry, .lost = probe_lost, .arg = R};
             if (btree_salvage_leaf(R->t, pg, &fns, &is_leaf)) fail(R, STRATA_NOMEM, "%s", "out of memory");
@@ -403,6 +409,10 @@ static void copy_orphans(rec *R) {
             if (R->probe_ok && R->probe_cells) {
                 matches++;
                 owner = ts;
+                if (R->probe_exact) {
+                    exact++;
+                    exact_owner = ts;
+                }
             }
         }
         if (!is_leaf && ncand) continue;
@@ -413,6 +423,7 @@ static void copy_orphans(rec *R) {
             continue;
         }
         R->r->orphan_leaves++;
+        if (matches > 1 && exact == 1) owner = exact_owner, matches = 1; /* the one whose column count it is */
         if (matches == 1) {
             R->cur = owner;
             btree_salvage_fns take = {.entry = orphan_entry, .arg = R};

@@ -765,3 +765,45 @@ Test(recover, random_damage_with_valid_checksums_never_crashes_and_recovers_whol
     }
     free(pristine);
 }
+
+Test(recover, orphan_leaves_of_two_damaged_tables_go_to_the_table_whose_columns_they_store) {
+    unlink(db_path);
+    char wal[320];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    unlink(wal);
+    strata_db *db = open_file(db_path);
+    /* two's records (2 columns) also decode as three's (3 columns, the third NULL) */
+    EXEC_OK(db, "CREATE TABLE two(k INTEGER PRIMARY KEY, v VARCHAR);"
+                "INSERT INTO two SELECT i, 'v' || i FROM generate_series(1, 3000) g(i);"
+                "CREATE TABLE three(k INTEGER PRIMARY KEY, v VARCHAR, w VARCHAR);"
+                "INSERT INTO three SELECT i, 'v' || i, 'w' || i FROM generate_series(1, 2000) g(i)");
+    strata_close(db);
+    pager_config cfg = {.read_only = 1};
+    pager *p;
+    strata_err err;
+    err_clear(&err);
+    cr_assert_eq(pager_open(vfs_posix(), db_path, &cfg, &p, &err), STRATA_OK);
+    pager_txn *t;
+    cr_assert_eq(pager_begin(p, 0, &t, &err), STRATA_OK);
+    catalog c;
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(catalog_load(&c, t, &err), STRATA_OK, "%s", err.msg);
+    pgno_t two = catalog_table(&c, "two")->root, three = catalog_table(&c, "three")->root;
+    catalog_free(&c);
+    pager_rollback(t);
+    pager_close(p);
+    child0(two); /* both roots are interior pages */
+    child0(three);
+    flip_page(two);
+    flip_page(three);
+    strata_recover_report *r = recover_ok();
+    cr_assert_eq(table_of(r, "two")->rows, 3000);
+    cr_assert_eq(table_of(r, "two")->orphan_rows, 3000);
+    cr_assert_eq(table_of(r, "three")->rows, 2000);
+    cr_assert_eq(table_of(r, "three")->orphan_rows, 2000);
+    strata_recover_free(r);
+    db = open_file(new_path);
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM two WHERE v = 'v' || k"), 3000);
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM three WHERE v = 'v' || k AND w = 'w' || k"), 2000);
+    strata_close(db);
+}
