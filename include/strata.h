@@ -300,7 +300,9 @@ int strata_appender_destroy(strata_appender *a);
 ** page that is lost are found by scanning the file for leaves that no tree reaches ("orphan"
 ** leaves), when the page format identifies their table: a leaf of rowid keys whose records all
 ** decode as rows of the one table that lost row-tree pages (of several, the one whose column
-** count the records store). No row is copied twice. When the
+** count the records store); row groups under a lost page of a column tree likewise, through a
+** temporary database beside the new one (NEW-recover-tmp, removed at the end). No row is
+** copied twice. When the
 ** catalog is damaged, the definitions that still read are recovered and the report says so. */
 
 /* The report of one table. */

@@ -15,10 +15,14 @@
 **      are given to the one table that lost row-tree pages and whose records they all decode as
 **      (of several, the one whose column count every record stores); otherwise the leaf is
 **      ambiguous and is left out; rowids already copied are never copied again;
-**   5. the user's indexes and the views, from their stored text.
+**   5. a table whose column tree lost pages has its row groups read through a rebuilt tree: every
+**      readable entry of its column tree, and the entries of orphan leaves of column-tree keys
+**      when it is the only such table, copied into a temporary database beside the new one
+**      (NEW-recover-tmp, removed at the end), whose row groups are then copied as in 3;
+**   6. the user's indexes and the views, from their stored text.
 ** What it is not: no repair in place, no guessing of lost catalog entries (a table whose
-** definition is lost is not recovered; its leaves stay orphans), no recovery of the segments of
-** a row group whose column-tree leaf is lost.
+** definition is lost is not recovered; its leaves stay orphans), no recovery of a row group's
+** entries whose leaf itself is lost.
 */
 #include "recover.h"
 
@@ -98,6 +102,7 @@ typedef struct tstate {
     strata_recover_table *out;
     rowid_set ids;     /* rowids copied (row tree, orphan leaves) */
     bool rowtree_lost; /* its row tree lost pages: an orphan leaf may be its */
+    bool coltree_lost; /* its column tree lost pages: its row groups are read through a rebuilt tree */
     bool made;         /* created in the new database */
     pgno_t last_lost;
     sink sk;
@@ -114,6 +119,9 @@ typedef struct rec {
     uint32_t nts;
     tstate *cur;       /* the table being copied */
     int fatal;         /* STRATA_NOMEM or an error of the new database that stops everything */
+    const char *new_path;
+    pager_txn *tmp;    /* the rebuilt column tree's write transaction */
+    pgno_t tmp_root;
     uint32_t *cols;    /* 0 .. ncols-1 of the widest table */
     /* a row group's descriptors, collected from the column tree */
     int64_t *gfirst, *glast;
@@ -272,6 +280,12 @@ static void row_lost(void *arg, pgno_t pgno, const char *why) {
 
 /* ---- the column tree ----------------------------------------------------------------------- */
 
+static void col_lost(void *arg, pgno_t pgno, const char *why) {
+    rec *R = arg;
+    R->cur->coltree_lost = true;
+    tree_lost(arg, pgno, why);
+}
+
 static int64_t get_i64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
@@ -299,13 +313,12 @@ static int group_entry(void *arg, const uint8_t *key, size_t klen, const uint8_t
 
 /* copy_group copies the live rows of the row group [first, last] that the row tree does not hold
 ** a newer version of. A row group that fails to read part-way keeps the rows read before. */
-static void copy_group(rec *R, tstate *ts, int64_t first, int64_t last) {
-    const table_desc *td = &ts->td->desc;
+static void copy_group(rec *R, tstate *ts, pager_txn *t, const table_desc *td, int64_t first, int64_t last) {
     rowgroup_scan *s = NULL;
     sink *k = &ts->sk;
     int64_t ids[VECTOR_SIZE];
     sel_t sel[VECTOR_SIZE];
-    int rc = rowgroup_scan_open(R->t, td, R->cols, td->ncols, first, last, &s);
+    int rc = rowgroup_scan_open(t, td, R->cols, td->ncols, first, last, &s);
     while (rc == STRATA_OK && !R->fatal) {
         chunk_reset(&k->ch);
         if ((rc = rowgroup_scan_next(s, &k->ch, ids, INT64_MAX)) || !k->ch.count) break;
@@ -318,7 +331,7 @@ static void copy_group(rec *R, tstate *ts, int64_t first, int64_t last) {
     if (rc == STRATA_NOMEM) fail(R, rc, "%s", "out of memory");
     else if (rc) ts->out->rowgroups_lost++;
     chunk_reset(&k->ch);
-    err_clear(pager_txn_err(R->t));
+    err_clear(pager_txn_err(t));
 }
 
 /* ---- one table ------------------------------------------------------------------------------ */
@@ -334,9 +347,11 @@ static void copy_table(rec *R, tstate *ts) {
     pgno_t croot = ts->td->desc.col_root;
     if (croot && !R->fatal) {
         R->ngroups = 0;
-        btree_salvage_fns groups = {.entry = group_entry, .lost = tree_lost, .visit = mark, .arg = R};
+        btree_salvage_fns groups = {.entry = group_entry, .lost = col_lost, .visit = mark, .arg = R};
         if (btree_salvage(R->t, croot, &groups) && !R->fatal) fail(R, STRATA_NOMEM, "%s", "out of memory");
-        for (uint32_t g = 0; g < R->ngroups && !R->fatal; g++) copy_group(R, ts, R->gfirst[g], R->glast[g]);
+        if (!ts->coltree_lost) /* else later, with the orphan leaves (copy_damaged_columns) */
+            for (uint32_t g = 0; g < R->ngroups && !R->fatal; g++)
+                copy_group(R, ts, R->t, &ts->td->desc, R->gfirst[g], R->glast[g]);
     }
     err_clear(pager_txn_err(R->t));
     sink_close(R, ts);
@@ -439,6 +454,108 @@ static void copy_orphans(rec *R) {
     if (ncand && !R->fatal) end_copy(R);
 }
 
+/* ---- damaged column trees ------------------------------------------------------------------- */
+
+/* col_key says whether a key has the shape of a column tree's (rowgroup.h): 'g', 'h' or 'x' and a
+** rowid, or 's', a rowid and a column. */
+static bool col_key(const uint8_t *key, size_t klen) {
+    return (klen == 1 + ROWID_KEY_LEN && (key[0] == 'g' || key[0] == 'h' || key[0] == 'x')) ||
+           (klen == 1 + ROWID_KEY_LEN + 4 && key[0] == 's');
+}
+
+static int col_probe(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen) {
+    (void)val, (void)vlen;
+    rec *R = arg;
+    R->probe_cells++;
+    if (!col_key(key, klen)) R->probe_ok = false;
+    return STRATA_OK;
+}
+
+/* tmp_put copies an entry into the rebuilt column tree. */
+static int tmp_put(void *arg, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen) {
+    rec *R = arg;
+    if (!col_key(key, klen)) return STRATA_OK;
+    int rc = btree_put(R->tmp, R->tmp_root, key, klen, val, vlen);
+    if (rc == STRATA_NOMEM) return fail(R, rc, "%s", "out of memory");
+    err_clear(pager_txn_err(R->tmp));
+    return STRATA_OK;
+}
+
+/* rebuild_columns copies every readable entry of ts's column tree, and those of the orphan leaves
+** of column-tree keys (when ts is the only table whose column tree lost pages), into a new tree
+** of a temporary database beside the new one, and copies the rows of its row groups from there:
+** the row groups whose path in the damaged tree was lost come back with their leaves. */
+static void rebuild_columns(rec *R, tstate *ts, bool take_orphans) {
+    char tmp_path[1100];
+    snprintf(tmp_path, sizeof tmp_path, "%s-recover-tmp", R->new_path);
+    char tmp_wal[1110];
+    snprintf(tmp_wal, sizeof tmp_wal, "%s-wal", tmp_path);
+    vfs *v = vfs_posix();
+    vfs_remove(v, tmp_path, NULL);
+    vfs_remove(v, tmp_wal, NULL);
+    pager_config cfg = {.no_sync = 1}; /* thrown away at the end */
+    strata_err err;
+    err_clear(&err);
+    pager *p = NULL;
+    pager_txn *rt = NULL;
+    int rc = pager_open(v, tmp_path, &cfg, &p, &err);
+    if (!rc) rc = pager_begin(p, 1, &R->tmp, &err);
+    if (!rc && (rc = btree_create(R->tmp, &R->tmp_root))) err = *pager_txn_err(R->tmp);
+    if (rc) {
+        if (R->tmp) pager_rollback(R->tmp);
+        R->tmp = NULL;
+        fail(R, rc, "cannot make a temporary database beside the new one: %.400s", err.msg);
+        goto done;
+    }
+    btree_salvage_fns copy = {.entry = tmp_put, .arg = R};
+    btree_salvage(R->t, ts->td->desc.col_root, &copy);
+    for (pgno_t pg = 1; take_orphans && pg < R->npages && !R->fatal; pg++) {
+        if (R->reached[pg >> 3] & (1u << (pg & 7))) continue;
+        int is_leaf = 0;
+        R->probe_ok = true;
+        R->probe_cells = 0;
+        btree_salvage_fns probe = {.entry = col_probe, .lost = probe_lost, .arg = R};
+        if (btree_salvage_leaf(R->t, pg, &probe, &is_leaf) || !is_leaf || !R->probe_ok || !R->probe_cells) continue;
+        btree_salvage_leaf(R->t, pg, &copy, &is_leaf);
+        mark(R, pg);
+    }
+    err_clear(pager_txn_err(R->t));
+    rc = pager_commit(R->tmp, &err);
+    R->tmp = NULL;
+    if (rc) {
+        fail(R, rc, "cannot write a temporary database beside the new one: %.400s", err.msg);
+        goto done;
+    }
+    if ((rc = pager_begin(p, 0, &rt, &err))) {
+        fail(R, rc, "%s", err.msg);
+        goto done;
+    }
+    table_desc td = ts->td->desc;
+    td.col_root = R->tmp_root;
+    td.cache = NULL; /* its row group ids are the damaged file's: keep them out of the cache */
+    R->ngroups = 0;
+    btree_salvage_fns groups = {.entry = group_entry, .arg = R};
+    btree_salvage(rt, td.col_root, &groups);
+    R->cur = ts;
+    if (!begin_copy(R) && !sink_open(R, ts)) {
+        for (uint32_t g = 0; g < R->ngroups && !R->fatal; g++) copy_group(R, ts, rt, &td, R->gfirst[g], R->glast[g]);
+        sink_close(R, ts);
+        if (!R->fatal) end_copy(R);
+    }
+    pager_rollback(rt);
+done:
+    pager_close(p);
+    vfs_remove(v, tmp_path, NULL);
+    vfs_remove(v, tmp_wal, NULL);
+}
+
+static void copy_damaged_columns(rec *R) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < R->nts; i++) n += R->ts[i].coltree_lost && R->ts[i].made;
+    for (uint32_t i = 0; i < R->nts && !R->fatal; i++)
+        if (R->ts[i].coltree_lost && R->ts[i].made) rebuild_columns(R, &R->ts[i], n == 1);
+}
+
 /* ---- the whole copy ------------------------------------------------------------------------- */
 
 static void catalog_lost(void *arg, pgno_t pgno, const char *why) {
@@ -488,7 +605,7 @@ static void make_views(rec *R) {
 }
 
 int recover_copy(pager *p, catalog *cat, struct segcache *segs, const char *new_path, strata_recover_report *r) {
-    rec R = {.r = r};
+    rec R = {.r = r, .new_path = new_path};
     strata_err err;
     err_clear(&err);
     catalog own = {0};
@@ -572,6 +689,7 @@ int recover_copy(pager *p, catalog *cat, struct segcache *segs, const char *new_
         }
     err_clear(pager_txn_err(R.t));
     if (!R.fatal) copy_orphans(&R);
+    if (!R.fatal) copy_damaged_columns(&R);
     free(order);
     for (uint32_t i = 0; i < cat->nindexes && !R.fatal; i++) {
         index_def *ix = cat->indexes[i];

@@ -807,3 +807,55 @@ Test(recover, orphan_leaves_of_two_damaged_tables_go_to_the_table_whose_columns_
     cr_assert_eq(query_int64(db, "SELECT count(*) FROM three WHERE v = 'v' || k AND w = 'w' || k"), 2000);
     strata_close(db);
 }
+
+/* ---- a column tree whose interior page is lost ------------------------------------------------- */
+
+Test(recover, row_groups_under_a_lost_interior_page_of_the_column_tree_come_back) {
+    unlink(db_path);
+    char wal[320];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    unlink(wal);
+    strata_db *db = open_file(db_path);
+    /* small row groups, so that the column tree has an interior page over many leaves */
+    EXEC_OK(db, "CREATE TABLE col(id BIGINT, s VARCHAR) WITH (storage = 'column', row_group_size = 2048);"
+                "INSERT INTO col SELECT i, 'text ' || i FROM generate_series(1, 300000) g(i)");
+    strata_close(db);
+    pager_config cfg = {.read_only = 1};
+    pager *p;
+    strata_err err;
+    err_clear(&err);
+    cr_assert_eq(pager_open(vfs_posix(), db_path, &cfg, &p, &err), STRATA_OK);
+    pager_txn *t;
+    cr_assert_eq(pager_begin(p, 0, &t, &err), STRATA_OK);
+    catalog c;
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(catalog_load(&c, t, &err), STRATA_OK, "%s", err.msg);
+    pgno_t croot = catalog_table(&c, "col")->desc.col_root;
+    catalog_free(&c);
+    pager_rollback(t);
+    pager_close(p);
+    cr_assert_neq(croot, 0);
+    child0(croot); /* an interior page */
+    flip_page(croot);
+
+    db = open_file(db_path);
+    strata_stmt *s = prepare(db, "SELECT sum(id) FROM col");
+    cr_assert_eq(strata_step(s), STRATA_CORRUPT);
+    strata_finalize(s);
+    strata_close(db);
+    strata_recover_report *r = recover_ok();
+    cr_assert_eq(table_of(r, "col")->pages_lost, 1);
+    cr_assert_eq(table_of(r, "col")->rows, 300000, "every row group comes back from its orphan leaves");
+    cr_assert_eq(table_of(r, "col")->rowgroups_lost, 0);
+    strata_recover_free(r);
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s-recover-tmp", new_path);
+    cr_assert_eq(access(tmp, F_OK), -1, "the temporary database is removed");
+    strncat(tmp, "-wal", sizeof tmp - strlen(tmp) - 1);
+    cr_assert_eq(access(tmp, F_OK), -1, "and its WAL");
+    db = open_file(new_path);
+    cr_assert_eq(query_int64(db, "SELECT count(DISTINCT id) FROM col WHERE s = 'text ' || id"), 300000);
+    cr_assert_eq(query_int64(db, "SELECT sum(id) FROM col"), 300000ll * 300001 / 2);
+    cr_assert_str_eq(rows_of(db, "PRAGMA integrity_check"), "ok");
+    strata_close(db);
+}
