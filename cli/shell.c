@@ -1,5 +1,5 @@
 /*
-** shell.c -- the strata shell: options, the input loop, statements and dot commands.
+** shell.c -- the strata shell: options, the input loop and statements (dot commands: dot.c).
 **
 **     strata [OPTIONS] [FILE] [SQL]
 **
@@ -10,7 +10,8 @@
 ** tail. Outside a terminal the first error stops the shell with exit status 1, as the duckdb
 ** shell does; at a terminal an error is printed and the prompt comes back.
 */
-#include "import.h"
+#include "shell.h"
+
 #include "render.h"
 #include "sqlscan.h"
 
@@ -31,28 +32,6 @@
 
 #define HISTORY_FILE ".strata_history"
 #define HISTORY_LINES 1000
-#define READ_DEPTH_MAX 16 /* .read inside .read, at most this deep */
-
-/* What a command did: went well, failed, or asked the shell to end. */
-enum { DONE_OK, DONE_ERROR, DONE_QUIT };
-
-typedef struct shell {
-    strata_db *db;
-    render_mode mode;
-    bool headers;
-    bool timer;
-    bool interactive;
-    int read_depth;
-    /* the statement text being collected, and the scanner that says when it is complete */
-    char *buf;
-    size_t buf_len, buf_cap;
-    long buf_line; /* the input line the collected text starts on */
-    sql_scanner scan;
-    /* the progress bar: drawn on a terminal (stderr) for a statement running over PROGRESS_DELAY */
-    bool progress_tty;
-    bool bar_shown;
-    double stmt_t0;
-} shell;
 
 #define PROGRESS_DELAY 2.0 /* seconds a statement runs before its progress bar shows */
 #define PROGRESS_WIDTH 30  /* characters of the bar */
@@ -71,10 +50,7 @@ static void on_sigint(int sig) {
     if (running_db) strata_interrupt(running_db); /* stops a long step too */
 }
 
-/* report writes an error to stderr, after what is already on stdout. source and line name the
-** script position (source NULL: none, for -c and the terminal). */
-static void report(const char *source, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void report(const char *source, long line, const char *fmt, ...) {
+void report(const char *source, long line, const char *fmt, ...) {
     fflush(stdout);
     fputs("Error: ", stderr);
     if (source) fprintf(stderr, "%s:%ld: ", source, line);
@@ -201,9 +177,7 @@ static void progress_clear(shell *sh) {
     sh->bar_shown = false;
 }
 
-/* run_sql runs every statement of sql in turn and stops at the first error, which it reports.
-** line is the input line sql starts on (for source's error messages). */
-static int run_sql(shell *sh, const char *sql, const char *source, long line) {
+int run_sql(shell *sh, const char *sql, const char *source, long line) {
     const char *p = sql;
     for (;;) {
         for (; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
@@ -241,161 +215,6 @@ static int run_sql(shell *sh, const char *sql, const char *source, long line) {
         for (; p < tail; p++)
             if (*p == '\n') line++;
     }
-}
-
-/* ---- dot commands ----------------------------------------------------------------------- */
-
-static int run_stream(shell *sh, FILE *in, const char *source);
-
-static const char help_text[] =
-    ".exit                Exit the shell (also .quit)\n"
-    ".headers on|off      Show or hide column names\n"
-    ".help                Show this message\n"
-    ".import FILE TABLE   Load CSV FILE into TABLE (created from the header when missing)\n"
-    ".mode [MODE]         Set the output mode (table, csv, json, line, list) or show it\n"
-    ".quit                Exit the shell\n"
-    ".read FILE           Run the SQL and dot commands of FILE\n"
-    ".schema [TABLE]      Show the DDL of every object, or of one table's\n"
-    ".tables              List the tables and views\n"
-    ".timer on|off        Print the time each statement takes\n";
-
-/* split_args splits line in place into at most max words, honouring '...' and "..." quotes.
-** Returns the number of words. */
-static int split_args(char *line, char **argv, int max) {
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-            p++;
-        if (!*p) break;
-        char q = (*p == '\'' || *p == '"') ? *p++ : 0;
-        argv[n++] = p;
-        while (*p && (q ? *p != q : !(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')))
-            p++;
-        if (*p) *p++ = '\0';
-    }
-    return n;
-}
-
-/* on_off parses on/off (also yes/no, 1/0) into *out; false for anything else. */
-static bool on_off(const char *s, bool *out) {
-    if (!strcmp(s, "on") || !strcmp(s, "yes") || !strcmp(s, "1")) return *out = true, true;
-    if (!strcmp(s, "off") || !strcmp(s, "no") || !strcmp(s, "0")) return !(*out = false);
-    return false;
-}
-
-/* print_schema prints the stored DDL of every object (or of those of one table), each ending
-** with ';', as the sqlite3 shell's .schema does. */
-static int print_schema(shell *sh, const char *table, const char *source, long lineno) {
-    strata_stmt *st;
-    const char *sql = table ? "SELECT sql FROM strata_catalog WHERE tbl_name = ? AND sql <> '' "
-                              "ORDER BY type DESC, name"
-                            : "SELECT sql FROM strata_catalog WHERE sql <> '' ORDER BY tbl_name, type DESC, name";
-    if (strata_prepare(sh->db, sql, &st, NULL) != STRATA_OK) {
-        report(source, lineno, "%s", strata_errmsg(sh->db));
-        return DONE_ERROR;
-    }
-    if (table) strata_bind_text(st, 1, table, -1);
-    int rc;
-    while ((rc = strata_step(st)) == STRATA_ROW) printf("%s;\n", strata_column_text(st, 0));
-    strata_finalize(st);
-    if (rc != STRATA_DONE) {
-        report(source, lineno, "%s", strata_errmsg(sh->db));
-        return DONE_ERROR;
-    }
-    return DONE_OK;
-}
-
-static int run_dot(shell *sh, char *line, const char *source, long lineno) {
-    char *argv[8];
-    int argc = split_args(line + 1, argv, 8);
-    const char *cmd = argc ? argv[0] : "";
-    if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) return DONE_QUIT;
-    if (!strcmp(cmd, "help")) {
-        fputs(help_text, stdout);
-        return DONE_OK;
-    }
-    if (!strcmp(cmd, "mode")) {
-        if (argc == 1) {
-            printf("current output mode: %s\n", render_mode_name(sh->mode));
-            return DONE_OK;
-        }
-        if (argc == 2 && render_mode_parse(argv[1], &sh->mode)) return DONE_OK;
-        report(source, lineno, "usage: .mode table|csv|json|line|list");
-        return DONE_ERROR;
-    }
-    if (!strcmp(cmd, "headers") || !strcmp(cmd, "header")) {
-        if (argc == 2 && on_off(argv[1], &sh->headers)) return DONE_OK;
-        report(source, lineno, "usage: .headers on|off");
-        return DONE_ERROR;
-    }
-    if (!strcmp(cmd, "timer")) {
-        if (argc == 2 && on_off(argv[1], &sh->timer)) return DONE_OK;
-        report(source, lineno, "usage: .timer on|off");
-        return DONE_ERROR;
-    }
-    if (!strcmp(cmd, "read")) {
-        if (argc != 2) {
-            report(source, lineno, "usage: .read FILE");
-            return DONE_ERROR;
-        }
-        if (sh->read_depth >= READ_DEPTH_MAX) {
-            report(source, lineno, ".read nested more than %d deep", READ_DEPTH_MAX);
-            return DONE_ERROR;
-        }
-        FILE *f = fopen(argv[1], "r");
-        if (!f) {
-            report(source, lineno, "cannot open \"%s\": %s", argv[1], strerror(errno));
-            return DONE_ERROR;
-        }
-        /* the file gets its own statement buffer: save the one being collected */
-        shell saved = *sh;
-        sh->buf = NULL;
-        sh->buf_len = sh->buf_cap = 0;
-        sh->read_depth++;
-        bool interactive = sh->interactive;
-        sh->interactive = false; /* a script stops at its first error */
-        int rc = run_stream(sh, f, argv[1]);
-        fclose(f);
-        free(sh->buf);
-        sh->interactive = interactive;
-        sh->read_depth--;
-        sh->buf = saved.buf;
-        sh->buf_len = saved.buf_len;
-        sh->buf_cap = saved.buf_cap;
-        sh->buf_line = saved.buf_line;
-        sh->scan = saved.scan;
-        return rc;
-    }
-    if (!strcmp(cmd, "import")) {
-        if (argc != 3) {
-            report(source, lineno, "usage: .import FILE TABLE");
-            return DONE_ERROR;
-        }
-        char err[1024];
-        if (import_csv(sh->db, argv[1], argv[2], err, sizeof err) != STRATA_OK) {
-            report(source, lineno, "%s", err);
-            return DONE_ERROR;
-        }
-        return DONE_OK;
-    }
-    if (!strcmp(cmd, "tables")) {
-        if (argc > 1) {
-            report(source, lineno, "usage: .tables");
-            return DONE_ERROR;
-        }
-        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type IN ('table', 'view') ORDER BY name", source,
-                       lineno);
-    }
-    if (!strcmp(cmd, "schema")) {
-        if (argc > 2) {
-            report(source, lineno, "usage: .schema [TABLE]");
-            return DONE_ERROR;
-        }
-        return print_schema(sh, argc == 2 ? argv[1] : NULL, source, lineno);
-    }
-    report(source, lineno, "unknown command \".%s\"; .help lists the commands", cmd);
-    return DONE_ERROR;
 }
 
 /* ---- input ------------------------------------------------------------------------------ */
@@ -451,9 +270,9 @@ static int run_line(shell *sh, char *line, const char *source, long lineno) {
     return sql_scanner_complete(&sh->scan) ? run_buffer(sh, source) : DONE_OK;
 }
 
-/* run_stream runs the lines of in. Outside interactive use it stops at the first error. At the
-** end of the input, statement text without a final ';' is run too. */
-static int run_stream(shell *sh, FILE *in, const char *source) {
+/* run_stream: see shell.h. At the end of the input, statement text without a final ';' is run
+** too. */
+int run_stream(shell *sh, FILE *in, const char *source) {
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
