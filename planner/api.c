@@ -872,7 +872,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
         snprintf(line + n, sizeof line - (size_t)n, " %s %s %s%s", jk[p->join.kind], p->child[1]->scan.table->name,
                  p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
         break;
-    case PLAN_AGG: snprintf(line + n, sizeof line - (size_t)n, " (%u keys, %u aggregates)", p->agg.nkeys, p->agg.naggs); break;
+    case PLAN_AGG:
+        snprintf(line + n, sizeof line - (size_t)n, " (%u key%s, %u aggregate%s)", p->agg.nkeys,
+                 p->agg.nkeys == 1 ? "" : "s", p->agg.naggs, p->agg.naggs == 1 ? "" : "s");
+        break;
     case PLAN_SORT:
         if (p->sort.limit >= 0) snprintf(line + n, sizeof line - (size_t)n, " top %lld", (long long)p->sort.limit);
         break;

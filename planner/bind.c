@@ -78,7 +78,7 @@ __attribute__((format(printf, 3, 4))) static int bind_error(bind_ctx *b, size_t 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return sql_error_at(b->err, STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", msg);
+    return sql_error_at(b->err, STRATA_ERROR, b->sql, b->sqllen, off, NULL, "%s", msg);
 }
 
 static int nomem(bind_ctx *b) { return err_set(b->err, STRATA_NOMEM, "out of memory (binder)"); }
@@ -213,7 +213,7 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
         strata_err tmp;
         err_clear(&tmp);
         if (value_cast(&e->value, t, explicit_cast, b->mem, &v, &tmp))
-            return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, "error", "%s",
+            return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, NULL, "%s",
                                 tmp.msg);
         expr *c = mk_const(b, v, e->off);
         if (!c) return nomem(b);
@@ -228,7 +228,7 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
 }
 
 static int type_error(bind_ctx *b, size_t off, strata_err *tmp) {
-    return sql_error_at(b->err, tmp->code ? tmp->code : STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", tmp->msg);
+    return sql_error_at(b->err, tmp->code ? tmp->code : STRATA_ERROR, b->sql, b->sqllen, off, NULL, "%s", tmp->msg);
 }
 
 /* common_type of two expressions as value_common_type sees them (untyped literals adapt). */
