@@ -8,13 +8,15 @@
 ** ~/.strata_history), or from a pipe. Text is collected a line at a time until sqlscan.h says
 ** it ends with a complete statement, then run statement by statement with strata_prepare's
 ** tail. Outside a terminal the first error stops the shell with exit status 1, as the duckdb
-** shell does; at a terminal an error is printed and the prompt comes back.
+** shell does; at a terminal an error is printed and the prompt comes back (.bail and -bail
+** change either).
 */
 #include "shell.h"
 
 #include "render.h"
 #include "sqlscan.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +54,7 @@ static void on_sigint(int sig) {
 }
 
 void report(const char *source, long line, const char *fmt, ...) {
-    fflush(stdout);
+    fflush(NULL); /* stdout, and an .output file */
     fputs("Error: ", stderr);
     if (source) fprintf(stderr, "%s:%ld: ", source, line);
     va_list ap;
@@ -109,7 +112,12 @@ static int run_rows(shell *sh, strata_stmt *st) {
         names[i] = strata_column_name(st, i);
         kinds[i] = decl_kind(strata_column_decltype(st, i));
     }
-    if (!(r = render_begin(stdout, sh->mode, sh->headers, ncol, names))) goto nomem;
+    render_options opt = {.mode = sh->mode,
+                          .headers = sh->headers,
+                          .null_text = sh->null_text,
+                          .widths = sh->widths,
+                          .nwidths = sh->nwidths};
+    if (!(r = render_begin(sh->out, &opt, ncol, names))) goto nomem;
     for (; rc == STRATA_ROW; rc = strata_step(st)) {
         if (interrupted) {
             rc = STRATA_INTERRUPT;
@@ -177,6 +185,29 @@ static void progress_clear(shell *sh) {
     sh->bar_shown = false;
 }
 
+/* is_change says whether the statement at sql is an INSERT, UPDATE or DELETE (its first word,
+** after white space and comments), whose count .changes prints. */
+static bool is_change(const char *sql) {
+    for (;;) {
+        while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '\r' || *sql == '(')
+            sql++;
+        if (sql[0] == '-' && sql[1] == '-') {
+            sql += strcspn(sql, "\n");
+        } else if (sql[0] == '/' && sql[1] == '*') {
+            const char *end = strstr(sql + 2, "*/");
+            if (!end) return false;
+            sql = end + 2;
+        } else {
+            break;
+        }
+    }
+    static const char *words[] = {"insert", "update", "delete"};
+    for (int i = 0; i < 3; i++)
+        if (!strncasecmp(sql, words[i], 6) && !(isalnum((unsigned char)sql[6]) || sql[6] == '_')) return true;
+    return false;
+}
+
+/* run_sql: see shell.h. */
 int run_sql(shell *sh, const char *sql, const char *source, long line) {
     const char *p = sql;
     for (;;) {
@@ -189,9 +220,16 @@ int run_sql(shell *sh, const char *sql, const char *source, long line) {
         int rc = strata_prepare(sh->db, p, &st, &tail);
         if (rc != STRATA_OK) {
             report(source, line, "%s", strata_errmsg(sh->db));
+            if (sh->once) output_reset(sh);
             return DONE_ERROR;
         }
         if (!st) return DONE_OK; /* only comments were left */
+        if (sh->echo) {
+            size_t n = (size_t)(tail - p);
+            while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\n' || p[n - 1] == '\r'))
+                n--;
+            fprintf(sh->out, "%.*s\n", (int)n, p);
+        }
         interrupted = 0;
         running_db = sh->db;
         sh->stmt_t0 = t0;
@@ -199,19 +237,26 @@ int run_sql(shell *sh, const char *sql, const char *source, long line) {
         running_db = NULL;
         progress_clear(sh);
         strata_finalize(st);
+        if (rc == STRATA_DONE && is_change(p)) {
+            int64_t n = strata_changes(sh->db);
+            sh->total_changes += n;
+            if (sh->changes)
+                fprintf(sh->out, "changes: %lld   total_changes: %lld\n", (long long)n, (long long)sh->total_changes);
+        }
         if (rc == STRATA_INTERRUPT) {
             report(source, line, "interrupted");
-            return DONE_ERROR;
-        }
-        if (rc != STRATA_DONE) {
+        } else if (rc != STRATA_DONE) {
             /* a NOMEM of the shell's own (rendering) has no message from strata */
             bool own = rc == STRATA_NOMEM && strata_errcode(sh->db) != STRATA_NOMEM;
             report(source, line, "%s", own ? "out of memory" : strata_errmsg(sh->db));
-            return DONE_ERROR;
+        } else {
+            if (strata_rejects(sh->db) > 0)
+                fprintf(sh->out, "%lld records rejected: they are in the REJECTS file\n",
+                        (long long)strata_rejects(sh->db));
+            if (sh->timer) fprintf(sh->out, "Run Time: real %.3f\n", now() - t0);
         }
-        if (strata_rejects(sh->db) > 0)
-            printf("%lld records rejected: they are in the REJECTS file\n", (long long)strata_rejects(sh->db));
-        if (sh->timer) printf("Run Time: real %.3f\n", now() - t0);
+        if (sh->once) output_reset(sh); /* .once: this statement's output only */
+        if (rc != STRATA_DONE) return DONE_ERROR;
         for (; p < tail; p++)
             if (*p == '\n') line++;
     }
@@ -248,15 +293,18 @@ static int run_buffer(shell *sh, const char *source) {
     return rc;
 }
 
-/* run_line handles one line of input (without its newline): a dot command when no statement is
-** being collected, otherwise more statement text, run once it completes. */
-static int run_line(shell *sh, char *line, const char *source, long lineno) {
+/* handle_line handles one line of input (without its newline): a dot command when no statement
+** is being collected, otherwise more statement text, run once it completes. */
+static int handle_line(shell *sh, char *line, const char *source, long lineno) {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p == '.' && !sql_scanner_has_code(&sh->scan)) {
         buf_clear(sh); /* comments before a dot command are dropped */
-        return run_dot(sh, (char *)p, source, lineno);
+        if (sh->echo) fprintf(sh->out, "%s\n", p);
+        int rc = run_dot(sh, (char *)p, source, lineno);
+        if (sh->once && --sh->once == 0) output_reset(sh); /* .once counts itself: see dot.c */
+        return rc;
     }
     if (sh->buf_len == 0) sh->buf_line = lineno;
     size_t n = strlen(line);
@@ -270,25 +318,41 @@ static int run_line(shell *sh, char *line, const char *source, long lineno) {
     return sql_scanner_complete(&sh->scan) ? run_buffer(sh, source) : DONE_OK;
 }
 
-/* run_stream: see shell.h. At the end of the input, statement text without a final ';' is run
-** too. */
+/* run_line is handle_line for every input; at the prompt with bail on, an error ends the shell
+** (DONE_QUIT, and the exit status 1). */
+static int run_line(shell *sh, char *line, const char *source, long lineno) {
+    int rc = handle_line(sh, line, source, lineno);
+    if (rc == DONE_ERROR && sh->interactive && sh->bail) {
+        sh->failed = true;
+        return DONE_QUIT;
+    }
+    return rc;
+}
+
+/* run_stream: see shell.h. With bail off an error is reported and the lines after it run, and the
+** result is still DONE_ERROR. At the end of the input, statement text without a final ';' is
+** run too. */
 int run_stream(shell *sh, FILE *in, const char *source) {
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     long lineno = 0;
     int rc = DONE_OK;
+    bool failed = false;
     buf_clear(sh);
     while ((n = getline(&line, &cap, in)) >= 0) {
         lineno++;
         if (n > 0 && line[n - 1] == '\n') line[--n] = '\0';
         rc = run_line(sh, line, source, lineno);
-        if (rc == DONE_QUIT || (rc == DONE_ERROR && !sh->interactive)) break;
+        if (rc == DONE_ERROR) failed = sh->failed = true;
+        if (rc == DONE_QUIT || (rc == DONE_ERROR && sh->bail)) break;
     }
-    if (rc == DONE_OK && sql_scanner_has_code(&sh->scan)) rc = run_buffer(sh, source);
+    if (rc != DONE_QUIT && !(failed && sh->bail) && sql_scanner_has_code(&sh->scan) &&
+        run_buffer(sh, source) == DONE_ERROR)
+        failed = sh->failed = true;
     buf_clear(sh);
     free(line);
-    return rc;
+    return rc == DONE_QUIT ? DONE_QUIT : failed ? DONE_ERROR : DONE_OK;
 }
 
 /* run_text runs SQL given on the command line (-c or after FILE), which may also hold dot
@@ -297,6 +361,7 @@ static int run_text(shell *sh, const char *text) {
     if (!*text) return DONE_OK;
     FILE *in = fmemopen((void *)text, strlen(text), "r");
     if (!in) {
+        sh->failed = true;
         report(NULL, 0, "cannot read the command: %s", strerror(errno));
         return DONE_ERROR;
     }
@@ -377,8 +442,11 @@ static void usage(FILE *out) {
           "  -list        values separated by |\n"
           "  -header      show column names (the default)\n"
           "  -noheader    hide column names\n"
+          "  -bail        stop at the first error, at a terminal too\n"
+          "  -echo        print each statement and dot command before running it\n"
           "  -help        show this message\n"
-          "Outside a terminal the first error stops the shell with exit status 1.\n",
+          "Outside a terminal the first error stops the shell with exit status 1 (.bail off keeps\n"
+          "going; the exit status is still 1).\n",
           out);
 }
 
@@ -387,11 +455,25 @@ typedef struct action {
     const char *arg;
 } action;
 
+/* shell_open: see shell.h. */
+bool shell_open(shell *sh, const char *path, strata_db **db, char *err, size_t err_size) {
+    int rc = strata_open(path, db);
+    if (rc != STRATA_OK) {
+        snprintf(err, err_size, "cannot open \"%s\": %s", path, *db ? strata_errmsg(*db) : strata_errstr(rc));
+        strata_close(*db);
+        *db = NULL;
+        return false;
+    }
+    strata_progress_handler(*db, progress, sh);
+    return true;
+}
+
 int main(int argc, char **argv) {
     shell sh = {.mode = MODE_TABLE, .headers = true};
+    sh.out = stdout;
     const char *dbname = NULL, *positional_sql = NULL;
     action *actions = calloc((size_t)argc + 1, sizeof *actions);
-    int nactions = 0, status = 0;
+    int nactions = 0, status = 0, bail = -1; /* -1: stop at the first error outside a terminal */
     bool options_done = false;
     if (!actions) {
         fputs("Error: out of memory\n", stderr);
@@ -417,6 +499,10 @@ int main(int argc, char **argv) {
                 sh.headers = true;
             } else if (!strcmp(opt, "noheader") || !strcmp(opt, "noheaders")) {
                 sh.headers = false;
+            } else if (!strcmp(opt, "bail")) {
+                bail = 1;
+            } else if (!strcmp(opt, "echo")) {
+                sh.echo = true;
             } else if (!strcmp(opt, "help") || !strcmp(opt, "h")) {
                 usage(stdout);
                 free(actions);
@@ -440,16 +526,15 @@ int main(int argc, char **argv) {
     if (positional_sql) actions[nactions++] = (action){.arg = positional_sql};
     if (!dbname) dbname = ":memory:";
 
-    int rc = strata_open(dbname, &sh.db);
-    if (rc != STRATA_OK) {
-        fprintf(stderr, "Error: cannot open \"%s\": %s\n", dbname,
-                sh.db ? strata_errmsg(sh.db) : strata_errstr(rc));
-        strata_close(sh.db);
+    sh.progress_tty = isatty(STDERR_FILENO);
+    char err[1200] = "out of memory";
+    if (!(sh.db_name = strdup(dbname)) || !shell_open(&sh, dbname, &sh.db, err, sizeof err)) {
+        fprintf(stderr, "Error: %s\n", err);
+        free(sh.db_name);
         free(actions);
         return 1;
     }
-    sh.progress_tty = isatty(STDERR_FILENO);
-    strata_progress_handler(sh.db, progress, &sh);
+    sh.bail = bail == 1 || (bail == -1 && !(nactions == 0 && isatty(STDIN_FILENO)));
     if (nactions > 0) {
         for (int i = 0; i < nactions; i++) {
             int r;
@@ -458,6 +543,7 @@ int main(int argc, char **argv) {
                 if (!f) {
                     report(NULL, 0, "cannot open \"%s\": %s", actions[i].arg, strerror(errno));
                     r = DONE_ERROR;
+                    sh.failed = true;
                 } else {
                     r = run_stream(&sh, f, actions[i].arg);
                     fclose(f);
@@ -465,22 +551,25 @@ int main(int argc, char **argv) {
             } else {
                 r = run_text(&sh, actions[i].arg);
             }
-            if (r == DONE_ERROR) status = 1;
-            if (r != DONE_OK) break;
+            if (r == DONE_QUIT || (r == DONE_ERROR && sh.bail)) break;
         }
     } else if (isatty(STDIN_FILENO)) {
         sh.interactive = true;
         run_interactive(&sh, dbname);
     } else {
-        if (run_stream(&sh, stdin, "stdin") == DONE_ERROR) status = 1;
+        run_stream(&sh, stdin, "stdin");
     }
+    if (sh.failed || !output_reset(&sh)) status = 1;
     fflush(stdout);
-    rc = strata_close(sh.db);
+    int rc = strata_close(sh.db);
     if (rc != STRATA_OK && status == 0) {
-        fprintf(stderr, "Error: closing \"%s\": %s\n", dbname, strata_errstr(rc));
+        fprintf(stderr, "Error: closing \"%s\": %s\n", sh.db_name, strata_errstr(rc));
         status = 1;
     }
     free(sh.buf);
+    free(sh.db_name);
+    free(sh.null_text);
+    free(sh.widths);
     free(actions);
     if (ferror(stdout)) status = 1;
     return status;

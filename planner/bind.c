@@ -1437,7 +1437,9 @@ static int bind_cte_ref(bind_ctx *b, cte_scope *cs, const sql_from *f, plan_op *
 
 /* bind_catalog_rows binds strata_catalog, the relation that lists the catalog as SQLite's
 ** sqlite_schema does: (type, name, tbl_name, sql), one row per table, index and view, with the DDL
-** text stored for it. Its rows are those of the catalog when the statement is bound. */
+** text stored for it. The index of a PRIMARY KEY or UNIQUE constraint has '' for sql, as SQLite's
+** autoindexes have NULL: its table's CREATE TABLE makes it, so that the texts run in turn make the
+** schema again. Its rows are those of the catalog when the statement is bound. */
 static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     catalog *c = b->cat;
     uint32_t n = 0, cap = c->ntables + c->nindexes + c->nviews;
@@ -1453,7 +1455,7 @@ static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scop
             type = "table", name = tbl = td->name, text = td->sql;
         } else if (i < c->ntables + c->nindexes) {
             index_def *ix = c->indexes[i - c->ntables];
-            type = "index", name = ix->name, tbl = ix->table->name, text = ix->sql;
+            type = "index", name = ix->name, tbl = ix->table->name, text = ix->constraint ? NULL : ix->sql;
         } else {
             view_def *v = c->views[i - c->ntables - c->nindexes];
             type = "view", name = tbl = v->name, text = v->sql;
