@@ -514,3 +514,28 @@ Test(dot, help_and_usage_list_the_new_commands_and_options) {
     cr_expect(strstr(usage, "\n  -bail ") && strstr(usage, "\n  -echo "), "usage:\n%s", usage);
     free(usage);
 }
+
+/* At a terminal (a pseudo-terminal from util-linux's script) an error brings the prompt back,
+** unless bail is on: then the shell ends with status 1 and the statements typed after the error
+** do not run. The terminal echoes the typed lines in its own time, so the check is on the
+** result rows and the status, which only the shell writes. */
+static run_result run_at_terminal(const char *input, const char *options) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "HOME=. %s %s; echo status=$?", STRATA_BIN, options);
+    return run_program(tmp, ARGS("/usr/bin/script", "-qec", cmd, "/dev/null"), input);
+}
+
+Test(dot, bail_at_a_terminal_ends_the_shell_at_the_first_error) {
+    if (access("/usr/bin/script", X_OK) != 0) cr_skip_test("no /usr/bin/script (util-linux) for a pseudo-terminal");
+    const char *typed = "SELEC;\nSELECT 41 + 1 AS answer;\n.quit\n";
+    run_result r = run_at_terminal(typed, "-list");
+    cr_expect(strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "status=0"), "output:\n%s", r.out);
+    run_free(&r);
+    r = run_at_terminal(typed, "-list -bail");
+    cr_expect(!strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "found \"SELEC\"") && strstr(r.out, "status=1"),
+              "output:\n%s", r.out);
+    run_free(&r);
+    r = run_at_terminal(".bail on\nSELEC;\nSELECT 41 + 1 AS answer;\n.quit\n", "-list");
+    cr_expect(!strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "status=1"), "output:\n%s", r.out);
+    run_free(&r);
+}
