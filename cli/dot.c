@@ -75,9 +75,10 @@ static bool on_off(const char *s, bool *out) {
 ** with ';', as the sqlite3 shell's .schema does. */
 static int print_schema(shell *sh, const char *table, const char *source, long lineno) {
     strata_stmt *st;
-    const char *sql = table ? "SELECT sql FROM strata_catalog WHERE tbl_name = ? AND sql <> '' "
-                              "ORDER BY type DESC, name"
-                            : "SELECT sql FROM strata_catalog WHERE sql <> '' ORDER BY tbl_name, type DESC, name";
+    const char *sql =
+        table ? "SELECT sql FROM strata_catalog WHERE tbl_name = ? AND sql <> '' "
+                "ORDER BY type DESC, name"
+              : "SELECT sql FROM strata_catalog WHERE sql <> '' ORDER BY tbl_name, type DESC, name";
     if (strata_prepare(sh->db, sql, &st, NULL) != STRATA_OK) {
         report(source, lineno, "%s", strata_errmsg(sh->db));
         return DONE_ERROR;
@@ -204,8 +205,8 @@ static int open_database(shell *sh, const char *path, const char *source, long l
 /* table_exists says whether name is a table: 1, 0, or -1 on an error (reported). */
 static int table_exists(shell *sh, const char *name, const char *source, long lineno) {
     strata_stmt *st;
-    if (strata_prepare(sh->db, "SELECT count(*) FROM strata_catalog WHERE type = 'table' AND name = ?", &st, NULL) !=
-        STRATA_OK) {
+    if (strata_prepare(sh->db, "SELECT count(*) FROM strata_catalog WHERE type = 'table' AND name = ?", &st,
+                       NULL) != STRATA_OK) {
         report(source, lineno, "%s", strata_errmsg(sh->db));
         return -1;
     }
@@ -237,15 +238,17 @@ static char *sql_literal(const char *s) {
 /* list_indexes runs .indexes: the names of every index, or of those on table. */
 static int list_indexes(shell *sh, const char *table, const char *source, long lineno) {
     if (!table)
-        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type = 'index' ORDER BY name", source, lineno);
+        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type = 'index' ORDER BY name", source,
+                       lineno);
     int found = table_exists(sh, table, source, lineno);
     if (found <= 0) {
         if (found == 0) report(source, lineno, "no such table: %s", table);
         return DONE_ERROR;
     }
     char *lit = sql_literal(table), *sql = NULL;
-    if (lit && asprintf(&sql, "SELECT name FROM strata_catalog WHERE type = 'index' AND tbl_name = %s ORDER BY name",
-                        lit) < 0)
+    if (lit &&
+        asprintf(&sql, "SELECT name FROM strata_catalog WHERE type = 'index' AND tbl_name = %s ORDER BY name",
+                 lit) < 0)
         sql = NULL;
     free(lit);
     if (!sql) {
@@ -263,11 +266,16 @@ static int list_indexes(shell *sh, const char *table, const char *source, long l
 static void write_c_string(FILE *out, const char *s) {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", out);
-        else if (*p == '\t') fputs("\\t", out);
-        else if (*p < 0x20 || *p == 0x7F) fprintf(out, "\\%03o", *p);
-        else fputc(*p, out);
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20 || *p == 0x7F)
+            fprintf(out, "\\%03o", *p);
+        else
+            fputc(*p, out);
     }
     fputc('"', out);
 }
@@ -280,8 +288,10 @@ static void show_settings(shell *sh) {
     fprintf(o, "%12s: %s\n", "headers", sh->headers ? "on" : "off");
     fprintf(o, "%12s: %s\n", "mode", render_mode_name(sh->mode));
     fprintf(o, "%12s: ", "nullvalue");
-    if (sh->null_text) write_c_string(o, sh->null_text);
-    else fputs("\"NULL\" (\"\" in csv, null in json)", o);
+    if (sh->null_text)
+        write_c_string(o, sh->null_text);
+    else
+        fputs("\"NULL\" (\"\" in csv, null in json)", o);
     fputc('\n', o);
     fprintf(o, "%12s: %s%s\n", "output", sh->out_name ? sh->out_name : "stdout",
             sh->once ? " (for the next command)" : "");
@@ -306,7 +316,8 @@ static int set_widths(shell *sh, int argc, char **argv, const char *source, long
         long v = strtol(argv[i], &end, 10);
         if (end == argv[i] || *end || errno || v < -10000 || v > 10000) {
             free(w);
-            return usage_error(source, lineno, ".width N1 N2 ... (integers from -10000 to 10000; 0: fit the values)");
+            return usage_error(source, lineno,
+                               ".width N1 N2 ... (integers from -10000 to 10000; 0: fit the values)");
         }
         w[i - 1] = (int)v;
     }
@@ -343,8 +354,8 @@ static void objects_free(objects *o) {
 static int objects_load(shell *sh, objects *o) {
     strata_stmt *st;
     memset(o, 0, sizeof *o);
-    if (strata_prepare(sh->db, "SELECT type, name, tbl_name, sql FROM strata_catalog WHERE sql <> ''", &st, NULL) !=
-        STRATA_OK)
+    if (strata_prepare(sh->db, "SELECT type, name, tbl_name, sql FROM strata_catalog WHERE sql <> ''", &st,
+                       NULL) != STRATA_OK)
         return STRATA_ERROR;
     int rc, cap = 0;
     while ((rc = strata_step(st)) == STRATA_ROW) {
@@ -431,10 +442,14 @@ static void write_value(FILE *out, strata_stmt *st, int i) {
     case STRATA_TYPE_DECIMAL: fputs(text, out); return;
     case STRATA_TYPE_DOUBLE: {
         double d = strata_column_double(st, i);
-        if (isnan(d)) fputs("'NaN'", out);
-        else if (isinf(d)) fputs(d > 0 ? "'Infinity'" : "'-Infinity'", out);
-        else if (d == 0 && signbit(d)) fputs("'-0'", out);
-        else fprintf(out, "%.17g", d);
+        if (isnan(d))
+            fputs("'NaN'", out);
+        else if (isinf(d))
+            fputs(d > 0 ? "'Infinity'" : "'-Infinity'", out);
+        else if (d == 0 && signbit(d))
+            fputs("'-0'", out);
+        else
+            fprintf(out, "%.17g", d);
         return;
     }
     case STRATA_TYPE_BLOB: {
@@ -565,7 +580,8 @@ static int dump(shell *sh, const char *table, const char *source, long lineno) {
             bool ready = true;
             for (int k = 0; k < o.n && ready; k++) {
                 object *u = &o.items[k];
-                if (k != i && !u->done && !strcmp(u->type, "table") && !table && references(t, u)) ready = false;
+                if (k != i && !u->done && !strcmp(u->type, "table") && !table && references(t, u))
+                    ready = false;
             }
             if (!waiting) waiting = t;
             if (!ready) continue;
@@ -666,8 +682,8 @@ int run_dot(shell *sh, char *line, const char *source, long lineno) {
             report(source, lineno, "usage: .tables");
             return DONE_ERROR;
         }
-        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type IN ('table', 'view') ORDER BY name", source,
-                       lineno);
+        return run_sql(sh, "SELECT name FROM strata_catalog WHERE type IN ('table', 'view') ORDER BY name",
+                       source, lineno);
     }
     if (!strcmp(cmd, "schema")) {
         if (argc > 2) {
@@ -720,4 +736,3 @@ int run_dot(shell *sh, char *line, const char *source, long lineno) {
     report(source, lineno, "unknown command \".%s\"; .help lists the commands", cmd);
     return DONE_ERROR;
 }
-

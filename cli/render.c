@@ -2,7 +2,8 @@
 ** render.c -- the shell's output modes (see render.h).
 **
 ** NULL is written as NULL in table, line and list mode, as an empty field in CSV and as null in
-** JSON, unless render_options.null_text says otherwise (for every mode but JSON). Widths in table and line mode count display columns: a UTF-8 sequence is one column,
+** JSON, unless render_options.null_text says otherwise (for every mode but JSON). Widths in table and line
+*mode count display columns: a UTF-8 sequence is one column,
 ** East Asian wide characters and most emoji two, combining marks none.
 */
 #include "render.h"
@@ -321,7 +322,10 @@ static void line_row(renderer *r, const char *const *values) {
     if (r->rows > 0) fputc('\n', r->out);
     for (int i = 0; i < r->ncol; i++) {
         pad(r->out, w - display_width(r->names[i]));
-        fprintf(r->out, "%s = %s\n", r->names[i], values[i] ? values[i] : r->null_text ? r->null_text : "NULL");
+        fprintf(r->out, "%s = %s\n", r->names[i],
+                values[i]      ? values[i]
+                : r->null_text ? r->null_text
+                               : "NULL");
     }
 }
 

@@ -241,7 +241,8 @@ int run_sql(shell *sh, const char *sql, const char *source, long line) {
             int64_t n = strata_changes(sh->db);
             sh->total_changes += n;
             if (sh->changes)
-                fprintf(sh->out, "changes: %lld   total_changes: %lld\n", (long long)n, (long long)sh->total_changes);
+                fprintf(sh->out, "changes: %lld   total_changes: %lld\n", (long long)n,
+                        (long long)sh->total_changes);
         }
         if (rc == STRATA_INTERRUPT) {
             report(source, line, "interrupted");

@@ -29,16 +29,16 @@ typedef struct shell {
     render_mode mode;
     bool headers;
     bool timer;
-    bool bail;      /* the first error stops the input (and, at a terminal, the shell) */
-    bool echo;      /* each statement and dot command is printed before it runs */
-    bool changes;   /* after each INSERT, UPDATE or DELETE: "changes: N   total_changes: M" */
+    bool bail;       /* the first error stops the input (and, at a terminal, the shell) */
+    bool echo;       /* each statement and dot command is printed before it runs */
+    bool changes;    /* after each INSERT, UPDATE or DELETE: "changes: N   total_changes: M" */
     char *null_text; /* how NULL shows (.nullvalue), malloc'd; NULL: each mode's own */
-    int *widths;    /* table mode's column widths (.width), malloc'd; 0 or past nwidths: sized */
+    int *widths;     /* table mode's column widths (.width), malloc'd; 0 or past nwidths: sized */
     int nwidths;
     /* where results go: stdout, or the file of .output / .once (out_name, malloc'd) */
     FILE *out;
     char *out_name;
-    int once; /* .once: the commands left before the output goes back to stdout */
+    int once;              /* .once: the commands left before the output goes back to stdout */
     int64_t total_changes; /* rows changed by INSERT, UPDATE and DELETE since the database opened */
     bool interactive;
     bool failed; /* an error was reported since the shell started */

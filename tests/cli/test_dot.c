@@ -74,10 +74,13 @@ static const char every_type[] =
     "CREATE TABLE v(id INTEGER PRIMARY KEY, s SMALLINT, i INTEGER, b BIGINT, d DOUBLE, m DECIMAL(12,4), "
     "t VARCHAR(40) NOT NULL DEFAULT 'none', f BOOLEAN, day DATE, at TIMESTAMP, bl BLOB, iv INTERVAL);\n"
     "INSERT INTO v VALUES (1, -32768, 2147483647, -9223372036854775807, 0.1, -12345678.1234, 'it''s', true, "
-    "DATE '2024-02-29', TIMESTAMP '2024-01-01 10:00:00.5', X'00FF41', INTERVAL '1 year 2 mons 3 days 04:05:06');\n"
-    "INSERT INTO v VALUES (2, NULL, NULL, NULL, 0.30000000000000004, 0.0001, 'two\nlines', false, NULL, NULL, "
+    "DATE '2024-02-29', TIMESTAMP '2024-01-01 10:00:00.5', X'00FF41', INTERVAL '1 year 2 mons 3 days "
+    "04:05:06');\n"
+    "INSERT INTO v VALUES (2, NULL, NULL, NULL, 0.30000000000000004, 0.0001, 'two\nlines', false, NULL, "
+    "NULL, "
     "X'', NULL);\n"
-    "INSERT INTO v VALUES (3, 0, 0, 0, 5e-324, 0, 'tab\tand \\ back', NULL, DATE '0001-01-01', NULL, NULL, NULL);\n"
+    "INSERT INTO v VALUES (3, 0, 0, 0, 5e-324, 0, 'tab\tand \\ back', NULL, DATE '0001-01-01', NULL, NULL, "
+    "NULL);\n"
     "INSERT INTO v VALUES (4, 1, 1, 1, '-0', NULL, '', NULL, NULL, NULL, NULL, NULL);\n"
     "INSERT INTO v VALUES (5, 1, 1, 1, 'NaN', NULL, ' pad ', NULL, NULL, NULL, NULL, NULL);\n"
     "INSERT INTO v VALUES (6, 1, 1, 1, 'Infinity', NULL, 'x', NULL, NULL, NULL, NULL, NULL);\n"
@@ -92,8 +95,10 @@ static const char every_type_dump[] =
     "INSERT INTO \"v\" VALUES(1,-32768,2147483647,-9223372036854775807,0.10000000000000001,-12345678.1234,"
     "'it''s',true,DATE '2024-02-29',TIMESTAMP '2024-01-01 10:00:00.5',X'00FF41',"
     "INTERVAL '1 year 2 mons 3 days 04:05:06');\n"
-    "INSERT INTO \"v\" VALUES(2,NULL,NULL,NULL,0.30000000000000004,0.0001,'two\nlines',false,NULL,NULL,X'',NULL);\n"
-    "INSERT INTO \"v\" VALUES(3,0,0,0,4.9406564584124654e-324,0.0000,'tab\tand \\ back',NULL,DATE '0001-01-01',"
+    "INSERT INTO \"v\" "
+    "VALUES(2,NULL,NULL,NULL,0.30000000000000004,0.0001,'two\nlines',false,NULL,NULL,X'',NULL);\n"
+    "INSERT INTO \"v\" VALUES(3,0,0,0,4.9406564584124654e-324,0.0000,'tab\tand \\ back',NULL,DATE "
+    "'0001-01-01',"
     "NULL,NULL,NULL);\n"
     "INSERT INTO \"v\" VALUES(4,1,1,1,'-0',NULL,'',NULL,NULL,NULL,NULL,NULL);\n"
     "INSERT INTO \"v\" VALUES(5,1,1,1,'NaN',NULL,' pad ',NULL,NULL,NULL,NULL,NULL);\n"
@@ -110,7 +115,8 @@ static const char every_type_query[] =
     "SELECT * FROM v ORDER BY id;\n"
     "SELECT id, d * 2 AS twice, d = 0.1::double AS tenth, d = 0.30000000000000004::double AS sum FROM v "
     "WHERE id <= 3 ORDER BY id;\n"
-    "SELECT sum(m) AS total, count(bl) AS blobs, sum(length(bl)) AS bytes, max(length(t)) AS longest FROM v;\n";
+    "SELECT sum(m) AS total, count(bl) AS blobs, sum(length(bl)) AS bytes, max(length(t)) AS longest FROM "
+    "v;\n";
 
 static const char every_type_result[] =
     "id,s,i,b,d,m,t,f,day,at,bl,iv\n"
@@ -145,10 +151,12 @@ Test(dot, dump_writes_every_type_so_that_read_makes_the_same_values) {
     expect_run(every_type_query, ARGS("b.db"), 0, every_type_result, "");
     expect_run(".dump\n", ARGS("b.db"), 0, every_type_dump, "");
     /* the declared types, the NOT NULL and the DEFAULT came along */
-    expect_run("INSERT INTO v(id) VALUES (10);\nINSERT INTO v(id, t) VALUES (11, NULL);\n", ARGS("-bail", "b.db"), 1,
-               "", "Error: stdin:2: null value in column \"t\" of relation \"v\" violates not-null constraint\n");
-    expect_run(".mode list\nSELECT t FROM v WHERE id = 10;\nSELECT CAST(1.23456 AS DECIMAL(12,4)) = 1.2346 AS ok;\n",
-               ARGS("b.db"), 0, "t\nnone\nok\ntrue\n", "");
+    expect_run("INSERT INTO v(id) VALUES (10);\nINSERT INTO v(id, t) VALUES (11, NULL);\n",
+               ARGS("-bail", "b.db"), 1, "",
+               "Error: stdin:2: null value in column \"t\" of relation \"v\" violates not-null constraint\n");
+    expect_run(
+        ".mode list\nSELECT t FROM v WHERE id = 10;\nSELECT CAST(1.23456 AS DECIMAL(12,4)) = 1.2346 AS ok;\n",
+        ARGS("b.db"), 0, "t\nnone\nok\ntrue\n", "");
 }
 
 /* Several tables made in an order their names do not follow, a foreign key, a UNIQUE and a
@@ -320,8 +328,8 @@ Test(dot, output_and_once_send_results_to_a_file) {
 }
 
 Test(dot, output_to_an_unwritable_path_is_an_error_and_output_stays) {
-    expect_run(".bail off\n.output nodir/x.txt\nSELECT 1 AS a;\n.once nodir/y.txt\nSELECT 2 AS b;\n", ARGS("-list"), 1,
-               "a\n1\nb\n2\n",
+    expect_run(".bail off\n.output nodir/x.txt\nSELECT 1 AS a;\n.once nodir/y.txt\nSELECT 2 AS b;\n",
+               ARGS("-list"), 1, "a\n1\nb\n2\n",
                "Error: stdin:2: cannot write \"nodir/x.txt\": No such file or directory\n"
                "Error: stdin:4: cannot write \"nodir/y.txt\": No such file or directory\n");
     expect_run(".output /dev/full\nSELECT 1 AS a;\n.output\nSELECT 2 AS b;\n", ARGS("-list"), 1, "",
@@ -348,8 +356,8 @@ Test(dot, indexes_lists_index_names) {
 Test(dot, nullvalue_shows_null_in_every_mode_but_json) {
     const char *q = "SELECT NULL AS a, 1 AS b;\n";
     char in[1024];
-    snprintf(in, sizeof in, ".nullvalue (none)\n%s.mode csv\n%s.mode line\n%s.mode list\n%s.mode json\n%s", q, q, q, q,
-             q);
+    snprintf(in, sizeof in, ".nullvalue (none)\n%s.mode csv\n%s.mode line\n%s.mode list\n%s.mode json\n%s", q,
+             q, q, q, q);
     expect_run(in, NULL, 0,
                "┌────────┬───┐\n"
                "│   a    │ b │\n"
@@ -362,7 +370,8 @@ Test(dot, nullvalue_shows_null_in_every_mode_but_json) {
                "[{\"a\":null,\"b\":1}]\n",
                "");
     /* text that CSV must quote is quoted; '' makes NULL an empty field everywhere */
-    expect_run(".mode csv\n.nullvalue 'a,b'\nSELECT NULL AS x;\n.nullvalue ''\n.mode list\nSELECT NULL AS x, 2 AS y;\n",
+    expect_run(".mode csv\n.nullvalue 'a,b'\nSELECT NULL AS x;\n.nullvalue ''\n.mode list\nSELECT NULL AS x, "
+               "2 AS y;\n",
                NULL, 0, "x\n\"a,b\"\nx|y\n|2\n", "");
     expect_run(".nullvalue\n", NULL, 1, "", "Error: stdin:1: usage: .nullvalue TEXT\n");
 }
@@ -399,34 +408,39 @@ Test(dot, width_fixes_table_columns_and_zero_fits_the_values) {
                "│ abcdef    │\n"
                "└───────────┘\n",
                "");
-    expect_run(".width 3 x\n", NULL, 1, "",
-               "Error: stdin:1: usage: .width N1 N2 ... (integers from -10000 to 10000; 0: fit the values)\n");
+    expect_run(
+        ".width 3 x\n", NULL, 1, "",
+        "Error: stdin:1: usage: .width N1 N2 ... (integers from -10000 to 10000; 0: fit the values)\n");
 }
 
 /* ---- .bail, -bail ----------------------------------------------------------------------- */
 
 Test(dot, bail_is_on_outside_a_terminal_and_off_keeps_going_with_status_1) {
     const char *script = "SELECT 1 AS a;\nSELEC;\nSELECT 2 AS b;\n";
-    const char *err2 = "Error: stdin:2: syntax error at line 1, column 1: expected a statement such as SELECT, "
-                       "INSERT or CREATE, found \"SELEC\"\nSELEC;\n^\n";
+    const char *err2 =
+        "Error: stdin:2: syntax error at line 1, column 1: expected a statement such as SELECT, "
+        "INSERT or CREATE, found \"SELEC\"\nSELEC;\n^\n";
     expect_run(script, ARGS("-list"), 1, "a\n1\n", err2);
     expect_run(script, ARGS("-list", "-bail"), 1, "a\n1\n", err2);
     char in[256];
     snprintf(in, sizeof in, ".bail off\n%s", script);
-    const char *err3 = "Error: stdin:3: syntax error at line 1, column 1: expected a statement such as SELECT, "
-                       "INSERT or CREATE, found \"SELEC\"\nSELEC;\n^\n";
+    const char *err3 =
+        "Error: stdin:3: syntax error at line 1, column 1: expected a statement such as SELECT, "
+        "INSERT or CREATE, found \"SELEC\"\nSELEC;\n^\n";
     expect_run(in, ARGS("-list"), 1, "a\n1\nb\n2\n", err3);
     /* -c after -c: off goes on to the next, on stops */
-    expect_run(NULL, ARGS("-list", "-c", ".bail off", "-c", "SELECT nope", "-c", "SELECT 3 AS c"), 1, "c\n3\n",
-               "Error: line 1, column 8: column \"nope\" does not exist\nSELECT nope\n       ^\n");
+    expect_run(NULL, ARGS("-list", "-c", ".bail off", "-c", "SELECT nope", "-c", "SELECT 3 AS c"), 1,
+               "c\n3\n", "Error: line 1, column 8: column \"nope\" does not exist\nSELECT nope\n       ^\n");
     expect_run(NULL, ARGS("-list", "-c", "SELECT nope", "-c", "SELECT 3 AS c"), 1, "",
                "Error: line 1, column 8: column \"nope\" does not exist\nSELECT nope\n       ^\n");
     /* in a .read file as well */
     write_file(path_in("bad.sql"), "SELECT 1 AS a;\nSELECT nope;\nSELECT 2 AS b;\n");
-    expect_run(".bail off\n.read bad.sql\nSELECT 3 AS c;\n", ARGS("-list"), 1, "a\n1\nb\n2\nc\n3\n",
-               "Error: bad.sql:2: line 1, column 8: column \"nope\" does not exist\nSELECT nope;\n       ^\n");
-    expect_run(".read bad.sql\nSELECT 3 AS c;\n", ARGS("-list"), 1, "a\n1\n",
-               "Error: bad.sql:2: line 1, column 8: column \"nope\" does not exist\nSELECT nope;\n       ^\n");
+    expect_run(
+        ".bail off\n.read bad.sql\nSELECT 3 AS c;\n", ARGS("-list"), 1, "a\n1\nb\n2\nc\n3\n",
+        "Error: bad.sql:2: line 1, column 8: column \"nope\" does not exist\nSELECT nope;\n       ^\n");
+    expect_run(
+        ".read bad.sql\nSELECT 3 AS c;\n", ARGS("-list"), 1, "a\n1\n",
+        "Error: bad.sql:2: line 1, column 8: column \"nope\" does not exist\nSELECT nope;\n       ^\n");
     expect_run(".bail maybe\n", NULL, 1, "", "Error: stdin:1: usage: .bail on|off\n");
 }
 
@@ -459,10 +473,11 @@ Test(dot, changes_prints_the_rows_each_change_made) {
 /* ---- .echo, -echo ----------------------------------------------------------------------- */
 
 Test(dot, echo_prints_each_statement_and_dot_command_before_it_runs) {
-    expect_run("SELECT 1 AS a;   SELECT 2 AS b;\n.mode csv\nSELECT 3\n  AS c;\n.echo off\nSELECT 4 AS d;\n",
-               ARGS("-echo", "-list"), 0,
-               "SELECT 1 AS a;\na\n1\nSELECT 2 AS b;\nb\n2\n.mode csv\nSELECT 3\n  AS c;\nc\n3\n.echo off\nd\n4\n",
-               "");
+    expect_run(
+        "SELECT 1 AS a;   SELECT 2 AS b;\n.mode csv\nSELECT 3\n  AS c;\n.echo off\nSELECT 4 AS d;\n",
+        ARGS("-echo", "-list"), 0,
+        "SELECT 1 AS a;\na\n1\nSELECT 2 AS b;\nb\n2\n.mode csv\nSELECT 3\n  AS c;\nc\n3\n.echo off\nd\n4\n",
+        "");
     expect_run(".echo on\nSELECT 1 AS a;\n", ARGS("-list"), 0, "SELECT 1 AS a;\na\n1\n", "");
 }
 
@@ -504,9 +519,9 @@ Test(dot, show_lists_the_settings) {
 
 Test(dot, help_and_usage_list_the_new_commands_and_options) {
     char *help = output_of(".help\n", NULL);
-    const char *commands[] = {".bail on|off", ".changes on|off", ".dump [TABLE]", ".echo on|off", ".indexes [TABLE]",
-                              ".nullvalue TEXT", ".once FILE", ".open [FILE]", ".output [FILE]", ".show",
-                              ".width N1 N2 ..."};
+    const char *commands[] = {".bail on|off",     ".changes on|off", ".dump [TABLE]",   ".echo on|off",
+                              ".indexes [TABLE]", ".nullvalue TEXT", ".once FILE",      ".open [FILE]",
+                              ".output [FILE]",   ".show",           ".width N1 N2 ..."};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         cr_expect(strstr(help, commands[i]) != NULL, "%s missing from .help:\n%s", commands[i], help);
     free(help);
@@ -526,13 +541,15 @@ static run_result run_at_terminal(const char *input, const char *options) {
 }
 
 Test(dot, bail_at_a_terminal_ends_the_shell_at_the_first_error) {
-    if (access("/usr/bin/script", X_OK) != 0) cr_skip_test("no /usr/bin/script (util-linux) for a pseudo-terminal");
+    if (access("/usr/bin/script", X_OK) != 0)
+        cr_skip_test("no /usr/bin/script (util-linux) for a pseudo-terminal");
     const char *typed = "SELEC;\nSELECT 41 + 1 AS answer;\n.quit\n";
     run_result r = run_at_terminal(typed, "-list");
     cr_expect(strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "status=0"), "output:\n%s", r.out);
     run_free(&r);
     r = run_at_terminal(typed, "-list -bail");
-    cr_expect(!strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "found \"SELEC\"") && strstr(r.out, "status=1"),
+    cr_expect(!strstr(r.out, "answer\r\n42\r\n") && strstr(r.out, "found \"SELEC\"") &&
+                  strstr(r.out, "status=1"),
               "output:\n%s", r.out);
     run_free(&r);
     r = run_at_terminal(".bail on\nSELEC;\nSELECT 41 + 1 AS answer;\n.quit\n", "-list");
