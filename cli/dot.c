@@ -608,6 +608,10 @@ int run_dot(shell *sh, char *line, const char *source, long lineno) {
     char *argv[ARGS_MAX];
     int argc = split_args(line + 1, argv, ARGS_MAX);
     const char *cmd = argc ? argv[0] : "";
+    if (argc == ARGS_MAX) {
+        report(source, lineno, ".%s: too many arguments (at most %d)", cmd, ARGS_MAX - 2);
+        return DONE_ERROR;
+    }
     if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) return DONE_QUIT;
     if (!strcmp(cmd, "help")) {
         fputs(help_text, sh->out);

@@ -408,6 +408,13 @@ Test(dot, width_fixes_table_columns_and_zero_fits_the_values) {
                "│ abcdef    │\n"
                "└───────────┘\n",
                "");
+    char many[512] = ".width";
+    for (int i = 0; i < 63; i++)
+        strcat(many, " 1");
+    expect_run(many, NULL, 1, "", "Error: stdin:1: .width: too many arguments (at most 62)\n");
+    many[strlen(many) - 2] = '\0'; /* 62 widths */
+    strcat(many, "\nSELECT 1 AS a;\n");
+    expect_run(many, ARGS("-noheader"), 0, "┌───┐\n│ 1 │\n└───┘\n", "");
     expect_run(
         ".width 3 x\n", NULL, 1, "",
         "Error: stdin:1: usage: .width N1 N2 ... (integers from -10000 to 10000; 0: fit the values)\n");
