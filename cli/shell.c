@@ -656,6 +656,9 @@ int main(int argc, char **argv) {
         if (run_stream(&sh, stdin, "stdin") == DONE_ERROR) status = 1;
     }
     fflush(stdout);
+    /* A checkpoint that fails (a full disk) loses nothing and fails no commit: a warning, and the
+    ** exit status stays what the statements made it. */
+    if (strata_checkpoint(sh.db) != STRATA_OK) fprintf(stderr, "Warning: %s\n", strata_errmsg(sh.db));
     rc = strata_close(sh.db);
     if (rc != STRATA_OK && status == 0) {
         fprintf(stderr, "Error: closing \"%s\": %s\n", dbname, strata_errstr(rc));

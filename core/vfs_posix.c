@@ -106,17 +106,56 @@ static const vfs_file_methods posix_file_methods = {
     posix_close, posix_read, posix_write, posix_sync, posix_truncate, posix_size, posix_lock, posix_unlock,
 };
 
+/* sync_parent makes the directory entry of a file just created at path durable: an fdatasync of
+** the file does not, by POSIX, and a WAL whose name a power cut took would lose its commits. A
+** file system that cannot sync a directory (EINVAL) is taken at its word. */
+static int sync_parent(const char *path, strata_err *err) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) {
+        dir[0] = '.', dir[1] = '\0';
+    } else {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof dir) return STRATA_OK;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    int fd;
+    do fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) return STRATA_OK; /* a directory we may not open: nothing more we can do */
+    int rc = STRATA_OK;
+    if (fsync(fd) != 0 && errno != EINVAL) rc = err_errno(err, errno, "sync the directory of %s", path);
+    close(fd);
+    return rc;
+}
+
 static int posix_open(vfs *v, const char *path, int flags, vfs_file **out, strata_err *err) {
     (void)v;
     *out = NULL;
     size_t len = strlen(path);
-    int rc, oflags = O_CLOEXEC | ((flags & VFS_READONLY) ? O_RDONLY : O_RDWR) | ((flags & VFS_CREATE) ? O_CREAT : 0);
+    int rc, oflags = O_CLOEXEC | ((flags & VFS_READONLY) ? O_RDONLY : O_RDWR);
     posix_file *f = malloc(sizeof *f + len + 1);
     if (f == NULL) return err_set(err, STRATA_NOMEM, "open %s: out of memory", path);
-    do f->fd = open(path, oflags, 0644);
-    while (f->fd < 0 && errno == EINTR);
+    int created = 0;
+    for (;;) {
+        /* O_EXCL first, to know whether this call created the file */
+        if (flags & VFS_CREATE) {
+            do f->fd = open(path, oflags | O_CREAT | O_EXCL, 0644);
+            while (f->fd < 0 && errno == EINTR);
+            if (f->fd >= 0) { created = 1; break; }
+            if (errno != EEXIST) break;
+        }
+        do f->fd = open(path, oflags, 0644);
+        while (f->fd < 0 && errno == EINTR);
+        if (f->fd >= 0 || errno != ENOENT || !(flags & VFS_CREATE)) break; /* ENOENT: removed meanwhile */
+    }
     if (f->fd < 0) {
         rc = err_errno(err, errno, "open %s", path);
+        goto fail;
+    }
+    if (created && (rc = sync_parent(path, err)) != STRATA_OK) {
+        close(f->fd);
         goto fail;
     }
     f->base.m = &posix_file_methods;

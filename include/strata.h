@@ -108,8 +108,22 @@ typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by c
 int strata_open(const char *path, strata_db **out);
 /* strata_close destroys every appender still open on db (inserting its rows, as
 ** strata_appender_destroy does), finalizes every statement still open, rolls back an open
-** transaction, checkpoints and closes the file. NULL is a no-op. */
+** transaction, checkpoints, removes the write-ahead log and closes the file. NULL is a no-op.
+** Files: while a database at PATH is open, its commits go to the write-ahead log PATH-wal beside
+** it; a clean close folds the log into PATH and removes it, so a closed database is one file.
+** The log stays after a crash, and after a close whose checkpoint failed (a full disk): it then
+** holds commits that PATH does not, and the next open applies them. Copy or move the two files
+** together; never delete PATH-wal alone.
+** strata_close returns STRATA_OK also when that checkpoint fails: every commit that returned OK
+** is durable in PATH-wal, so nothing is lost and nothing is reported as failed. To learn whether
+** the log could be folded in (to warn, as the shell does), call strata_checkpoint first. */
 int strata_close(strata_db *db);
+/* strata_checkpoint folds the write-ahead log into the database file now (the work the close
+** does; the SQL statement CHECKPOINT also migrates full row groups into column segments). On
+** error -- STRATA_FULL when the disk is full, STRATA_IOERR -- no commit is lost: the log keeps
+** them, the handle stays usable, and strata_errmsg says that PATH-wal could not be folded into
+** PATH and stays beside it. STRATA_MISUSE inside BEGIN ... COMMIT. */
+int strata_checkpoint(strata_db *db);
 
 /* ---- running SQL ------------------------------------------------------------------------ */
 

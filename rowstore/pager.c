@@ -681,7 +681,6 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 
 #define WAL_EXTEND_STEP (1u << 20)
 #define WAL_KEEP_BYTES (4u << 20)        /* WAL kept allocated across a checkpoint */
-#define WAL_KEEP_CLOSED WAL_EXTEND_STEP /* ... and across a close */
 
 /* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
 ** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
@@ -1671,11 +1670,17 @@ int pager_checkpoint(pager *p, strata_err *err) {
     while (p->writer_active) pthread_cond_wait(&p->writer_cv, &p->mu);
     p->writer_active = 1;
     pthread_mutex_unlock(&p->mu);
-    int rc = checkpoint_locked(p, err);
+    strata_err e = {0};
+    int rc = checkpoint_locked(p, &e);
     pthread_mutex_lock(&p->mu);
     p->writer_active = 0;
     pthread_cond_broadcast(&p->writer_cv);
     pthread_mutex_unlock(&p->mu);
+    if (rc)
+        err_set(err, rc,
+                "the write-ahead log %s could not be folded into %s (%s); it stays beside it and keeps every "
+                "commit: the next open applies them",
+                p->wal_path, p->path, e.code ? e.msg : strata_errstr(rc));
     return rc;
 }
 
@@ -1875,37 +1880,25 @@ fail:
     return rc;
 }
 
-/* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_CLOSED of it,
-** so that the next session's first commits overwrite allocated blocks instead of growing the file
-** (see wal_extend; past that, the WAL grows a step at a time as it would anyway). One step, not
-** WAL_KEEP_BYTES: a closed database should take little more room than its file. The database
-** file already holds every commit. */
-static int wal_keep_empty(pager *p) {
-    uint8_t *z = calloc(1, p->page_size);
-    if (!z) return STRATA_NOMEM;
-    int rc = vfs_write(p->wal, z, p->page_size, 0, NULL);
-    free(z);
-    if (!rc && p->wal_alloc > WAL_KEEP_CLOSED) rc = vfs_truncate(p->wal, WAL_KEEP_CLOSED, NULL);
-    if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->wal, NULL);
-    return rc;
-}
-
+/* pager_close removes the WAL only when the database file holds every commit: after a checkpoint
+** that completed (every committed page written and the file synced), or when the WAL holds no
+** commit. Removing it then cannot lose a commit whenever a crash comes: before the unlink the WAL's
+** frames are copies of what the synced file holds, and the next open applies them again, which
+** changes nothing; after it the file alone is complete. A crash during the checkpoint leaves the
+** WAL as it was (the checkpoint never changes it), and the next open applies it. In every other
+** case the WAL stays as it is: a checkpoint that failed (a full disk, an I/O error), a handle
+** whose fsync failed, or a WAL that a failed open found; it holds every commit it held. */
 int pager_close(pager *p) {
     if (!p) return STRATA_OK;
-    int rc = STRATA_OK;
-    /* The WAL goes away once the database file holds every commit; a WAL that a failed open
-    ** found is kept as it was. */
     int drop_wal = p->wal && (p->opened ? !p->poisoned : !p->wal_existed);
     if (p->opened && drop_wal && p->mxc > 0) {
         strata_err e = {0};
-        rc = pager_checkpoint(p, &e);
-        drop_wal = rc == STRATA_OK;
+        drop_wal = pager_checkpoint(p, &e) == STRATA_OK;
     }
-    if (drop_wal && p->opened && wal_keep_empty(p) == STRATA_OK) drop_wal = 0;
     if (drop_wal) {
         vfs_close(p->wal);
         p->wal = NULL;
-        vfs_remove(p->vfs, p->wal_path, NULL);
+        vfs_remove(p->vfs, p->wal_path, NULL); /* a WAL that stays anyway is applied again, harmlessly */
     }
     while (p->snaps) snapshot_free(p, p->snaps);
     for (uint32_t i = 0; i < p->hcap; i++)
@@ -1929,7 +1922,7 @@ int pager_close(pager *p) {
     free(p->path);
     free(p->wal_path);
     free(p);
-    return rc;
+    return STRATA_OK;
 }
 
 void pager_set_cache_bytes(pager *p, size_t bytes) {
