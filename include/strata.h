@@ -199,7 +199,12 @@ void strata_interrupt(strata_db *db);
 int64_t strata_changes(strata_db *db);
 
 /* strata_rejects: records the last statement run on db sent to a REJECTS file instead of loading
-** them (COPY t FROM 'f' (REJECTS 'bad.csv')); 0 after any other statement. */
+** them (COPY t FROM 'f' (REJECTS 'bad.csv')); 0 after any other statement. Those are the records
+** that do not parse or fit their columns and those that break NOT NULL, a CHECK, the primary key
+** or a unique index (a duplicate of an existing row or of an earlier line: the first line of a key
+** loads); the file has one CSV record per reject: line,column,column_name,reason,record. Without
+** REJECTS, any such record fails the whole COPY with an error naming the file and its CSV line,
+** and nothing of it is loaded; a foreign key violation does so also with REJECTS. */
 int64_t strata_rejects(strata_db *db);
 
 /* A progress handler is called about every 100 ms while a statement runs, from the thread that
