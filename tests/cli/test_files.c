@@ -149,4 +149,16 @@ Test(files, a_full_disk_fails_no_commit_and_the_shell_warns) {
     expect_shell(db, "SELECT count(*) FROM t", 0, "3000\n", "");
     cr_expect(!exists(wal), "with space, the close removes the WAL");
     expect_shell(db, "SELECT count(*), min(k), max(k) FROM t", 0, "3000,1,3000\n", "");
+
+    /* Full again, the database closed cleanly (one file): a session reads and exits 0; a write
+    ** fails saying the disk is full, loses nothing, and leaves no -wal behind. */
+    fill(filler);
+    expect_shell(db, "SELECT count(*) FROM t", 0, "3000\n", "");
+    cr_expect(!exists(wal));
+    r = shell(db, "INSERT INTO t VALUES (5000, 'z')");
+    cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "No space left on device"), "stderr: %s", r.err);
+    run_free(&r);
+    cr_expect(!exists(wal), "a session whose only commit failed leaves no -wal");
+    expect_shell(db, "SELECT count(*), max(k) FROM t", 0, "3000,3000\n", "");
 }
