@@ -2922,7 +2922,9 @@ static int copy_screen(exec_ctx *x, plan_op *p, dml_state *s, plan_op *src, data
             if ((rc = bulk_flush_rows(x, td, s))) goto done;
         }
         uint32_t none = 0;
-        if ((rc = dml_old(x, p, s)) || (rc = table_get(x->txn, &td->desc, &none, 0, rowids, n, &s->old, found))) {
+        if (s->bulk_mode == BULK_ON) { /* every rowid is above the table's largest (bulk_last): none exists */
+            memset(found, 0, n);
+        } else if ((rc = dml_old(x, p, s)) || (rc = table_get(x->txn, &td->desc, &none, 0, rowids, n, &s->old, found))) {
             rc = table_error(x, rc);
             goto done;
         }
