@@ -104,7 +104,9 @@ typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by c
 ** anything was allocated, when it is NULL), so that strata_errmsg(*out) can say why; close it
 ** with strata_close in every case. Errors: STRATA_NOTADB (not a strata file), STRATA_FORMAT (a
 ** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT,
-** STRATA_IOERR. */
+** STRATA_IOERR. A database that has no write-ahead log (it was closed cleanly) where none can be
+** created -- a full disk, a directory without write permission -- opens for reading only: queries
+** work, and a statement that writes fails with STRATA_READONLY saying why. */
 int strata_open(const char *path, strata_db **out);
 /* strata_close destroys every appender still open on db (inserting its rows, as
 ** strata_appender_destroy does), finalizes every statement still open, rolls back an open

@@ -109,6 +109,7 @@ struct pager {
     int locked;               /* this handle holds the file lock */
     int opened;               /* pager_open completed */
     int wal_existed;          /* the WAL file was there before this handle opened it */
+    strata_err no_wal;        /* why there is no WAL (wal == NULL after open): reads only */
     uint64_t epoch;           /* bumped when a checkpoint starts writing or restarts the WAL */
 
     /* WAL state, under mu */
@@ -548,6 +549,13 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
     t->write = write;
     pthread_mutex_lock(&p->mu);
     if (write) {
+        if (!p->wal) {
+            pthread_mutex_unlock(&p->mu);
+            free(t);
+            return err_set(err, STRATA_READONLY,
+                           "%s is open for reading only: its write-ahead log %s could not be created (%s)", p->path,
+                           p->wal_path, p->no_wal.msg);
+        }
         if (p->poisoned) {
             pthread_mutex_unlock(&p->mu);
             free(t);
@@ -1666,6 +1674,7 @@ static int checkpoint_locked(pager *p, strata_err *err) {
 }
 
 int pager_checkpoint(pager *p, strata_err *err) {
+    if (!p->wal) return STRATA_OK; /* open for reading only: the file holds every commit */
     pthread_mutex_lock(&p->mu);
     while (p->writer_active) pthread_cond_wait(&p->writer_cv, &p->mu);
     p->writer_active = 1;
@@ -1711,8 +1720,8 @@ static int frame_read_check(pager *p, uint32_t i, uint8_t *buf, frame_info *fi, 
 ** fails its checks ends the log (a torn tail) unless a later, valid commit frame of the same or a
 ** later transaction follows it: then committed data is damaged and recovery reports CORRUPT. */
 static int wal_recover(pager *p, strata_err *err) {
-    uint64_t size;
-    int rc = vfs_size(p->wal, &size, err);
+    uint64_t size = 0;
+    int rc = p->wal ? vfs_size(p->wal, &size, err) : STRATA_OK;
     if (rc) return rc;
     p->gen = 1;
     p->salt = new_salt();
@@ -1860,9 +1869,18 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     if ((rc = vfs_lock(p->db, err))) goto fail;
     p->locked = 1;
     if ((rc = vfs_exists(v, p->wal_path, &p->wal_existed, err))) goto fail;
-    if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, err))) goto fail;
+    /* No WAL, and none can be made (a full disk, a directory we may not write): the file holds
+    ** every commit, so the database opens for reading only and a write transaction says why. */
+    if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, &p->no_wal)) && p->wal_existed) {
+        err_set(err, rc, "%s", p->no_wal.msg);
+        goto fail;
+    }
     int fresh;
     if ((rc = db_check_header(p, want, &fresh, err))) goto fail;
+    if (fresh && !p->wal) {
+        rc = err_set(err, p->no_wal.code, "%s", p->no_wal.msg);
+        goto fail;
+    }
     if (fresh) {
         if ((rc = vfs_truncate(p->wal, 0, err))) goto fail;
         if ((rc = db_init(p, err))) goto fail;

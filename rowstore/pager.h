@@ -60,7 +60,10 @@ typedef struct page {
 ** locking it for this handle: a second open of the same file, in this process or another,
 ** fails with STRATA_BUSY. A file that is not a strata database gives STRATA_NOTADB; one written
 ** by a newer format gives STRATA_FORMAT. Recovery replays committed WAL frames and ignores a torn
-** tail; a damaged committed frame is STRATA_CORRUPT. On error *out is NULL and err says why. */
+** tail; a damaged committed frame is STRATA_CORRUPT. On error *out is NULL and err says why.
+** When there is no WAL (a clean close removed it) and none can be created (a full disk, a
+** directory without write permission), the database opens for reading only: the file holds every
+** commit, reads work, and pager_begin of a write transaction gives STRATA_READONLY saying why. */
 int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err);
 
 /* pager_close checkpoints, removes the WAL once the database file holds every commit, and frees
@@ -73,7 +76,8 @@ uint32_t pager_page_size(const pager *p);
 uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
 
 /* Begin a transaction. A read transaction may be begun from any thread. A write transaction
-** gives STRATA_BUSY when another write transaction is open. Errors of calls on a transaction
+** gives STRATA_BUSY when another write transaction is open, STRATA_READONLY when the pager has no
+** WAL (pager_open). Errors of calls on a transaction
 ** are recorded in pager_txn_err(t). */
 int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
 strata_err *pager_txn_err(pager_txn *t);

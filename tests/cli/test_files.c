@@ -47,10 +47,11 @@ static void teardown(void) {
 
 TestSuite(files, .init = setup, .fini = teardown);
 
-/* mount_small mounts a 5 MiB tmpfs on mnt, or skips the test saying why it cannot. */
-static void mount_small(void) {
-    if (mount("tmpfs", mnt, "tmpfs", 0, "size=5m") != 0)
-        cr_skip("cannot mount a 5 MiB tmpfs on %s (%s): the full-disk test needs root", mnt, strerror(errno));
+/* mount_small mounts a 5 MiB tmpfs on mnt with the given options, or skips the test saying why it
+** cannot. */
+static void mount_small(const char *options) {
+    if (mount("tmpfs", mnt, "tmpfs", 0, options) != 0)
+        cr_skip("cannot mount a tmpfs (%s) on %s (%s): the full-disk test needs root", options, mnt, strerror(errno));
     mounted = 1;
 }
 
@@ -103,7 +104,7 @@ static void fill(const char *path) {
 }
 
 Test(files, a_full_disk_fails_no_commit_and_the_shell_warns) {
-    mount_small();
+    mount_small("size=5m");
     const char *db = in_dir(mnt, "full.db");
     char wal[700], filler[700], warning[2000];
     snprintf(wal, sizeof wal, "%s-wal", db);
@@ -161,4 +162,33 @@ Test(files, a_full_disk_fails_no_commit_and_the_shell_warns) {
     run_free(&r);
     cr_expect(!exists(wal), "a session whose only commit failed leaves no -wal");
     expect_shell(db, "SELECT count(*), max(k) FROM t", 0, "3000,3000\n", "");
+}
+
+/* A file system with no inode left for the WAL (which a clean close removed): the database opens
+** for reading, a read exits 0, and a write fails saying the database is open for reading only and
+** why; once a WAL can be created again, writes work. */
+Test(files, no_room_for_a_wal_means_reads_only) {
+    mount_small("size=5m,nr_inodes=3"); /* the root directory, the database, one more */
+    const char *db = in_dir(mnt, "app.db");
+    char wal[700], other[700];
+    snprintf(wal, sizeof wal, "%s-wal", db);
+    snprintf(other, sizeof other, "%s/other", mnt);
+    expect_shell(db, "CREATE TABLE t(k INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2)", 0, "", "");
+    cr_assert(!exists(wal));
+    FILE *f = fopen(other, "w"); /* takes the last inode */
+    cr_assert_not_null(f, "%s", strerror(errno));
+    fclose(f);
+    expect_shell(db, "SELECT sum(k) FROM t", 0, "3\n", "");
+    run_result r = shell(db, "INSERT INTO t VALUES (3)");
+    cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+    char want[2000];
+    snprintf(want, sizeof want,
+             "%s is open for reading only: its write-ahead log %s could not be created (open %s: No space left on "
+             "device)",
+             db, wal, wal);
+    cr_expect(strstr(r.err, want), "stderr was:\n%s\nwanted:\n%s", r.err, want);
+    run_free(&r);
+    cr_assert_eq(remove(other), 0);
+    expect_shell(db, "INSERT INTO t VALUES (3); SELECT sum(k) FROM t", 0, "6\n", "");
+    cr_expect(!exists(wal));
 }

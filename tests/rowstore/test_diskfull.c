@@ -579,3 +579,38 @@ Test(diskfull, a_failed_checkpoint_says_the_wal_stays) {
     cr_assert_eq(wal_exists(v), 0, "with space the close folds the WAL in and removes it");
     vfs_destroy(v);
 }
+
+/* No WAL (a clean close removed it) and none can be created: the database opens for reading, with
+** every commit there; a write transaction says why it cannot be, and nothing is left behind. */
+Test(diskfull, without_room_for_a_wal_the_database_opens_for_reading) {
+    vfs *v = vfs_fault_create();
+    wl_entry m[NK];
+    memset(m, 0, sizeof m);
+    kv_db *db = open_db(v, 64 << 20);
+    int stage;
+    char why[600];
+    for (uint32_t j = 0; j < 5; j++)
+        cr_assert_eq(run_txn(db, m, j, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    cr_assert_eq(wal_exists(v), 0);
+    /* the open of the database file is call 1, the creation of its WAL call 2 */
+    vfs_fault_plan plan = {.op_mask = VFS_OP_OPEN, .fail_at = 2, .fail_errno = ENOSPC, .persistent = 1};
+    vfs_fault_set_plan(v, &plan);
+    db = open_db(v, 64 << 20);
+    vfs_fault_plan none = {0};
+    vfs_fault_set_plan(v, &none);
+    assert_matches(db, m, "opened without a WAL");
+    kv_txn *t = NULL;
+    strata_err err = {0};
+    int rc = kv_begin(db, 1, &t, &err);
+    cr_assert_eq(rc, STRATA_READONLY, "a write without a WAL gave %s '%s'", strata_errstr(rc), err.msg);
+    cr_assert(strstr(err.msg, "reading only") && strstr(err.msg, WAL) && says_full(err.msg), "message: '%s'", err.msg);
+    cr_assert_eq(kv_checkpoint(db, &err), STRATA_OK, "nothing to fold in: %s", err.msg);
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    cr_assert_eq(wal_exists(v), 0);
+    db = open_db(v, 64 << 20); /* room again: writes work */
+    cr_assert_eq(run_txn(db, m, 5, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    assert_matches(db, m, "after a write");
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    vfs_destroy(v);
+}
