@@ -231,6 +231,11 @@ $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/ben
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
 
+# A session's open, first commit, second commit and close (bench/README.md): public API only.
+$(B)/bench/bench_close: bench/bench_close.c $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iinclude -o $@ $< $(B)/libstrata.a $(LDFLAGS_ALL)
+
 # The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
 # vector/kernel.h (and through it core/ headers: -Icore) and links libstrata-internal.a, which exports them.
 $(B)/bench/bench_kernels: bench/bench_kernels.c bench/bench_common.c bench/bench_common.h vector/kernel.h vector/vector.h \

@@ -562,6 +562,9 @@ int main(int argc, char **argv) {
     }
     if (sh.failed || !output_reset(&sh)) status = 1;
     fflush(stdout);
+    /* A checkpoint that fails (a full disk) loses nothing and fails no commit: a warning, and the
+    ** exit status stays what the statements made it. */
+    if (strata_checkpoint(sh.db) != STRATA_OK) fprintf(stderr, "Warning: %s\n", strata_errmsg(sh.db));
     int rc = strata_close(sh.db);
     if (rc != STRATA_OK && status == 0) {
         fprintf(stderr, "Error: closing \"%s\": %s\n", sh.db_name, strata_errstr(rc));

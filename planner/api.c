@@ -186,6 +186,16 @@ int strata_close(strata_db *db) {
     return rc;
 }
 
+int strata_checkpoint(strata_db *db) {
+    if (!db) return STRATA_MISUSE;
+    if (!db->p) return db_errorf(db, STRATA_MISUSE, "strata_checkpoint: the database is not open");
+    if (db->txn) return db_errorf(db, STRATA_MISUSE, "strata_checkpoint: a transaction is open (COMMIT or ROLLBACK it first)");
+    strata_err err;
+    err_clear(&err);
+    int rc = pager_checkpoint(db->p, &err);
+    return rc ? db_error(db, &err, rc) : STRATA_OK;
+}
+
 /* ---- prepare ------------------------------------------------------------------------------ */
 
 static void stmt_release_run(strata_stmt *s);
