@@ -113,10 +113,11 @@ static void teardown(void) {
     tmpdir_remove(tmp);
 }
 
-/* start runs `strata ARGS` in a new 100x30 tmux session, in tmp, with TERM=screen, LANG=C.UTF-8 and
-** HOME=tmp (the history file goes there), and waits for its first prompt. The pane's script
-** writes tmp/before and tmp/after (stty -g around the shell) and tmp/status (its exit status). */
-static void start(const char *args) {
+/* start_in runs `strata ARGS` in a new 100x30 tmux session, in tmp, with TERM=screen, HOME=tmp (the
+** history file goes there) and the locale variables of locale (e.g. "LANG=C.UTF-8"; "" for none),
+** nothing else of the test's environment. The pane's script writes tmp/before and tmp/after
+** (stty -g around the shell) and tmp/status (its exit status). */
+static void start_in(const char *locale, const char *args) {
     char script[2048];
     snprintf(script, sizeof script,
              "cd %s || exit 1\n"
@@ -130,10 +131,13 @@ static void start(const char *args) {
              tmp, STRATA_BIN, args);
     write_file(path_in("run.sh"), script);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen LANG=C.UTF-8 sh %s/run.sh",
-             tmp, tmp);
+    snprintf(cmd, sizeof cmd, "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen %s sh %s/run.sh", tmp,
+             locale, tmp);
     TMUX("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", cmd);
 }
+
+/* start runs `strata ARGS` as start_in does, in the C.UTF-8 locale. */
+static void start(const char *args) { start_in("LANG=C.UTF-8", args); }
 
 /* screen returns the pane's text now, a line per row (trailing blanks dropped), malloc'd. */
 static char *screen(void) { return tmux(true, (const char *const[]){"capture-pane", "-p", "-t", "t", NULL}); }
@@ -181,6 +185,19 @@ static void type_seen(const char *text) {
     expect_screen(text);
 }
 
+/* wait_cursor_x waits until the cursor is in column x (0 is the first). */
+static void wait_cursor_x(int x) {
+    double t0 = now();
+    for (;;) {
+        char *s = tmux(true, (const char *const[]){"display-message", "-p", "-t", "t", "#{cursor_x}", NULL});
+        int at = atoi(s);
+        free(s);
+        if (at == x) return;
+        cr_assert(now() - t0 < WAIT_SECONDS, "the cursor stayed in column %d, not %d", at, x);
+        pause_ms(50);
+    }
+}
+
 /* has_line says whether s has a line that is exactly line. */
 static bool has_line(const char *s, const char *line) {
     size_t n = strlen(line);
@@ -210,6 +227,21 @@ static char *wait_prompt(const char *prompt) {
         if (!strcmp(last, prompt)) return s;
         if (now() - t0 > WAIT_SECONDS)
             cr_assert_fail("the screen never ended with \"%s\"; it was:\n%s", prompt, s);
+        free(s);
+        pause_ms(50);
+    }
+}
+
+/* wait_output waits until the screen has line as a line of its own and ends with the prompt
+** "strata>" (the statement that writes it is done), and returns the screen. */
+static char *wait_output(const char *line) {
+    double t0 = now();
+    for (;;) {
+        char *s = screen(), last[256];
+        last_line(s, last, sizeof last);
+        if (has_line(s, line) && !strcmp(last, "strata>")) return s;
+        if (now() - t0 > WAIT_SECONDS)
+            cr_assert_fail("the screen never showed \"%s\" and a prompt; it was:\n%s", line, s);
         free(s);
         pause_ms(50);
     }
@@ -250,7 +282,7 @@ Test(tty, ctrl_c_at_an_empty_prompt_gives_a_new_prompt) {
     key("C-c");
     expect_screen("strata> ^C\nstrata>");
     type("select 40 + 2;\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("42");
     cr_expect(has_line(s, "42"), "screen:\n%s", s);
     cr_expect(!strstr(s, "Error"), "screen:\n%s", s);
     free(s);
@@ -263,7 +295,7 @@ Test(tty, ctrl_c_drops_a_half_typed_line) {
     key("C-c");
     expect_screen("strata> select 'dropped'^C\nstrata>");
     type("select 'kept';\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("kept");
     cr_expect(has_line(s, "kept"), "screen:\n%s", s);
     cr_expect(!has_line(s, "dropped") && !strstr(s, "Error"), "the dropped line ran; screen:\n%s", s);
     free(s);
@@ -277,7 +309,7 @@ Test(tty, ctrl_c_with_the_cursor_inside_the_line_shows_it_whole) {
     key("Right");
     key("Right");
     key("Right");
-    pause_ms(200);
+    wait_cursor_x(11); /* after "strata> sel" */
     key("C-c");
     char *s = wait_prompt("strata>");
     cr_expect(strstr(s, "strata> select 'middle'^C\n"), "screen:\n%s", s);
@@ -293,7 +325,7 @@ Test(tty, ctrl_c_drops_a_half_typed_multi_line_statement) {
     key("C-c");
     expect_screen("   ...> 'two'^C\nstrata>"); /* the new prompt starts a statement */
     type("select 'three';\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("three");
     cr_expect(has_line(s, "three"), "screen:\n%s", s);
     cr_expect(!strstr(s, "one|") && !strstr(s, "Error"), "the dropped statement ran; screen:\n%s", s);
     free(s);
@@ -332,9 +364,8 @@ Test(tty, ctrl_d_on_a_half_typed_line_does_not_end_the_shell) {
     free(wait_prompt("strata>"));
     type_seen("select 7");
     key("C-d"); /* at the end of a line it deletes nothing */
-    pause_ms(300);
     type(";\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("7");
     cr_expect(has_line(s, "7"), "screen:\n%s", s);
     free(s);
     struct stat st;
@@ -347,8 +378,17 @@ Test(tty, utf8_typed_at_the_terminal_reaches_the_statement) {
     start("-list -noheader");
     free(wait_prompt("strata>"));
     type("select 'é', length('é'), 'naïve 日本';\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("é|1|naïve 日本");
     cr_expect(has_line(s, "é|1|naïve 日本"), "screen:\n%s", s);
+    free(s);
+}
+
+Test(tty, utf8_is_read_in_a_plain_c_environment_too) {
+    start_in("", "-list -noheader"); /* no LANG, LC_ALL or LC_CTYPE: the C locale */
+    free(wait_prompt("strata>"));
+    type("select 'é', length('é'), 1.5 * 2;\r");
+    char *s = wait_output("é|1|3.0");
+    cr_expect(has_line(s, "é|1|3.0"), "screen:\n%s", s);
     free(s);
 }
 
@@ -356,7 +396,7 @@ Test(tty, ctrl_l_clears_the_screen_and_keeps_the_line) {
     start("-list -noheader");
     free(wait_prompt("strata>"));
     type("select 'before clear';\r");
-    free(wait_prompt("strata>"));
+    free(wait_output("before clear"));
     type_seen("select 'typed'");
     key("C-l");
     double t0 = now();
@@ -371,7 +411,7 @@ Test(tty, ctrl_l_clears_the_screen_and_keeps_the_line) {
     cr_expect(!strncmp(s, "strata> select 'typed'\n", 23), "screen:\n%s", s);
     free(s);
     type(";\r");
-    s = wait_prompt("strata>");
+    s = wait_output("typed");
     cr_expect(has_line(s, "typed"), "the kept line did not run; screen:\n%s", s);
     free(s);
 }
@@ -409,15 +449,31 @@ Test(tty, the_progress_bar_is_gone_before_an_error) {
     free(s);
 }
 
+Test(tty, ctrl_c_stops_a_running_statement_and_the_prompt_comes_back) {
+    start("");
+    free(wait_prompt("strata>"));
+    type(LONG_QUERY);
+    expect_screen("rows read"); /* it runs: the bar shows */
+    key("C-c");
+    char *s = wait_prompt("strata>");
+    cr_expect(strstr(s, "\nError: interrupted\nstrata>"), "screen:\n%s", s);
+    cr_expect(!strstr(s, "rows read") && !strstr(s, "2251049970000"), "screen:\n%s", s);
+    free(s);
+    type("select 'next' as word;\r"); /* the Ctrl-C was the statement's, not the next prompt's */
+    s = wait_output("│ next │");
+    cr_expect(has_line(s, "│ next │"), "screen:\n%s", s);
+    free(s);
+}
+
 Test(tty, import_after_an_idle_prompt_shows_no_bar) {
     write_file(path_in("small.csv"), "id,name\n1,one\n2,two\n3,three\n4,four\n5,five\n");
     start("-list -noheader");
     free(wait_prompt("strata>"));
     pause_ms(2500); /* idle at the prompt for longer than the bar's delay */
     type(".import small.csv t\r");
-    free(wait_prompt("strata>"));
+    expect_screen("strata> .import small.csv t\nstrata>");
     type("select count(*), max(name) from t;\r");
-    char *s = wait_prompt("strata>");
+    char *s = wait_output("5|two");
     cr_expect(has_line(s, "5|two"), "screen:\n%s", s);
     cr_expect(!strstr(s, "%") && !strstr(s, " B of "), "a bar was drawn; screen:\n%s", s);
     cr_expect(strstr(s, "strata> .import small.csv t\nstrata> select count(*)"), "screen:\n%s", s);
