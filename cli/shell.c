@@ -72,6 +72,7 @@ static strata_db *running_db;       /* the database a statement runs on, for str
 static int wake_pipe[2] = {-1, -1}; /* non-blocking; the handlers write WAKE_* bytes */
 #define WAKE_SIGINT 'c'
 #define WAKE_RESIZE 'w'
+#define WAKE_SUSPEND 'z'
 
 /* wake writes one byte to wake_pipe from a signal handler (a full pipe already wakes the loop). */
 static void wake(char why) {
@@ -96,6 +97,13 @@ static void on_sigint(int sig) {
 static void on_sigwinch(int sig) {
     (void)sig;
     wake(WAKE_RESIZE);
+}
+
+/* on_sigtstp is Ctrl-Z's handler while the prompt waits (read_typed installs it): the loop gives
+** the terminal back before the shell stops. */
+static void on_sigtstp(int sig) {
+    (void)sig;
+    wake(WAKE_SUSPEND);
 }
 
 /* bar_erase erases a progress bar that was drawn, so that the next output starts a clean line. */
@@ -557,16 +565,36 @@ static void on_typed(char *line) {
     typed_done = true;
 }
 
-/* drain_wake empties wake_pipe; returns whether it held a Ctrl-C, and applies a resize. */
+/* suspend stops the shell at Ctrl-Z with the terminal as it was before the prompt, and takes it
+** back, showing the prompt and the line again, when the shell is continued (fg). */
+static void suspend(void) {
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    rl_deprep_terminal();
+    fputc('\n', stdout);
+    fflush(stdout);
+    sigaction(SIGTSTP, &dfl, &ours);
+    raise(SIGTSTP); /* returns once continued */
+    sigaction(SIGTSTP, &ours, NULL);
+    rl_prep_terminal(1);
+    rl_forced_update_display();
+}
+
+/* drain_wake empties wake_pipe; returns whether it held a Ctrl-C, and applies a resize or a
+** Ctrl-Z. */
 static bool drain_wake(void) {
-    bool sigint = false;
+    bool sigint = false, stop = false;
     char why[64];
     ssize_t n;
     while ((n = read(wake_pipe[0], why, sizeof why)) > 0)
         for (ssize_t i = 0; i < n; i++) {
             if (why[i] == WAKE_SIGINT) sigint = true;
             if (why[i] == WAKE_RESIZE) rl_resize_terminal();
+            if (why[i] == WAKE_SUSPEND) stop = true;
         }
+    if (stop && at_prompt && !sigint) suspend();
     return sigint;
 }
 
@@ -578,6 +606,12 @@ static int read_typed(const char *prompt, char **line) {
     drain_wake(); /* a Ctrl-C that came while a statement ran was the statement's */
     typed = NULL;
     typed_done = false;
+    struct sigaction sa, dfl;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sa.sa_handler = on_sigtstp;
+    sigaction(SIGTSTP, &sa, &dfl); /* Ctrl-Z: see suspend; while a statement runs, the default */
     at_prompt = 1;
     rl_callback_handler_install(prompt, on_typed);
     while (!typed_done) {
@@ -597,6 +631,7 @@ static int read_typed(const char *prompt, char **line) {
             break; /* the terminal is gone: the end of input */
     }
     at_prompt = 0;
+    sigaction(SIGTSTP, &dfl, NULL);
     if (status == TYPED_CANCEL) {
         /* the cursor may be inside the line: write the rest of it again, so ^C lands at its end */
         if (rl_line_buffer && rl_point >= 0 && rl_point < rl_end) fputs(rl_line_buffer + rl_point, stdout);

@@ -372,6 +372,36 @@ Test(tty, ctrl_d_on_a_half_typed_line_does_not_end_the_shell) {
     cr_expect_neq(stat(path_in("status"), &st), 0, "the shell ended");
 }
 
+Test(tty, ctrl_z_and_fg_give_the_terminal_back_and_take_it_again) {
+    /* Ctrl-Z needs a shell with job control: an interactive bash, which the test types into */
+    char cmd[600];
+    snprintf(
+        cmd, sizeof cmd,
+        "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen LANG=C.UTF-8 PS1='$ ' bash --norc --noprofile -i",
+        tmp);
+    TMUX("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", cmd);
+    free(wait_prompt("$"));
+    char line[700];
+    snprintf(line, sizeof line,
+             "cd %s && stty -g > before && %s -list -noheader; stty -g > after; touch status\r", tmp,
+             STRATA_BIN);
+    type(line);
+    free(wait_prompt("strata>"));
+    type_seen("select 'sus");
+    key("C-z");
+    expect_screen("Stopped");
+    free(wait_prompt("$"));
+    type("fg\r");
+    expect_screen("strata> select 'sus\n"); /* the prompt and the line again, below "fg" */
+    type("pended';\r");
+    char *s = wait_output("suspended");
+    cr_expect(strstr(s, "strata> select 'suspended';\n"), "the line was not edited whole; screen:\n%s", s);
+    free(s);
+    type(".quit\r");
+    wait_exit();
+    expect_tty_restored();
+}
+
 /* ---- characters, the screen -------------------------------------------------------------- */
 
 Test(tty, utf8_typed_at_the_terminal_reaches_the_statement) {
