@@ -606,12 +606,13 @@ static int read_typed(const char *prompt, char **line) {
     drain_wake(); /* a Ctrl-C that came while a statement ran was the statement's */
     typed = NULL;
     typed_done = false;
-    struct sigaction sa, dfl;
+    struct sigaction sa, outside; /* Ctrl-Z: see suspend; while a statement runs, as it was */
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sa.sa_handler = on_sigtstp;
-    sigaction(SIGTSTP, &sa, &dfl); /* Ctrl-Z: see suspend; while a statement runs, the default */
+    sigaction(SIGTSTP, NULL, &outside);
+    if (outside.sa_handler != SIG_IGN) sigaction(SIGTSTP, &sa, NULL);
     at_prompt = 1;
     rl_callback_handler_install(prompt, on_typed);
     while (!typed_done) {
@@ -625,13 +626,12 @@ static int read_typed(const char *prompt, char **line) {
             status = TYPED_CANCEL;
             break;
         }
-        if (fds[0].revents & POLLIN)
-            rl_callback_read_char();
-        else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+        if (fds[0].revents & POLLIN) rl_callback_read_char();
+        if (!typed_done && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
             break; /* the terminal is gone: the end of input */
     }
     at_prompt = 0;
-    sigaction(SIGTSTP, &dfl, NULL);
+    sigaction(SIGTSTP, &outside, NULL);
     if (status == TYPED_CANCEL) {
         /* the cursor may be inside the line: write the rest of it again, so ^C lands at its end */
         if (rl_line_buffer && rl_point >= 0 && rl_point < rl_end) fputs(rl_line_buffer + rl_point, stdout);
