@@ -113,6 +113,21 @@ static void teardown(void) {
     tmpdir_remove(tmp);
 }
 
+/* sanitizer_env returns the sanitizers' option variables of the test's environment as
+** "NAME='value' ..." (static), so that a sanitizer build's shell gets them through env -i. */
+static const char *sanitizer_env(void) {
+    static char vars[2048];
+    const char *names[] = {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"};
+    size_t n = 0;
+    vars[0] = '\0';
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        if (v && !strchr(v, '\'') && n < sizeof vars)
+            n += (size_t)snprintf(vars + n, sizeof vars - n, "%s='%s' ", names[i], v);
+    }
+    return vars;
+}
+
 /* start_in runs `strata ARGS` in a new 100x30 tmux session, in tmp, with TERM=screen, HOME=tmp (the
 ** history file goes there) and the locale variables of locale (e.g. "LANG=C.UTF-8"; "" for none),
 ** nothing else of the test's environment. The pane's script writes tmp/before and tmp/after
@@ -130,9 +145,9 @@ static void start_in(const char *locale, const char *args) {
              "exec sleep 600\n",
              tmp, STRATA_BIN, args);
     write_file(path_in("run.sh"), script);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen %s sh %s/run.sh", tmp,
-             locale, tmp);
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd, "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen %s %s sh %s/run.sh", tmp,
+             sanitizer_env(), locale, tmp);
     TMUX("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", cmd);
 }
 
@@ -374,11 +389,11 @@ Test(tty, ctrl_d_on_a_half_typed_line_does_not_end_the_shell) {
 
 Test(tty, ctrl_z_and_fg_give_the_terminal_back_and_take_it_again) {
     /* Ctrl-Z needs a shell with job control: an interactive bash, which the test types into */
-    char cmd[600];
-    snprintf(
-        cmd, sizeof cmd,
-        "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen LANG=C.UTF-8 PS1='$ ' bash --norc --noprofile -i",
-        tmp);
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd,
+             "exec env -i PATH=/usr/bin:/bin HOME=%s TERM=screen LANG=C.UTF-8 %s PS1='$ ' bash --norc "
+             "--noprofile -i",
+             tmp, sanitizer_env());
     TMUX("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", cmd);
     free(wait_prompt("$"));
     char line[700];
