@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <editline/readline.h>
 
@@ -551,18 +552,84 @@ static char *history_path(void) {
 /* ---- the terminal ---------------------------------------------------------------------- */
 
 /* The prompt uses libedit's callback interface, so that the shell, not the line editor, waits for
-** input: read_typed polls the terminal and wake_pipe, feeds libedit a character at a time, and on
-** Ctrl-C removes the handler, which gives the terminal back as libedit found it (echo, canonical
-** input) and forgets the line. Nothing jumps out of libedit. */
+** input: read_typed polls the terminal and wake_pipe and feeds libedit a character at a time; on
+** Ctrl-C it removes the handler, which gives the terminal back as libedit found it (echo,
+** canonical input) and forgets the line. Nothing jumps out of libedit. libedit reads its
+** characters through typed_getc, which waits the same way, so that a Ctrl-C also ends a command
+** that reads several keys (a Ctrl-R search, Ctrl-V): it hands libedit a Ctrl-G, which aborts it. */
 
 enum { TYPED_LINE, TYPED_CANCEL, TYPED_EOF };
 
-static char *typed;     /* the line libedit handed to on_typed, malloc'd; NULL at Ctrl-D */
-static bool typed_done; /* on_typed was called */
+#define KEY_ABORT 0x07 /* Ctrl-G: libedit's abort of a search, a beep otherwise */
+
+static char *typed;           /* the line libedit handed to on_typed, malloc'd; NULL at Ctrl-D */
+static bool typed_done;       /* on_typed was called */
+static bool cancel_pending;   /* Ctrl-C came at the prompt: the line goes */
+static bool suspend_pending;  /* Ctrl-Z came at the prompt */
+static mbstate_t typed_state; /* typed_getc's multibyte decoding */
 
 static void on_typed(char *line) {
     typed = line;
     typed_done = true;
+}
+
+/* drain_wake empties wake_pipe into cancel_pending and suspend_pending (a resize is applied). */
+static void drain_wake(void) {
+    char why[64];
+    ssize_t n;
+    while ((n = read(wake_pipe[0], why, sizeof why)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (why[i] == WAKE_SIGINT) cancel_pending = true;
+            if (why[i] == WAKE_RESIZE) rl_resize_terminal();
+            if (why[i] == WAKE_SUSPEND) suspend_pending = true;
+        }
+}
+
+/* wait_input waits until the terminal has input (1) or a signal woke wake_pipe (0, drained);
+** -1 when the terminal is gone or poll fails. */
+static int wait_input(void) {
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = wake_pipe[0], .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (fds[1].revents & POLLIN) {
+            drain_wake();
+            return 0;
+        }
+        if (fds[0].revents & POLLIN) return 1;
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) return -1;
+    }
+}
+
+/* typed_getc is libedit's reader (rl_getc_function): the next character typed, decoded in the
+** locale (libedit takes what it returns as one wide character), KEY_ABORT once Ctrl-C came, EOF
+** at the end of input. A byte that starts no character is returned as it is. */
+static int typed_getc(FILE *in) {
+    (void)in;
+    unsigned char first = 0;
+    size_t have = 0;
+    for (;;) {
+        if (cancel_pending) return KEY_ABORT;
+        int ready = wait_input();
+        if (ready < 0) return EOF;
+        if (ready == 0) continue;
+        unsigned char c;
+        ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return EOF;
+        if (have++ == 0) first = c;
+        wchar_t wc;
+        size_t r = mbrtowc(&wc, (const char *)&c, 1, &typed_state);
+        if (r == (size_t)-2) continue; /* more bytes of the character */
+        if (r == (size_t)-1) {
+            memset(&typed_state, 0, sizeof typed_state);
+            return first;
+        }
+        return (int)wc;
+    }
 }
 
 /* suspend stops the shell at Ctrl-Z with the terminal as it was before the prompt, and takes it
@@ -582,28 +649,13 @@ static void suspend(void) {
     rl_forced_update_display();
 }
 
-/* drain_wake empties wake_pipe; returns whether it held a Ctrl-C, and applies a resize or a
-** Ctrl-Z. */
-static bool drain_wake(void) {
-    bool sigint = false, stop = false;
-    char why[64];
-    ssize_t n;
-    while ((n = read(wake_pipe[0], why, sizeof why)) > 0)
-        for (ssize_t i = 0; i < n; i++) {
-            if (why[i] == WAKE_SIGINT) sigint = true;
-            if (why[i] == WAKE_RESIZE) rl_resize_terminal();
-            if (why[i] == WAKE_SUSPEND) stop = true;
-        }
-    if (stop && at_prompt && !sigint) suspend();
-    return sigint;
-}
-
 /* read_typed shows prompt and lets the user edit a line. Returns TYPED_LINE with *line set (malloc'd,
 ** without its newline), TYPED_CANCEL after Ctrl-C (the line is shown with "^C" and dropped), or
 ** TYPED_EOF at Ctrl-D on an empty line or when the terminal goes away. */
 static int read_typed(const char *prompt, char **line) {
     int status = TYPED_EOF;
     drain_wake(); /* a Ctrl-C that came while a statement ran was the statement's */
+    cancel_pending = suspend_pending = false;
     typed = NULL;
     typed_done = false;
     struct sigaction sa, outside; /* Ctrl-Z: see suspend; while a statement runs, as it was */
@@ -616,19 +668,17 @@ static int read_typed(const char *prompt, char **line) {
     at_prompt = 1;
     rl_callback_handler_install(prompt, on_typed);
     while (!typed_done) {
-        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-                                {.fd = wake_pipe[0], .events = POLLIN}};
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
+        int ready = wait_input();
+        if (ready < 0) break; /* the terminal is gone: the end of input */
+        if (!cancel_pending && suspend_pending) {
+            suspend_pending = false;
+            suspend();
         }
-        if ((fds[1].revents & POLLIN) && drain_wake()) {
+        if (!cancel_pending && ready) rl_callback_read_char();
+        if (cancel_pending && !typed_done) {
             status = TYPED_CANCEL;
             break;
         }
-        if (fds[0].revents & POLLIN) rl_callback_read_char();
-        if (!typed_done && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
-            break; /* the terminal is gone: the end of input */
     }
     at_prompt = 0;
     sigaction(SIGTSTP, &outside, NULL);
@@ -697,7 +747,8 @@ static int run_interactive(shell *sh, const char *dbname) {
     use_terminal_locale();
     char *hist = history_path();
     rl_readline_name = "strata";
-    rl_catch_signals = 0; /* Ctrl-C is ours: see on_sigint */
+    rl_getc_function = typed_getc; /* before anything starts libedit */
+    rl_catch_signals = 0;          /* Ctrl-C is ours: see on_sigint */
     rl_catch_sigwinch = 0;
     using_history();
     stifle_history(HISTORY_LINES);

@@ -221,6 +221,15 @@ static bool has_line(const char *s, const char *line) {
     return false;
 }
 
+/* count_lines returns how many lines of s are exactly line. */
+static int count_lines(const char *s, const char *line) {
+    int n = 0;
+    size_t len = strlen(line);
+    for (const char *p = s; (p = strstr(p, line)); p++)
+        if ((p == s || p[-1] == '\n') && (p[len] == '\n' || p[len] == '\0')) n++;
+    return n;
+}
+
 /* last_line copies the last line of s that is not empty into out. */
 static void last_line(const char *s, char *out, size_t size) {
     const char *end = s + strlen(s);
@@ -343,6 +352,23 @@ Test(tty, ctrl_c_drops_a_half_typed_multi_line_statement) {
     char *s = wait_output("three");
     cr_expect(has_line(s, "three"), "screen:\n%s", s);
     cr_expect(!strstr(s, "one|") && !strstr(s, "Error"), "the dropped statement ran; screen:\n%s", s);
+    free(s);
+}
+
+Test(tty, ctrl_c_ends_a_history_search_and_drops_its_line) {
+    start("-list -noheader");
+    free(wait_prompt("strata>"));
+    type("select 'old';\r");
+    free(wait_output("old"));
+    key("C-r"); /* libedit's incremental search: it reads keys until the search ends */
+    type_seen("ol");
+    expect_screen("bck"); /* libedit's search prompt */
+    key("C-c");
+    free(wait_prompt("strata>"));
+    type("select 'new';\r");
+    char *s = wait_output("new");
+    cr_expect_eq(count_lines(s, "old"), 1, "the line found by the search ran; screen:\n%s", s);
+    cr_expect(!strstr(s, "Error"), "screen:\n%s", s);
     free(s);
 }
 
