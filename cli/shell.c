@@ -566,7 +566,6 @@ static char *typed;           /* the line libedit handed to on_typed, malloc'd; 
 static bool typed_done;       /* on_typed was called */
 static bool cancel_pending;   /* Ctrl-C came at the prompt: the line goes */
 static bool suspend_pending;  /* Ctrl-Z came at the prompt */
-static mbstate_t typed_state; /* typed_getc's multibyte decoding */
 
 static void on_typed(char *line) {
     typed = line;
@@ -606,27 +605,40 @@ static int wait_input(void) {
 
 /* typed_getc is libedit's reader (rl_getc_function): the next character typed, decoded in the
 ** locale (libedit takes what it returns as one wide character), KEY_ABORT once Ctrl-C came, EOF
-** at the end of input. A byte that starts no character is returned as it is. */
+** at the end of input. A byte that starts no character is returned alone, and the bytes read
+** after it are held for the next calls (held). */
+static unsigned char held[32];
+static size_t held_len;
+
 static int typed_getc(FILE *in) {
     (void)in;
-    unsigned char first = 0;
-    size_t have = 0;
+    unsigned char bytes[16];
+    size_t n = 0;
     for (;;) {
         if (cancel_pending) return KEY_ABORT;
-        int ready = wait_input();
-        if (ready < 0) return EOF;
-        if (ready == 0) continue;
         unsigned char c;
-        ssize_t n = read(STDIN_FILENO, &c, 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return EOF;
-        if (have++ == 0) first = c;
+        if (held_len) {
+            c = held[0];
+            memmove(held, held + 1, --held_len);
+        } else {
+            int ready = wait_input();
+            if (ready < 0) return EOF;
+            if (ready == 0) continue;
+            ssize_t got = read(STDIN_FILENO, &c, 1);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) return EOF;
+        }
+        bytes[n++] = c;
         wchar_t wc;
-        size_t r = mbrtowc(&wc, (const char *)&c, 1, &typed_state);
-        if (r == (size_t)-2) continue; /* more bytes of the character */
-        if (r == (size_t)-1) {
-            memset(&typed_state, 0, sizeof typed_state);
-            return first;
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t r = mbrtowc(&wc, (const char *)bytes, n, &state);
+        if (r == (size_t)-2 && n < sizeof bytes) continue; /* more bytes of the character */
+        if (r == (size_t)-1 || r == (size_t)-2) {
+            memmove(held + n - 1, held, held_len); /* the bytes after the first, read again */
+            memcpy(held, bytes + 1, n - 1);
+            held_len += n - 1;
+            return bytes[0];
         }
         return (int)wc;
     }
@@ -668,7 +680,7 @@ static int read_typed(const char *prompt, char **line) {
     at_prompt = 1;
     rl_callback_handler_install(prompt, on_typed);
     while (!typed_done) {
-        int ready = wait_input();
+        int ready = held_len ? 1 : wait_input(); /* held: bytes typed_getc has read already */
         if (ready < 0) break; /* the terminal is gone: the end of input */
         if (!cancel_pending && suspend_pending) {
             suspend_pending = false;
@@ -689,6 +701,7 @@ static int read_typed(const char *prompt, char **line) {
     }
     rl_callback_handler_remove(); /* the terminal as it was before the prompt */
     if (status == TYPED_CANCEL) {
+        held_len = 0; /* what was typed ahead goes with the line, as the terminal drops its own */
         fputs("^C\n", stdout);
         fflush(stdout);
         return TYPED_CANCEL;
