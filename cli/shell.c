@@ -66,7 +66,8 @@ static bool bar_shown; /* a progress bar is on stderr, to be erased before anyth
 
 /* Ctrl-C at the prompt wakes the line editor's loop (read_typed) through wake_pipe, which then
 ** discards the text being typed; during a statement it sets interrupted, which stops the rows
-** between two steps, and strata_interrupt stops a long step. A window resize wakes the loop too. */
+** between two steps, and strata_interrupt stops a long step. A window resize and Ctrl-Z wake the
+** loop too. */
 static volatile sig_atomic_t at_prompt;
 static volatile sig_atomic_t interrupted;
 static strata_db *running_db;       /* the database a statement runs on, for strata_interrupt */
