@@ -4,9 +4,10 @@
 ** capture-pane. Each test has its own tmux server (a private socket, -L) and temporary directory,
 ** so tests can run in parallel; the server is killed at teardown.
 **
-** In the pane a script (sh, which a Ctrl-C does not end) records the terminal's settings (stty -g) before and
-*after the shell, and
-** its exit status, into files the test reads. Waits poll the screen with a timeout.
+** In the pane a script (sh, which a Ctrl-C does not end) records the terminal's settings
+** (stty -g) before and after the shell, and its exit status, into files the test reads. Waits
+** poll the screen with a timeout. The Ctrl-Z test types into an interactive bash instead, for
+** its job control.
 */
 #include <criterion/criterion.h>
 
