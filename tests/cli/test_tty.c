@@ -107,10 +107,13 @@ static void setup(void) {
 
 static void teardown(void) {
     /* the server may already be gone; this must not fail */
-    char cmd[128];
+    char cmd[600];
     snprintf(cmd, sizeof cmd, "tmux -L %s kill-server >/dev/null 2>&1", sock);
     int ignored = system(cmd); /* no server left is fine too */
     (void)ignored;
+    const char *dir = getenv("TMUX_TMPDIR"); /* tmux leaves its socket file behind */
+    snprintf(cmd, sizeof cmd, "%s/tmux-%d/%s", dir && *dir ? dir : "/tmp", (int)getuid(), sock);
+    unlink(cmd);
     struct stat st;
     for (int i = 0; i < 40 && stat(tmp, &st) == 0; i++) { /* a dying process may still write a file there */
         tmpdir_remove(tmp);
