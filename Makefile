@@ -220,7 +220,7 @@ readme-check: all
 	@tests/docs/readme_check $(B) $(README_STAGE) /usr/local cc $(filter -fsanitize=%,$(OPT))
 
 deps-check:
-	@for p in libcriterion-dev libcjson-dev; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
+	@for p in libcriterion-dev libcjson-dev tmux; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
 
 # The benchmark records the flags and library it was built with (see bench/README.md).
 $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/bench_common.h $(B)/libstrata-internal.a

@@ -18,7 +18,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <setjmp.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -28,6 +31,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <editline/readline.h>
 
@@ -38,22 +42,63 @@
 
 #define PROGRESS_DELAY 2.0 /* seconds a statement runs before its progress bar shows */
 #define PROGRESS_WIDTH 30  /* characters of the bar */
+#define NO_CLOCK INFINITY  /* stmt_t0 when nothing is timed: now() - NO_CLOCK is never over the delay */
 
-/* Ctrl-C at the prompt discards the text being typed (through prompt_jump); during a statement
-** it sets interrupted, which stops the rows between two steps. */
-static sigjmp_buf prompt_jump;
+static bool bar_shown; /* a progress bar is on stderr, to be erased before anything else is written */
+
+/* Ctrl-C at the prompt wakes the line editor's loop (read_typed) through wake_pipe, which then
+** discards the text being typed; during a statement it sets interrupted, which stops the rows
+** between two steps, and strata_interrupt stops a long step. A window resize and Ctrl-Z wake the
+** loop too. */
 static volatile sig_atomic_t at_prompt;
 static volatile sig_atomic_t interrupted;
-static strata_db *running_db; /* the database a statement runs on, for strata_interrupt */
+static strata_db *running_db;       /* the database a statement runs on, for strata_interrupt */
+static int wake_pipe[2] = {-1, -1}; /* non-blocking; the handlers write WAKE_* bytes */
+#define WAKE_SIGINT 'c'
+#define WAKE_RESIZE 'w'
+#define WAKE_SUSPEND 'z'
+
+/* wake writes one byte to wake_pipe from a signal handler (a full pipe already wakes the loop). */
+static void wake(char why) {
+    int saved = errno;
+    if (wake_pipe[1] >= 0) {
+        ssize_t n = write(wake_pipe[1], &why, 1);
+        (void)n;
+    }
+    errno = saved;
+}
 
 static void on_sigint(int sig) {
     (void)sig;
-    if (at_prompt) siglongjmp(prompt_jump, 1);
+    if (at_prompt) {
+        wake(WAKE_SIGINT);
+        return;
+    }
     interrupted = 1;
     if (running_db) strata_interrupt(running_db); /* stops a long step too */
 }
 
+static void on_sigwinch(int sig) {
+    (void)sig;
+    wake(WAKE_RESIZE);
+}
+
+/* on_sigtstp is Ctrl-Z's handler while the prompt waits (read_typed installs it): the loop gives
+** the terminal back before the shell stops. */
+static void on_sigtstp(int sig) {
+    (void)sig;
+    wake(WAKE_SUSPEND);
+}
+
+/* bar_erase erases a progress bar that was drawn, so that the next output starts a clean line. */
+static void bar_erase(void) {
+    if (bar_shown) fputs("\r\033[K", stderr);
+    bar_shown = false;
+}
+
+/* report: see shell.h. */
 void report(const char *source, long line, const char *fmt, ...) {
+    bar_erase();
     fflush(NULL); /* stdout, and an .output file */
     fputs("Error: ", stderr);
     if (source) fprintf(stderr, "%s:%ld: ", source, line);
@@ -68,6 +113,20 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* progress_start starts the progress clock of a statement or dot command (and forgets a Ctrl-C
+** that came before it). */
+static void progress_start(shell *sh) {
+    sh->stmt_t0 = now();
+    interrupted = 0;
+}
+
+/* progress_stop erases the bar and stops the clock: the library's progress calls draw nothing
+** until the next progress_start. */
+static void progress_stop(shell *sh) {
+    bar_erase();
+    sh->stmt_t0 = NO_CLOCK;
 }
 
 /* ---- statements ------------------------------------------------------------------------- */
@@ -117,6 +176,7 @@ static int run_rows(shell *sh, strata_stmt *st) {
                           .null_text = sh->null_text,
                           .widths = sh->widths,
                           .nwidths = sh->nwidths};
+    progress_stop(sh); /* the first row ends the bar: rows and a bar do not share the screen */
     if (!(r = render_begin(sh->out, &opt, ncol, names))) goto nomem;
     for (; rc == STRATA_ROW; rc = strata_step(st)) {
         if (interrupted) {
@@ -157,9 +217,9 @@ static const char *amount(char *buf, size_t size, uint64_t n, const char *unit) 
     return buf;
 }
 
-/* progress is the library's progress handler: after PROGRESS_DELAY it draws a bar on the terminal
-** when the total is known (a COPY's file), else a count (rows read by scans); Ctrl-C stops the
-** statement. */
+/* progress is the library's progress handler: once what progress_start timed has run
+** PROGRESS_DELAY it draws a bar on the terminal when the total is known (a COPY's file), else a
+** count (rows read by scans); Ctrl-C stops the statement. */
 static int progress(void *arg, uint64_t done, uint64_t total, const char *unit) {
     shell *sh = arg;
     if (interrupted) return 1;
@@ -175,14 +235,8 @@ static int progress(void *arg, uint64_t done, uint64_t total, const char *unit) 
     } else {
         fprintf(stderr, "\r%s read\033[K", amount(a, sizeof a, done, unit));
     }
-    sh->bar_shown = true;
+    bar_shown = true;
     return 0;
-}
-
-/* progress_clear erases a progress bar that was drawn. */
-static void progress_clear(shell *sh) {
-    if (sh->bar_shown) fputs("\r\033[K", stderr);
-    sh->bar_shown = false;
 }
 
 /* is_change says whether the statement at sql is an INSERT, UPDATE or DELETE (its first word,
@@ -230,12 +284,11 @@ int run_sql(shell *sh, const char *sql, const char *source, long line) {
                 n--;
             fprintf(sh->out, "%.*s\n", (int)n, p);
         }
-        interrupted = 0;
+        progress_start(sh);
         running_db = sh->db;
-        sh->stmt_t0 = t0;
         rc = run_rows(sh, st);
         running_db = NULL;
-        progress_clear(sh);
+        progress_stop(sh);
         strata_finalize(st);
         if (rc == STRATA_DONE && is_change(p)) {
             int64_t n = strata_changes(sh->db);
@@ -303,7 +356,9 @@ static int handle_line(shell *sh, char *line, const char *source, long lineno) {
     if (*p == '.' && !sql_scanner_has_code(&sh->scan)) {
         buf_clear(sh); /* comments before a dot command are dropped */
         if (sh->echo) fprintf(sh->out, "%s\n", p);
+        progress_start(sh); /* .import's COPY shows a bar as a statement does */
         int rc = run_dot(sh, (char *)p, source, lineno);
+        progress_stop(sh);
         if (sh->once && --sh->once == 0) output_reset(sh); /* .once counts itself: see dot.c */
         return rc;
     }
@@ -380,22 +435,184 @@ static char *history_path(void) {
     return path;
 }
 
+/* ---- the terminal ---------------------------------------------------------------------- */
+
+/* The prompt uses libedit's callback interface, so that the shell, not the line editor, waits for
+** input: read_typed polls the terminal and wake_pipe and feeds libedit a character at a time; on
+** Ctrl-C it removes the handler, which gives the terminal back as libedit found it (echo,
+** canonical input) and forgets the line. Nothing jumps out of libedit. libedit reads its
+** characters through typed_getc, which waits the same way, so that a Ctrl-C also ends a command
+** that reads several keys (a Ctrl-R search, Ctrl-V): it hands libedit a Ctrl-G, which aborts it. */
+
+enum { TYPED_LINE, TYPED_CANCEL, TYPED_EOF };
+
+#define KEY_ABORT 0x07 /* Ctrl-G: libedit's abort of a search, a beep otherwise */
+
+static char *typed;           /* the line libedit handed to on_typed, malloc'd; NULL at Ctrl-D */
+static bool typed_done;       /* on_typed was called */
+static bool cancel_pending;   /* Ctrl-C came at the prompt: the line goes */
+static bool suspend_pending;  /* Ctrl-Z came at the prompt */
+
+static void on_typed(char *line) {
+    typed = line;
+    typed_done = true;
+}
+
+/* drain_wake empties wake_pipe into cancel_pending and suspend_pending (a resize is applied). */
+static void drain_wake(void) {
+    char why[64];
+    ssize_t n;
+    while ((n = read(wake_pipe[0], why, sizeof why)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (why[i] == WAKE_SIGINT) cancel_pending = true;
+            if (why[i] == WAKE_RESIZE) rl_resize_terminal();
+            if (why[i] == WAKE_SUSPEND) suspend_pending = true;
+        }
+}
+
+/* wait_input waits until the terminal has input (1) or a signal woke wake_pipe (0, drained);
+** -1 when the terminal is gone or poll fails. */
+static int wait_input(void) {
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = wake_pipe[0], .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (fds[1].revents & POLLIN) {
+            drain_wake();
+            return 0;
+        }
+        if (fds[0].revents & POLLIN) return 1;
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) return -1;
+    }
+}
+
+/* typed_getc is libedit's reader (rl_getc_function): the next character typed, decoded in the
+** locale (libedit takes what it returns as one wide character), KEY_ABORT once Ctrl-C came, EOF
+** at the end of input. A byte that starts no character is returned alone, and the bytes read
+** after it are held for the next calls (held). */
+static unsigned char held[32];
+static size_t held_len;
+
+static int typed_getc(FILE *in) {
+    (void)in;
+    unsigned char bytes[16];
+    size_t n = 0;
+    for (;;) {
+        if (cancel_pending) return KEY_ABORT;
+        unsigned char c;
+        if (held_len) {
+            c = held[0];
+            memmove(held, held + 1, --held_len);
+        } else {
+            int ready = wait_input();
+            if (ready < 0) return EOF;
+            if (ready == 0) continue;
+            ssize_t got = read(STDIN_FILENO, &c, 1);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) return EOF;
+        }
+        bytes[n++] = c;
+        wchar_t wc;
+        mbstate_t state;
+        memset(&state, 0, sizeof state);
+        size_t r = mbrtowc(&wc, (const char *)bytes, n, &state);
+        if (r == (size_t)-2 && n < sizeof bytes) continue; /* more bytes of the character */
+        if (r == (size_t)-1 || r == (size_t)-2) {
+            memmove(held + n - 1, held, held_len); /* the bytes after the first, read again */
+            memcpy(held, bytes + 1, n - 1);
+            held_len += n - 1;
+            return bytes[0];
+        }
+        return (int)wc;
+    }
+}
+
+/* suspend stops the shell at Ctrl-Z with the terminal as it was before the prompt, and takes it
+** back, showing the prompt and the line again, when the shell is continued (fg). */
+static void suspend(void) {
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    rl_deprep_terminal();
+    fputc('\n', stdout);
+    fflush(stdout);
+    sigaction(SIGTSTP, &dfl, &ours);
+    raise(SIGTSTP); /* returns once continued */
+    sigaction(SIGTSTP, &ours, NULL);
+    rl_prep_terminal(1);
+    rl_forced_update_display();
+}
+
+/* read_typed shows prompt and lets the user edit a line. Returns TYPED_LINE with *line set (malloc'd,
+** without its newline), TYPED_CANCEL after Ctrl-C (the line is shown with "^C" and dropped), or
+** TYPED_EOF at Ctrl-D on an empty line or when the terminal goes away. */
+static int read_typed(const char *prompt, char **line) {
+    int status = TYPED_EOF;
+    drain_wake(); /* a Ctrl-C that came while a statement ran was the statement's */
+    cancel_pending = suspend_pending = false;
+    typed = NULL;
+    typed_done = false;
+    struct sigaction sa, outside; /* Ctrl-Z: see suspend; while a statement runs, as it was */
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sa.sa_handler = on_sigtstp;
+    sigaction(SIGTSTP, NULL, &outside);
+    if (outside.sa_handler != SIG_IGN) sigaction(SIGTSTP, &sa, NULL);
+    at_prompt = 1;
+    rl_callback_handler_install(prompt, on_typed);
+    while (!typed_done) {
+        int ready = held_len ? 1 : wait_input(); /* held: bytes typed_getc has read already */
+        if (ready < 0) break; /* the terminal is gone: the end of input */
+        if (!cancel_pending && suspend_pending) {
+            suspend_pending = false;
+            suspend();
+        }
+        if (!cancel_pending && ready) rl_callback_read_char();
+        if (cancel_pending && !typed_done) {
+            status = TYPED_CANCEL;
+            break;
+        }
+    }
+    at_prompt = 0;
+    sigaction(SIGTSTP, &outside, NULL);
+    if (status == TYPED_CANCEL) {
+        /* the cursor may be inside the line: write the rest of it again, so ^C lands at its end */
+        if (rl_line_buffer && rl_point >= 0 && rl_point < rl_end) fputs(rl_line_buffer + rl_point, stdout);
+        fflush(stdout);
+    }
+    rl_callback_handler_remove(); /* the terminal as it was before the prompt */
+    if (status == TYPED_CANCEL) {
+        held_len = 0; /* what was typed ahead goes with the line, as the terminal drops its own */
+        fputs("^C\n", stdout);
+        fflush(stdout);
+        return TYPED_CANCEL;
+    }
+    if (!typed_done || !typed) {
+        if (typed_done) printf("\r%s\033[K", prompt); /* libedit showed the Ctrl-D as ^D: the prompt alone */
+        return TYPED_EOF;
+    }
+    *line = typed;
+    return TYPED_LINE;
+}
+
 /* prompt_loop reads lines at the prompt until .quit or end of input. An error is printed and
-** the prompt comes back; Ctrl-C discards the statement being typed. It keeps no local variable
-** across the jump back to the prompt. */
+** the prompt comes back; Ctrl-C discards the line and the statement being typed. */
 static void prompt_loop(shell *sh) {
-    static long lineno;
+    long lineno = 0;
     buf_clear(sh);
     for (;;) {
-        if (sigsetjmp(prompt_jump, 1)) {
-            at_prompt = 0;
-            fputs("^C\n", stdout);
+        char *line = NULL;
+        int got = read_typed(sh->buf_len ? "   ...> " : "strata> ", &line);
+        if (got == TYPED_CANCEL) {
             buf_clear(sh);
+            continue;
         }
-        at_prompt = 1;
-        char *line = readline(sh->buf_len ? "   ...> " : "strata> ");
-        at_prompt = 0;
-        if (!line) {
+        if (got == TYPED_EOF) {
             fputc('\n', stdout);
             return;
         }
@@ -408,23 +625,46 @@ static void prompt_loop(shell *sh) {
     }
 }
 
-/* run_interactive sets up libedit, history and Ctrl-C, and runs the prompt. */
-static void run_interactive(shell *sh, const char *dbname) {
+/* use_terminal_locale takes the character set from the environment (LC_ALL, LC_CTYPE, LANG), so
+** that libedit reads and shows UTF-8; a plain C or POSIX environment (or one naming a locale that
+** is not installed) gets C.UTF-8 where it exists.
+** Numbers keep the C locale's decimal point. */
+static void use_terminal_locale(void) {
+    setlocale(LC_ALL, ""); /* fails, leaving C, when the environment names a locale not installed */
+    const char *ctype = setlocale(LC_CTYPE, NULL);
+    if (!ctype || !strcmp(ctype, "C") || !strcmp(ctype, "POSIX")) setlocale(LC_CTYPE, "C.UTF-8");
+    setlocale(LC_NUMERIC, "C");
+}
+
+/* run_interactive sets up the locale, libedit, history and the signals, and runs the prompt.
+** Returns 1 when the terminal cannot be set up, else 0. */
+static int run_interactive(shell *sh, const char *dbname) {
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        report(NULL, 0, "cannot set up the terminal: %s", strerror(errno));
+        return 1;
+    }
+    use_terminal_locale();
     char *hist = history_path();
     rl_readline_name = "strata";
-    rl_catch_signals = 0; /* Ctrl-C is ours: see on_sigint */
+    rl_getc_function = typed_getc; /* before anything starts libedit */
+    rl_catch_signals = 0;          /* Ctrl-C is ours: see on_sigint */
+    rl_catch_sigwinch = 0;
     using_history();
     stifle_history(HISTORY_LINES);
     if (hist) read_history(hist);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* output interrupted by Ctrl-C goes on; poll still wakes */
+    sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_sigwinch;
+    sigaction(SIGWINCH, &sa, NULL);
     printf("strata shell on %s. Enter \".help\" for usage hints.\n", dbname);
     prompt_loop(sh);
     if (hist) write_history(hist);
     free(hist);
+    return 0;
 }
 
 /* ---- options ---------------------------------------------------------------------------- */
@@ -470,7 +710,7 @@ bool shell_open(shell *sh, const char *path, strata_db **db, char *err, size_t e
 }
 
 int main(int argc, char **argv) {
-    shell sh = {.mode = MODE_TABLE, .headers = true};
+    shell sh = {.mode = MODE_TABLE, .headers = true, .stmt_t0 = NO_CLOCK};
     sh.out = stdout;
     const char *dbname = NULL, *positional_sql = NULL;
     action *actions = calloc((size_t)argc + 1, sizeof *actions);
@@ -556,7 +796,7 @@ int main(int argc, char **argv) {
         }
     } else if (isatty(STDIN_FILENO)) {
         sh.interactive = true;
-        run_interactive(&sh, dbname);
+        status = run_interactive(&sh, dbname);
     } else {
         run_stream(&sh, stdin, "stdin");
     }

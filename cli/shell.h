@@ -48,9 +48,9 @@ typedef struct shell {
     size_t buf_len, buf_cap;
     long buf_line; /* the input line the collected text starts on */
     sql_scanner scan;
-    /* the progress bar: drawn on a terminal (stderr) for a statement running over PROGRESS_DELAY */
+    /* the progress bar: drawn on a terminal (stderr) for a statement or dot command running over
+    ** PROGRESS_DELAY; stmt_t0 is when it started (progress_start), NO_CLOCK when none is timed */
     bool progress_tty;
-    bool bar_shown;
     double stmt_t0;
 } shell;
 
