@@ -220,7 +220,7 @@ readme-check: all
 	@tests/docs/readme_check $(B) $(README_STAGE) /usr/local cc $(filter -fsanitize=%,$(OPT))
 
 deps-check:
-	@for p in libcriterion-dev libcjson-dev; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
+	@for p in libcriterion-dev libcjson-dev tmux; do dpkg -s $$p >/dev/null 2>&1 || { echo "missing package $$p: run 'make deps'"; exit 1; }; done
 
 # The benchmark records the flags and library it was built with (see bench/README.md).
 $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/bench_common.h $(B)/libstrata-internal.a
@@ -230,6 +230,11 @@ $(B)/bench/bench_rowstore: bench/bench_rowstore.c bench/bench_common.c bench/ben
 
 bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
+
+# A session's open, first commit, second commit and close (bench/README.md): public API only.
+$(B)/bench/bench_close: bench/bench_close.c $(B)/libstrata.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iinclude -o $@ $< $(B)/libstrata.a $(LDFLAGS_ALL)
 
 # The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
 # vector/kernel.h (and through it core/ headers: -Icore) and links libstrata-internal.a, which exports them.

@@ -496,7 +496,7 @@ static int strata_storage(const engine *e, void *db, const char *table, int64_t 
 
 /* strata: `CHECKPOINT <table>`, then storage_info: every full row group must be in segments.
 ** Records <key>_segment_rows and <key>_rowstore_rows. */
-static int strata_checkpoint(const engine *e, void *db, const char *table, const char *key, int64_t rows) {
+static int migrate_and_checkpoint(const engine *e, void *db, const char *table, const char *key, int64_t rows) {
     char sql[128], id[96];
     int64_t segments, rowstore;
     snprintf(sql, sizeof sql, "CHECKPOINT %s", table);
@@ -533,7 +533,7 @@ static int wl_load_sales(const engine *e, const char *path, const options *o) {
     uint64_t t0 = now_ns();
     if (sales_load(e, db, rows)) goto fail;
     double load_ms = ms_since(t0);
-    if (is_strata(e) && strata_checkpoint(e, db, "sales", "an_sales", (int64_t)rows)) goto fail;
+    if (is_strata(e) && migrate_and_checkpoint(e, db, "sales", "an_sales", (int64_t)rows)) goto fail;
     e->close(db);
     double final_ms = ms_since(t0);
     put_peak("an_load_sales");
@@ -577,7 +577,7 @@ static int wl_load_li(const engine *e, const char *path, const options *o) {
                  (long long)want_rows);
         goto fail;
     }
-    if (is_strata(e) && strata_checkpoint(e, db, "lineitem", "an_li", rows)) goto fail;
+    if (is_strata(e) && migrate_and_checkpoint(e, db, "lineitem", "an_li", rows)) goto fail;
     e->close(db);
     double final_ms = ms_since(t0);
     put_peak("an_load_li");

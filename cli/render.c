@@ -2,7 +2,8 @@
 ** render.c -- the shell's output modes (see render.h).
 **
 ** NULL is written as NULL in table, line and list mode, as an empty field in CSV and as null in
-** JSON. Widths in table and line mode count display columns: a UTF-8 sequence is one column,
+** JSON, unless render_options.null_text says otherwise (for every mode but JSON). Widths in table and line
+*mode count display columns: a UTF-8 sequence is one column,
 ** East Asian wide characters and most emoji two, combining marks none.
 */
 #include "render.h"
@@ -15,11 +16,14 @@ struct renderer {
     FILE *out;
     render_mode mode;
     bool headers;
+    const char *null_text; /* NULL: the mode's own */
     int ncol;
     char **names;
     long rows; /* rows written so far */
-    /* table mode: the column widths, and the rows held until they are known */
+    /* table mode: the column widths (fixed: set by the options, negative for right-aligned, 0 for
+    ** sized to the values), and the rows held until they are known */
     int *width;
+    int *fixed;
     bool started; /* the top and the header are written; the widths are fixed */
     char *text;   /* the held values' display text, each NUL-terminated */
     size_t text_len, text_cap;
@@ -112,7 +116,7 @@ static bool reserve(void **p, size_t *cap, size_t need, size_t size) {
 /* hold_text appends the display form of v (control characters as \n, \t, \r or \xHH; NULL as
 ** NULL) to the held text and returns its offset, or SIZE_MAX when out of memory. */
 static size_t hold_text(renderer *r, const char *v) {
-    if (!v) v = "NULL";
+    if (!v) v = r->null_text ? r->null_text : "NULL";
     size_t n = strlen(v);
     if (!reserve((void **)&r->text, &r->text_cap, r->text_len + 4 * n + 1, 1)) return SIZE_MAX;
     size_t off = r->text_len;
@@ -147,14 +151,17 @@ static void table_line(renderer *r, const char *left, const char *mid, const cha
     fputc('\n', r->out);
 }
 
-/* table_cell writes s within w columns (cut with "…" when wider), right-aligned if right. */
-static void table_cell(renderer *r, const char *s, int w, bool right) {
+enum { ALIGN_LEFT, ALIGN_RIGHT, ALIGN_CENTRE };
+
+/* table_cell writes s within w columns (cut with "…" when wider), aligned as align says. */
+static void table_cell(renderer *r, const char *s, int w, int align) {
     int sw = display_width(s);
     fputs("│ ", r->out);
     if (sw <= w) {
-        if (right) pad(r->out, w - sw);
+        int before = align == ALIGN_RIGHT ? w - sw : align == ALIGN_CENTRE ? (w - sw) / 2 : 0;
+        pad(r->out, before);
         fputs(s, r->out);
-        if (!right) pad(r->out, w - sw);
+        pad(r->out, w - sw - before);
     } else {
         int used = 0;
         uint32_t cp;
@@ -174,7 +181,8 @@ static void table_cell(renderer *r, const char *s, int w, bool right) {
 
 static void table_row(renderer *r, const size_t *cell, const unsigned char *kind) {
     for (int i = 0; i < r->ncol; i++)
-        table_cell(r, r->text + cell[i], r->width[i], kind[i] == KIND_NUMBER);
+        table_cell(r, r->text + cell[i], r->width[i],
+                   kind[i] == KIND_NUMBER || r->fixed[i] < 0 ? ALIGN_RIGHT : ALIGN_LEFT);
     fputs("│\n", r->out);
 }
 
@@ -182,6 +190,10 @@ static void table_row(renderer *r, const size_t *cell, const unsigned char *kind
 ** and the held rows, and lets the held text go. */
 static void table_start(renderer *r) {
     for (int i = 0; i < r->ncol; i++) {
+        if (r->fixed[i]) {
+            r->width[i] = abs(r->fixed[i]);
+            continue;
+        }
         r->width[i] = r->headers ? display_width(r->names[i]) : 1;
         if (r->width[i] < 1) r->width[i] = 1;
         for (size_t k = 0; k < r->held; k++) {
@@ -191,14 +203,8 @@ static void table_start(renderer *r) {
     }
     if (r->headers || r->held) table_line(r, "┌", "┬", "┐");
     if (r->headers) {
-        for (int i = 0; i < r->ncol; i++) {
-            int extra = r->width[i] - display_width(r->names[i]);
-            fputs("│ ", r->out);
-            pad(r->out, extra / 2);
-            fputs(r->names[i], r->out);
-            pad(r->out, extra - extra / 2);
-            fputc(' ', r->out);
-        }
+        for (int i = 0; i < r->ncol; i++)
+            table_cell(r, r->names[i], r->width[i], ALIGN_CENTRE);
         fputs("│\n", r->out);
         if (r->held) table_line(r, "├", "┼", "┤");
     }
@@ -239,7 +245,8 @@ static bool table_add(renderer *r, const char *const *values, const value_kind *
 
 /* csv_field writes v quoted as RFC 4180 asks: when it holds a comma, a quote, CR or LF (and,
 ** so that it reads back as text, when it is empty or has space at either end). */
-static void csv_field(FILE *out, const char *v) {
+static void csv_field(FILE *out, const char *v, const char *null_text) {
+    if (!v) v = null_text;
     if (!v) return;
     size_t n = strlen(v);
     bool quote = strpbrk(v, ",\"\r\n") != NULL || n == 0 || v[0] == ' ' || v[n - 1] == ' ';
@@ -258,7 +265,7 @@ static void csv_field(FILE *out, const char *v) {
 static void csv_line(renderer *r, const char *const *values) {
     for (int i = 0; i < r->ncol; i++) {
         if (i) fputc(',', r->out);
-        csv_field(r->out, values[i]);
+        csv_field(r->out, values[i], r->null_text);
     }
     fputc('\n', r->out);
 }
@@ -315,35 +322,42 @@ static void line_row(renderer *r, const char *const *values) {
     if (r->rows > 0) fputc('\n', r->out);
     for (int i = 0; i < r->ncol; i++) {
         pad(r->out, w - display_width(r->names[i]));
-        fprintf(r->out, "%s = %s\n", r->names[i], values[i] ? values[i] : "NULL");
+        fprintf(r->out, "%s = %s\n", r->names[i],
+                values[i]      ? values[i]
+                : r->null_text ? r->null_text
+                               : "NULL");
     }
 }
 
 static void list_line(renderer *r, const char *const *values) {
     for (int i = 0; i < r->ncol; i++) {
         if (i) fputc('|', r->out);
-        fputs(values[i] ? values[i] : "NULL", r->out);
+        fputs(values[i] ? values[i] : r->null_text ? r->null_text : "NULL", r->out);
     }
     fputc('\n', r->out);
 }
 
 /* ---- entry points ----------------------------------------------------------------------- */
 
-renderer *render_begin(FILE *out, render_mode mode, bool headers, int ncol, const char *const *names) {
+renderer *render_begin(FILE *out, const render_options *opt, int ncol, const char *const *names) {
     renderer *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->out = out;
-    r->mode = mode;
-    r->headers = headers;
+    r->mode = opt->mode;
+    r->headers = opt->headers;
+    r->null_text = opt->null_text;
     r->ncol = ncol;
     r->names = calloc((size_t)ncol + 1, sizeof *r->names);
     r->width = calloc((size_t)ncol + 1, sizeof *r->width);
-    if (!r->names || !r->width) goto fail;
-    for (int i = 0; i < ncol; i++)
+    r->fixed = calloc((size_t)ncol + 1, sizeof *r->fixed);
+    if (!r->names || !r->width || !r->fixed) goto fail;
+    for (int i = 0; i < ncol; i++) {
         if (!(r->names[i] = strdup(names[i] ? names[i] : ""))) goto fail;
-    if (headers && ncol > 0) {
-        if (mode == MODE_CSV) csv_line(r, names);
-        if (mode == MODE_LIST) list_line(r, names);
+        if (i < opt->nwidths) r->fixed[i] = opt->widths[i];
+    }
+    if (r->headers && ncol > 0) {
+        if (r->mode == MODE_CSV) csv_line(r, (const char *const *)r->names);
+        if (r->mode == MODE_LIST) list_line(r, (const char *const *)r->names);
     }
     return r;
 fail:
@@ -352,6 +366,7 @@ fail:
             free(r->names[i]);
     free(r->names);
     free(r->width);
+    free(r->fixed);
     free(r);
     return NULL;
 }
@@ -380,6 +395,7 @@ void render_end(renderer *r) {
             free(r->names[i]);
     free(r->names);
     free(r->width);
+    free(r->fixed);
     free(r->text);
     free(r->cell);
     free(r->kind);

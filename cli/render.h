@@ -8,7 +8,8 @@
 **
 ** Every mode except table writes each row as it arrives. Table mode needs the widths of its
 ** columns, so it holds up to RENDER_TABLE_BUFFER rows, prints them, and formats later rows to
-** the widths it chose (a longer value is cut and ends with "…").
+** the widths it chose (a longer value is cut and ends with "…"); a column given a fixed width
+** (render_options.widths) is cut to it from the first row.
 */
 #ifndef STRATA_CLI_RENDER_H
 #define STRATA_CLI_RENDER_H
@@ -31,9 +32,23 @@ typedef struct renderer renderer;
 bool render_mode_parse(const char *name, render_mode *out);
 const char *render_mode_name(render_mode mode);
 
-/* render_begin starts a result of ncol columns on out. The names are copied. Returns NULL when
-** out of memory. */
-renderer *render_begin(FILE *out, render_mode mode, bool headers, int ncol, const char *const *names);
+/* How a result is written. null_text is what a NULL shows as in every mode but JSON (which writes
+** null); NULL keeps each mode's own: "NULL" in table, line and list mode, an empty field in CSV.
+** widths[i] (i < nwidths) fixes table mode's column i at that many display columns (a longer value
+** or name is cut and ends with "…"), a negative width the same, right-aligned; 0 or a column past
+** nwidths is sized to its values. */
+typedef struct render_options {
+    render_mode mode;
+    bool headers;
+    const char *null_text;
+    const int *widths;
+    int nwidths;
+} render_options;
+
+/* render_begin starts a result of ncol columns on out, written as opt says. The names are copied,
+** opt's strings and widths are not (they must last until render_end). Returns NULL when out of
+** memory. */
+renderer *render_begin(FILE *out, const render_options *opt, int ncol, const char *const *names);
 /* render_row adds a row: values[i] is the text of column i (NULL for SQL NULL), kinds[i] its
 ** kind. The values are copied when they must be kept. Returns false when out of memory (the row
 ** is lost, the renderer stays usable). */

@@ -28,7 +28,8 @@ typedef struct vfs_file_methods {
     int (*read)(vfs_file *f, void *buf, size_t n, uint64_t off, size_t *nread, strata_err *err);
     /* write n bytes at off, extending the file as needed; all or nothing from the caller's view */
     int (*write)(vfs_file *f, const void *buf, size_t n, uint64_t off, strata_err *err);
-    /* make every completed write durable (fdatasync) */
+    /* make every completed write durable (fdatasync), and the file's name when this handle created
+    ** the file (POSIX: an fsync of its directory at the first sync) */
     int (*sync)(vfs_file *f, strata_err *err);
     int (*truncate)(vfs_file *f, uint64_t size, strata_err *err);
     int (*size)(vfs_file *f, uint64_t *out, strata_err *err);

@@ -103,14 +103,30 @@ typedef struct strata_chunk strata_chunk; /* up to 2048 result rows, column by c
 ** a private in-memory database. *out is always set, also on error (except STRATA_NOMEM before
 ** anything was allocated, when it is NULL), so that strata_errmsg(*out) can say why; close it
 ** with strata_close in every case. Errors: STRATA_NOTADB (not a strata file), STRATA_FORMAT (a
-** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT (the header,
-** the WAL or the catalog is damaged; the message points to strata_recover below), STRATA_IOERR.
-** Damage elsewhere in the file does not stop the open (see "damaged files" below). */
+** newer format), STRATA_BUSY (another handle or process has it open), STRATA_CORRUPT (the
+** header, the WAL or the catalog is damaged; the message points to strata_recover below; damage
+** elsewhere in the file does not stop the open, see "damaged files" below), STRATA_IOERR. A database that has no write-ahead log (it was closed cleanly) where none can be
+** created -- a full disk, a directory without write permission -- opens for reading only: queries
+** work, and a statement that writes fails with STRATA_READONLY saying why. */
 int strata_open(const char *path, strata_db **out);
 /* strata_close destroys every appender still open on db (inserting its rows, as
 ** strata_appender_destroy does), finalizes every statement still open, rolls back an open
-** transaction, checkpoints and closes the file. NULL is a no-op. */
+** transaction, checkpoints, removes the write-ahead log and closes the file. NULL is a no-op.
+** Files: while a database at PATH is open, its commits go to the write-ahead log PATH-wal beside
+** it; a clean close folds the log into PATH and removes it, so a closed database is one file.
+** The log stays after a crash, and after a close whose checkpoint failed (a full disk): it then
+** holds commits that PATH does not, and the next open applies them. Copy or move the two files
+** together; never delete PATH-wal alone.
+** strata_close returns STRATA_OK also when that checkpoint fails: every commit that returned OK
+** is durable in PATH-wal, so nothing is lost and nothing is reported as failed. To learn whether
+** the log could be folded in (to warn, as the shell does), call strata_checkpoint first. */
 int strata_close(strata_db *db);
+/* strata_checkpoint folds the write-ahead log into the database file now (the work the close
+** does; the SQL statement CHECKPOINT also migrates full row groups into column segments). On
+** error -- STRATA_FULL when the disk is full, STRATA_IOERR -- no commit is lost: the log keeps
+** them, the handle stays usable, and strata_errmsg says that PATH-wal could not be folded into
+** PATH and stays beside it. STRATA_MISUSE inside BEGIN ... COMMIT. */
+int strata_checkpoint(strata_db *db);
 
 /* ---- running SQL ------------------------------------------------------------------------ */
 
@@ -186,7 +202,12 @@ void strata_interrupt(strata_db *db);
 int64_t strata_changes(strata_db *db);
 
 /* strata_rejects: records the last statement run on db sent to a REJECTS file instead of loading
-** them (COPY t FROM 'f' (REJECTS 'bad.csv')); 0 after any other statement. */
+** them (COPY t FROM 'f' (REJECTS 'bad.csv')); 0 after any other statement. Those are the records
+** that do not parse or fit their columns and those that break NOT NULL, a CHECK, the primary key
+** or a unique index (a duplicate of an existing row or of an earlier line: the first line of a key
+** loads); the file has one CSV record per reject: line,column,column_name,reason,record. Without
+** REJECTS, any such record fails the whole COPY with an error naming the file and its CSV line,
+** and nothing of it is loaded; a foreign key violation does so also with REJECTS. */
 int64_t strata_rejects(strata_db *db);
 
 /* A progress handler is called about every 100 ms while a statement runs, from the thread that

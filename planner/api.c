@@ -193,6 +193,16 @@ int strata_close(strata_db *db) {
     return rc;
 }
 
+int strata_checkpoint(strata_db *db) {
+    if (!db) return STRATA_MISUSE;
+    if (!db->p) return db_errorf(db, STRATA_MISUSE, "strata_checkpoint: the database is not open");
+    if (db->txn) return db_errorf(db, STRATA_MISUSE, "strata_checkpoint: a transaction is open (COMMIT or ROLLBACK it first)");
+    strata_err err;
+    err_clear(&err);
+    int rc = pager_checkpoint(db->p, &err);
+    return rc ? db_error(db, &err, rc) : STRATA_OK;
+}
+
 /* ---- prepare ------------------------------------------------------------------------------ */
 
 static void stmt_release_run(strata_stmt *s);
@@ -879,7 +889,10 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
         snprintf(line + n, sizeof line - (size_t)n, " %s %s %s%s", jk[p->join.kind], p->child[1]->scan.table->name,
                  p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
         break;
-    case PLAN_AGG: snprintf(line + n, sizeof line - (size_t)n, " (%u keys, %u aggregates)", p->agg.nkeys, p->agg.naggs); break;
+    case PLAN_AGG:
+        snprintf(line + n, sizeof line - (size_t)n, " (%u key%s, %u aggregate%s)", p->agg.nkeys,
+                 p->agg.nkeys == 1 ? "" : "s", p->agg.naggs, p->agg.naggs == 1 ? "" : "s");
+        break;
     case PLAN_SORT:
         if (p->sort.limit >= 0) snprintf(line + n, sizeof line - (size_t)n, " top %lld", (long long)p->sort.limit);
         break;

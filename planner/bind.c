@@ -78,7 +78,7 @@ __attribute__((format(printf, 3, 4))) static int bind_error(bind_ctx *b, size_t 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return sql_error_at(b->err, STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", msg);
+    return sql_error_at(b->err, STRATA_ERROR, b->sql, b->sqllen, off, NULL, "%s", msg);
 }
 
 static int nomem(bind_ctx *b) { return err_set(b->err, STRATA_NOMEM, "out of memory (binder)"); }
@@ -213,7 +213,7 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
         strata_err tmp;
         err_clear(&tmp);
         if (value_cast(&e->value, t, explicit_cast, b->mem, &v, &tmp))
-            return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, "error", "%s",
+            return sql_error_at(b->err, tmp.code ? tmp.code : STRATA_ERROR, b->sql, b->sqllen, e->off, NULL, "%s",
                                 tmp.msg);
         expr *c = mk_const(b, v, e->off);
         if (!c) return nomem(b);
@@ -228,7 +228,7 @@ int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out) 
 }
 
 static int type_error(bind_ctx *b, size_t off, strata_err *tmp) {
-    return sql_error_at(b->err, tmp->code ? tmp->code : STRATA_ERROR, b->sql, b->sqllen, off, "error", "%s", tmp->msg);
+    return sql_error_at(b->err, tmp->code ? tmp->code : STRATA_ERROR, b->sql, b->sqllen, off, NULL, "%s", tmp->msg);
 }
 
 /* common_type of two expressions as value_common_type sees them (untyped literals adapt). */
@@ -1437,7 +1437,9 @@ static int bind_cte_ref(bind_ctx *b, cte_scope *cs, const sql_from *f, plan_op *
 
 /* bind_catalog_rows binds strata_catalog, the relation that lists the catalog as SQLite's
 ** sqlite_schema does: (type, name, tbl_name, sql), one row per table, index and view, with the DDL
-** text stored for it. Its rows are those of the catalog when the statement is bound. */
+** text stored for it. The index of a PRIMARY KEY or UNIQUE constraint has '' for sql, as SQLite's
+** autoindexes have NULL: its table's CREATE TABLE makes it, so that the texts run in turn make the
+** schema again. Its rows are those of the catalog when the statement is bound. */
 static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
     catalog *c = b->cat;
     uint32_t n = 0, cap = c->ntables + c->nindexes + c->nviews;
@@ -1453,7 +1455,7 @@ static int bind_catalog_rows(bind_ctx *b, const sql_from *f, plan_op **out, scop
             type = "table", name = tbl = td->name, text = td->sql;
         } else if (i < c->ntables + c->nindexes) {
             index_def *ix = c->indexes[i - c->ntables];
-            type = "index", name = ix->name, tbl = ix->table->name, text = ix->sql;
+            type = "index", name = ix->name, tbl = ix->table->name, text = ix->constraint ? NULL : ix->sql;
         } else {
             view_def *v = c->views[i - c->ntables - c->nindexes];
             type = "view", name = tbl = v->name, text = v->sql;

@@ -40,7 +40,7 @@ __attribute__((format(printf, 3, 4))) static int ddl_error(ddl *d, size_t off, c
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, off, "error", "%s", detail);
+    return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, off, NULL, "%s", detail);
 }
 
 static int nomem(strata_err *err) { return err_set(err, STRATA_NOMEM, "out of memory (catalog)"); }
@@ -200,25 +200,25 @@ static int resolve_type(ddl *d, const ast_type *at, sql_type *out) {
                 char msg[STRATA_ERRMSG_MAX];
                 snprintf(msg, sizeof msg, "%s", d->err->msg);
                 err_clear(d->err);
-                return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, "error", "%s", msg);
+                return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, NULL, "%s", msg);
             }
             *out = sql_type_decimal((uint8_t)p, (uint8_t)s);
             return STRATA_OK;
         }
         if (id == TYPE_VARCHAR && at->nmods > 0) {
             if (at->mods[0] < 1 || at->mods[0] > 10485760)
-                return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, "error",
+                return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, NULL,
                                     "length for type varchar must be between 1 and 10485760");
             *out = sql_type_varchar((uint32_t)at->mods[0]);
             return STRATA_OK;
         }
         if (at->nmods > 0 && id != TYPE_TIMESTAMP)
-            return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, "error",
+            return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, NULL,
                                 "type %s does not take modifiers", at->name);
         *out = sql_type_make(id);
         return STRATA_OK;
     }
-    return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, "error", "type \"%s\" does not exist",
+    return sql_error_at(d->err, STRATA_ERROR, d->sql, d->sqllen, at->off, NULL, "type \"%s\" does not exist",
                         at->name);
 }
 

@@ -408,6 +408,27 @@ int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
     return STRATA_OK;
 }
 
+bool copy_scan_rejects(const plan_op *p) { return p->copy.spec->rejects != NULL; }
+
+uint64_t copy_scan_row_line(const plan_op *p, uint32_t row) {
+    const file_scan *s = p->state;
+    return s && s->r ? csv_reader_row_line(s->r, row) : 0;
+}
+
+int copy_scan_reject_row(exec_ctx *x, plan_op *p, uint32_t row, uint32_t column, const char *reason) {
+    file_scan *s = p->state;
+    int rc = csv_reader_reject_row(s->r, row, column, reason, x->err);
+    x->rejects = (int64_t)csv_reader_rejects(s->r);
+    return rc ? passed_on(x->err, rc, p->copy.spec->path) : STRATA_OK;
+}
+
+int copy_scan_row_error(exec_ctx *x, const plan_op *p, uint32_t row, int rc) {
+    char msg[STRATA_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", x->err->msg);
+    return copy_error(x->err, rc, p->copy.spec->path, "CSV line %llu: %s", (unsigned long long)copy_scan_row_line(p, row),
+                      msg);
+}
+
 void copy_scan_close(plan_op *p) {
     file_scan *s = p->state;
     if (!s) return;

@@ -3,8 +3,11 @@
 **
 ** COPY t [(cols)] FROM 'file' binds as an INSERT whose input is a PLAN_FILE_SCAN: the reader
 ** parses each field straight into its table column's type, chunks of up to VECTOR_SIZE rows go
-** to the INSERT, so a large load takes the column store's bulk path, and a bad record fails the
-** statement (nothing of it is committed) unless REJECTS names a file for bad records. COPY t|
+** to the INSERT, so a large load takes the column store's bulk path, and a bad record -- one that
+** does not parse, or breaks a constraint (the error names its CSV line) -- fails the statement
+** (nothing of it is committed) unless REJECTS names a file for bad records: then those go there,
+** constraint breakers included (NOT NULL, CHECK, primary key, unique; not foreign keys), and the
+** rest loads. COPY t|
 ** (query) TO 'file' binds as the query under a PLAN_COPY_TO sink, which writes a temporary file
 ** beside the target and renames it over the target once whole.
 **
@@ -43,6 +46,17 @@ int copy_spec_make(const char *path, bool to, const sql_list *options, copy_spec
 int copy_scan_open(exec_ctx *x, plan_op *p);
 int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out);
 void copy_scan_close(plan_op *p);
+/* For the INSERT over a PLAN_FILE_SCAN p, about row `row` of the chunk copy_scan_next returned
+** last (the INSERT gets it as it is: nothing between them drops or reorders rows):
+** copy_scan_rejects says whether REJECTS names a file; copy_scan_row_line gives the CSV line where
+** the row starts; copy_scan_reject_row sends the row to the REJECTS file as a bad record (the same
+** format: line, column (1-based, 0: none), column name, reason, the record's text) and counts it
+** in x->rejects; copy_scan_row_error puts "file 'path': CSV line N: " before the message on x->err
+** and returns rc. */
+bool copy_scan_rejects(const plan_op *p);
+uint64_t copy_scan_row_line(const plan_op *p, uint32_t row);
+int copy_scan_reject_row(exec_ctx *x, plan_op *p, uint32_t row, uint32_t column, const char *reason);
+int copy_scan_row_error(exec_ctx *x, const plan_op *p, uint32_t row, int rc);
 
 /* PLAN_COPY_TO: writes the rows of its child to spec->path (a temporary name until
 ** copy_to_finish renames it); x->changes counts the rows. copy_to_close without a finish (an

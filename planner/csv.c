@@ -558,6 +558,10 @@ struct csv_reader {
     char *scratch; /* an escaped field without its escapes */
     size_t scratch_cap;
     arena blobs;     /* BLOB values decoded before vec_set_str copies them; reset per chunk */
+    uint64_t row_line[VECTOR_SIZE]; /* where each row of the last chunk starts */
+    const char *row_text[VECTOR_SIZE]; /* reject mode: each row's record bytes, copied into texts */
+    size_t row_text_len[VECTOR_SIZE];
+    arena texts;     /* reject mode: the last chunk's record bytes; reset per chunk */
     strata_err perr; /* a value parser's message */
     strata_err err;  /* the reader's own error, kept once it failed */
     int failed;
@@ -880,6 +884,7 @@ int csv_reader_open(csv_reader **out, const csv_options *opt, csv_read_fn read, 
     }
     scanner_init(&r->sc, r->o.delim, r->o.quote, r->o.escape);
     arena_init(&r->blobs, 0);
+    arena_init(&r->texts, 0);
     r->read = read, r->arg = arg, r->line = 1;
     *out = r;
     return STRATA_OK;
@@ -1123,6 +1128,7 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err) {
     if (r->o.header && !r->header_read && (rc = read_header(r)) != STRATA_OK) return failed(r, rc, err);
     chunk_reset(out);
     arena_reset(&r->blobs);
+    arena_reset(&r->texts);
     uint32_t row = 0;
     while (row < VECTOR_SIZE) {
         scan_status st;
@@ -1150,6 +1156,13 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err) {
             rc = bad_record(r, line, r->ncols + 1, text, text_len, "too many fields: expected %u, found %u",
                             r->ncols, nf);
         } else if ((rc = fill_row(r, out, row, &bad_col)) == STRATA_OK) {
+            r->row_line[row] = line;
+            if (r->o.reject) { /* a later check (a constraint) may reject the row: keep its bytes */
+                char *t = arena_alloc(&r->texts, text_len + 1);
+                if (!t) return failed(r, err_set(&r->err, STRATA_NOMEM, "out of memory reading CSV"), err);
+                memcpy(t, text, text_len);
+                r->row_text[row] = t, r->row_text_len[row] = text_len;
+            }
             row++;
         } else if (rc == STRATA_ERROR) {
             rc = bad_record(r, line, bad_col + 1, text, text_len, "%s", r->perr.msg);
@@ -1164,6 +1177,25 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err) {
 }
 
 uint64_t csv_reader_line(const csv_reader *r) { return r->last_line; }
+
+uint64_t csv_reader_row_line(const csv_reader *r, uint32_t row) { return row < VECTOR_SIZE ? r->row_line[row] : 0; }
+
+int csv_reader_reject_row(csv_reader *r, uint32_t row, uint32_t column, const char *reason, strata_err *err) {
+    if (!r->o.reject || row >= VECTOR_SIZE || !r->row_text[row])
+        return err_set(err, STRATA_MISUSE, "csv_reader_reject_row: not in reject mode, or no such row");
+    char msg[STRATA_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "CSV line %llu: %.440s", (unsigned long long)r->row_line[row], reason);
+    csv_reject rej = {.line = r->row_line[row],
+                      .column = column,
+                      .column_name = column && column <= r->ncols && r->names ? r->names[column - 1] : NULL,
+                      .reason = reason,
+                      .message = msg,
+                      .text = r->row_text[row],
+                      .text_len = r->row_text_len[row]};
+    int rc = r->o.reject(r->o.reject_arg, &rej, err);
+    if (rc == STRATA_OK) r->rejects++, r->rows--;
+    return rc;
+}
 uint64_t csv_reader_rows(const csv_reader *r) { return r->rows; }
 uint64_t csv_reader_rejects(const csv_reader *r) { return r->rejects; }
 uint64_t csv_reader_pending(const csv_reader *r) { return r->end - r->pos; }
@@ -1173,6 +1205,7 @@ void csv_reader_close(csv_reader *r) {
     opts_free(&r->o);
     scanner_free(&r->sc);
     arena_free(&r->blobs);
+    arena_free(&r->texts);
     free(r->types);
     free(r->names);
     free(r->buf);

@@ -150,6 +150,15 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err);
 /* csv_reader_line returns the line where the last record read (returned, rejected, or the one that
 ** failed) starts; 0 before the first record. */
 uint64_t csv_reader_line(const csv_reader *r);
+/* csv_reader_row_line returns the line where row `row` of the last chunk csv_reader_next filled
+** starts (0 for a row it did not fill): for messages about a row that a later check refused. */
+uint64_t csv_reader_row_line(const csv_reader *r, uint32_t row);
+/* csv_reader_reject_row sends row `row` of the last chunk, which the reader returned as good but a
+** later check refused (a constraint), to the reject callback as a bad record: its line, column
+** (1-based; 0 when not one column's), reason, and the record's bytes as they are in the input
+** (the reader keeps each chunk's records in reject mode). It then counts as a reject, not a row.
+** STRATA_MISUSE outside reject mode; else what the callback returned. */
+int csv_reader_reject_row(csv_reader *r, uint32_t row, uint32_t column, const char *reason, strata_err *err);
 /* csv_reader_rows returns the number of data rows returned so far; csv_reader_rejects the number
 ** of records given to the reject callback. */
 uint64_t csv_reader_rows(const csv_reader *r);

@@ -17,6 +17,7 @@
 #include "exec.h"
 
 #include "bigmem.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <strings.h>
@@ -267,6 +268,7 @@ typedef struct dml_state {
     data_chunk bulk_out;     /* ... rows read back for the row tree */
     int64_t bulk_last;       /* ... the largest rowid of the table and of the rows taken */
     uint8_t bulk_mode;       /* BULK_UNDECIDED, BULK_ON or BULK_OFF for this run */
+    int32_t fail_row;        /* INSERT: the input row a constraint error is about; -1 none known */
     arena mem;           /* the bound checks and index keys: they stay while the plan does */
     uint32_t nchecks, nindexes, *index_nkeys; /* their counts (the table's definition may go first) */
 } dml_state;
@@ -2240,7 +2242,7 @@ static int check_rows(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
     for (uint32_t c = 0; c < td->ncols; c++) {
         if (!td->cols[c].not_null) continue;
         for (uint32_t r = 0; r < row->count; r++)
-            if (vec_is_null(&row->cols[c], r))
+            if (vec_is_null(&row->cols[c], r) && (s->fail_row = (int32_t)r) >= 0)
                 return err_set(x->err, STRATA_CONSTRAINT,
                                "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
                                td->cols[c].name, td->name);
@@ -2250,7 +2252,7 @@ static int check_rows(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
         if (rc) return rc;
         vector *v = s->checks[i]->result;
         for (uint32_t r = 0; r < row->count; r++)
-            if (!vec_is_null(v, r) && !((const uint8_t *)v->data)[v->sel[r]])
+            if (!vec_is_null(v, r) && !((const uint8_t *)v->data)[v->sel[r]] && (s->fail_row = (int32_t)r) >= 0)
                 return constraint_error(x, "new row for relation \"%s\" violates check constraint \"%s\"", td->name,
                                         td->checks[i].name);
     }
@@ -2304,6 +2306,7 @@ static int index_update(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row, 
             if (ix->unique && !keys_have_null(vecs, ix->nkeys, r)) {
                 rc = index_insert_unique(x->txn, ix->root, s->key.data, s->key.len, rowids[r]);
                 if (rc == STRATA_CONSTRAINT) {
+                    s->fail_row = (int32_t)r;
                     char kt[200], names[200];
                     size_t len = 0;
                     names[0] = 0;
@@ -2495,6 +2498,7 @@ static int fk_check(exec_ctx *x, plan_op *p, dml_state *s, data_chunk *row) {
             }
             if (!found) {
                 char kt[200];
+                s->fail_row = (int32_t)r;
                 key_text(vecs, fk->ncols, r, kt, sizeof kt);
                 return err_set(x->err, STRATA_CONSTRAINT,
                                "insert or update on table \"%s\" violates foreign key constraint \"%s\"\nDETAIL: Key (%s)=(%s) is not present in table \"%s\".",
@@ -2733,7 +2737,7 @@ static int bulk_finish(exec_ctx *x, plan_op *p, dml_state *s) {
     return rc ? rc : bulk_wait(x, td, s);
 }
 
-static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+static int insert_rows(exec_ctx *x, plan_op *p, data_chunk *in) {
     dml_state *s = p->state;
     table_def *td = p->dml.table;
     int rc;
@@ -2792,6 +2796,7 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
         rc = bulk ? STRATA_OK : table_insert_counted(x->txn, &td->desc, in, NULL, n, s->rowids, &done);
         if (rc == STRATA_CONSTRAINT && td->rowid_col >= 0 && done < n) {
             /* rows before row done went in; its rowid is the one that is taken */
+            s->fail_row = (int32_t)done;
             err_clear(x->err);
             char kt[32], nm[300];
             snprintf(kt, sizeof kt, "%lld", (long long)s->rowids[done]);
@@ -2806,6 +2811,226 @@ static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
     x->changes += nkeep;
     if (!bulk) td->inserted += nkeep; /* for the tuple mover, after the commit */
     return dml_return(x, p, s, in, nkeep == n ? NULL : keep, nkeep);
+}
+
+/* copy_source is the PLAN_FILE_SCAN an INSERT's rows come from, row for row (COPY ... FROM, with
+** a projection between them for a column list), or NULL. */
+static plan_op *copy_source(plan_op *p) {
+    plan_op *q = p->child[0];
+    for (int depth = 0; q && depth < 3; depth++, q = q->child[0]) {
+        if (q->kind == PLAN_FILE_SCAN) return q;
+        if (q->kind != PLAN_PROJECT) return NULL;
+    }
+    return NULL;
+}
+
+/* A set of the keys (encoded, or rowids as 8 bytes) that earlier rows of one chunk take. */
+typedef struct key_set {
+    uint64_t *hash;
+    uint32_t *off, *len, cap, n;
+    uint8_t *bytes;
+    size_t used, room;
+} key_set;
+
+static void key_set_free(key_set *k) {
+    free(k->hash), free(k->off), free(k->len), free(k->bytes);
+    memset(k, 0, sizeof *k);
+}
+
+/* key_set_find says whether key is in k; key_set_add adds it (VECTOR_SIZE keys at most). */
+static bool key_set_find(const key_set *k, const uint8_t *key, uint32_t len, uint64_t h) {
+    if (!k->cap) return false;
+    for (uint32_t i = (uint32_t)h & (k->cap - 1); k->len[i]; i = (i + 1) & (k->cap - 1))
+        if (k->hash[i] == h && k->len[i] == len + 1 && !memcmp(k->bytes + k->off[i], key, len)) return true;
+    return false;
+}
+
+static int key_set_add(key_set *k, const uint8_t *key, uint32_t len, uint64_t h) {
+    if (!k->cap) {
+        k->cap = 2 * VECTOR_SIZE;
+        k->hash = calloc(k->cap, sizeof *k->hash), k->off = calloc(k->cap, sizeof *k->off);
+        k->len = calloc(k->cap, sizeof *k->len);
+        if (!k->hash || !k->off || !k->len) return STRATA_NOMEM;
+    }
+    if (k->used + len > k->room) {
+        size_t room = (k->room ? k->room * 2 : 4096) + len;
+        uint8_t *b = realloc(k->bytes, room);
+        if (!b) return STRATA_NOMEM;
+        k->bytes = b, k->room = room;
+    }
+    uint32_t i = (uint32_t)h & (k->cap - 1);
+    while (k->len[i]) i = (i + 1) & (k->cap - 1);
+    memcpy(k->bytes + k->used, key, len);
+    k->hash[i] = h, k->off[i] = (uint32_t)k->used, k->len[i] = len + 1; /* len + 1: 0 marks a free slot */
+    k->used += len, k->n++;
+    return STRATA_OK;
+}
+
+/* copy_screen is COPY ... FROM with REJECTS: a row of `in` that a constraint refuses -- NOT NULL,
+** CHECK, the primary key or a unique index, against the table and the rows before it in the COPY
+** -- goes to the REJECTS file as a bad record (its line, the reason, its text) instead of failing
+** the statement. keep[0..*nkeep) gets the rows that pass, in order. Foreign keys are not screened:
+** a row that breaks one fails the COPY, naming its line. */
+static int copy_screen(exec_ctx *x, plan_op *p, dml_state *s, plan_op *src, data_chunk *in, sel_t *keep,
+                       uint32_t *nkeep) {
+    table_def *td = p->dml.table;
+    uint32_t n = in->count;
+    int rc = STRATA_OK;
+    char reason[STRATA_ERRMSG_MAX], kt[200];
+    char *bad[VECTOR_SIZE]; /* the reason a row is refused (malloc'd), NULL: none yet */
+    memset(bad, 0, n * sizeof *bad);
+    *nkeep = 0;
+    int64_t rowids[VECTOR_SIZE];
+    uint8_t found[VECTOR_SIZE];
+    uint32_t nunique = 0;
+    for (uint32_t i = 0; i < td->nindexes; i++) nunique += td->indexes[i]->unique;
+    key_set *sets = calloc(1 + nunique, sizeof *sets); /* [0] the rowids, [1 + u] unique index u's keys */
+    vector ***vecs = calloc(nunique + 1, sizeof *vecs);
+    index_def **uix = calloc(nunique + 1, sizeof *uix);
+    uint64_t *hs = calloc(nunique + 1, sizeof *hs);
+    if (!sets || !vecs || !uix || !hs) goto oom;
+    for (uint32_t r = 0; r < n; r++) /* NOT NULL */
+        for (uint32_t c = 0; c < td->ncols && !bad[r]; c++)
+            if (td->cols[c].not_null && vec_is_null(&in->cols[c], r)) {
+                snprintf(reason, sizeof reason, "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+                         td->cols[c].name, td->name);
+                if (!(bad[r] = strdup(reason))) goto oom;
+            }
+    for (uint32_t i = 0; i < td->nchecks; i++) { /* CHECK */
+        if ((rc = expr_eval(x, s->checks[i], in, n))) goto done;
+        vector *v = s->checks[i]->result;
+        for (uint32_t r = 0; r < n; r++)
+            if (!bad[r] && !vec_is_null(v, r) && !((const uint8_t *)v->data)[v->sel[r]]) {
+                snprintf(reason, sizeof reason, "new row for relation \"%s\" violates check constraint \"%s\"", td->name,
+                         td->checks[i].name);
+                if (!(bad[r] = strdup(reason))) goto oom;
+            }
+    }
+    /* The keys: the primary key (the rowid) and every unique index, row by row, so that of two rows
+    ** with one key the first is kept. Rows the bulk path holds are not in the table yet: when a
+    ** rowid could be one of theirs, they go to the row tree first. */
+    if (td->rowid_col >= 0) {
+        bool older = false;
+        for (uint32_t r = 0; r < n; r++) {
+            sql_value v;
+            vec_get_value(&in->cols[td->rowid_col], r, &v);
+            rowids[r] = v.is_null ? INT64_MIN : v.v.i;
+            older |= s->bulk_mode == BULK_ON && rowids[r] <= s->bulk_last;
+        }
+        if (older) {
+            s->bulk_mode = BULK_OFF;
+            if ((rc = bulk_flush_rows(x, td, s))) goto done;
+        }
+        uint32_t none = 0;
+        if (s->bulk_mode == BULK_ON) { /* every rowid is above the table's largest (bulk_last): none exists */
+            memset(found, 0, n);
+        } else if ((rc = dml_old(x, p, s)) || (rc = table_get(x->txn, &td->desc, &none, 0, rowids, n, &s->old, found))) {
+            rc = table_error(x, rc);
+            goto done;
+        }
+    }
+    for (uint32_t i = 0, u = 0; i < td->nindexes; i++) {
+        index_def *ix = td->indexes[i];
+        if (!ix->unique) continue;
+        uix[u] = ix;
+        if (!(vecs[u] = arena_alloc(x->mem, ix->nkeys * sizeof *vecs[u]))) goto oom;
+        if ((rc = index_keys_eval(x, s, ix, i, in, vecs[u]))) goto done;
+        u++;
+    }
+    for (uint32_t r = 0; r < n && !rc; r++) {
+        if (bad[r]) continue;
+        const char *name = NULL;
+        bool exists = false;
+        if (td->rowid_col >= 0) {
+            uint64_t h = vec_hash_i64(rowids[r]);
+            exists = found[r] || key_set_find(&sets[0], (const uint8_t *)&rowids[r], 8, h);
+            if (exists) {
+                snprintf(kt, sizeof kt, "%lld", (long long)rowids[r]);
+                snprintf(reason, sizeof reason,
+                         "duplicate key value violates unique constraint \"%s_pkey\": Key (%s)=(%s) already exists%s",
+                         td->name, td->cols[td->rowid_col].name, kt, found[r] ? "" : " (an earlier line of this COPY)");
+                name = reason;
+            }
+        }
+        for (uint32_t u = 0; u < nunique && !name; u++) {
+            index_def *ix = uix[u];
+            hs[u] = 0;
+            if (keys_have_null(vecs[u], ix->nkeys, r)) continue;
+            if ((rc = encode_key(x, s, vecs[u], ix->nkeys, r))) break;
+            hs[u] = hash_bytes(s->key.data, s->key.len, 0) | 1;
+            bool earlier = key_set_find(&sets[1 + u], s->key.data, (uint32_t)s->key.len, hs[u]);
+            int64_t other;
+            int f = earlier ? STRATA_NOTFOUND : index_find_first(x->txn, ix->root, s->key.data, s->key.len, &other);
+            if (f && f != STRATA_NOTFOUND) { rc = table_error(x, f); break; }
+            if (earlier || f == STRATA_OK) {
+                char cols[200];
+                size_t len = 0;
+                cols[0] = 0;
+                for (uint32_t k = 0; k < ix->nkeys && len < sizeof cols; k++)
+                    len += (size_t)snprintf(cols + len, sizeof cols - len, "%s%s", k ? ", " : "",
+                                            ix->key_cols[k] >= 0 ? td->cols[ix->key_cols[k]].name : "expr");
+                key_text(vecs[u], ix->nkeys, r, kt, sizeof kt);
+                snprintf(reason, sizeof reason, "duplicate key value violates unique constraint \"%s\": Key (%s)=(%s) already exists%s",
+                         ix->name, cols, kt, earlier ? " (an earlier line of this COPY)" : "");
+                name = reason;
+            }
+        }
+        if (rc) break;
+        if (name) {
+            if (!(bad[r] = strdup(reason))) goto oom;
+            continue;
+        }
+        if (td->rowid_col >= 0 && (rc = key_set_add(&sets[0], (const uint8_t *)&rowids[r], 8, vec_hash_i64(rowids[r]))))
+            break;
+        for (uint32_t u = 0; u < nunique && !rc; u++) {
+            if (!hs[u]) continue;
+            if (!(rc = encode_key(x, s, vecs[u], uix[u]->nkeys, r)))
+                rc = key_set_add(&sets[1 + u], s->key.data, (uint32_t)s->key.len, hs[u]);
+        }
+        if (rc) break;
+        keep[(*nkeep)++] = (sel_t)r;
+    }
+    if (rc == STRATA_NOMEM && !x->err->code) goto oom;
+done: /* the refused rows go to the REJECTS file in the order of their lines */
+    for (uint32_t r = 0; r < n; r++) {
+        if (bad[r] && !rc) rc = copy_scan_reject_row(x, src, r, 0, bad[r]);
+        free(bad[r]);
+    }
+    for (uint32_t u = 0; sets && u < 1 + nunique; u++) key_set_free(&sets[u]);
+    free(sets), free(vecs), free(uix), free(hs);
+    return rc;
+oom:
+    rc = nomem(x);
+    goto done;
+}
+
+/* insert_sink inserts a chunk of rows. Under COPY ... FROM the CSV line of a row that breaks a
+** constraint is named ("file 'f': CSV line 7: duplicate key ..."), and with REJECTS such rows go
+** to the REJECTS file while the others go in (copy_screen). */
+static int insert_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    dml_state *s = p->state;
+    plan_op *src = copy_source(p);
+    if (!src) return insert_rows(x, p, in);
+    if (in->sel) chunk_apply_sel(in); /* nothing between the scan and here selects: rows stay rows */
+    sel_t keep[VECTOR_SIZE];
+    uint32_t nkeep = in->count;
+    bool screened = copy_scan_rejects(src);
+    int rc;
+    if (screened) {
+        if ((rc = copy_screen(x, p, s, src, in, keep, &nkeep))) return rc;
+        if (nkeep == 0) return STRATA_OK;
+        if (nkeep < in->count) {
+            in->sel = keep;
+            in->count = nkeep;
+        } else {
+            screened = false;
+        }
+    }
+    s->fail_row = -1;
+    rc = insert_rows(x, p, in);
+    if (rc == STRATA_CONSTRAINT && s->fail_row >= 0)
+        return copy_scan_row_error(x, src, screened ? keep[s->fail_row] : (uint32_t)s->fail_row, rc);
+    return rc;
 }
 
 /* view_row makes s->row show the table columns of in (columns 1..n, after the rowid). */

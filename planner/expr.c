@@ -155,7 +155,7 @@ void expr_release(expr *e) {
 
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg) {
     if (x->sql && e->off < x->sqllen)
-        return sql_error_at(x->err, code, x->sql, x->sqllen, e->off, "error", "%s", msg);
+        return sql_error_at(x->err, code, x->sql, x->sqllen, e->off, NULL, "%s", msg);
     return err_set(x->err, code, "%s", msg);
 }
 

@@ -1523,5 +1523,6 @@ int sql_error_at(strata_err *err, int code, const char *sql, size_t len, size_t 
     text[t] = '\0';
     caret[c++] = '^';
     caret[c] = '\0';
+    if (!what) return err_set(err, code, "line %d, column %d: %s\n%s\n%s", line, col, detail, text, caret);
     return err_set(err, code, "%s at line %d, column %d: %s\n%s\n%s", what, line, col, detail, text, caret);
 }

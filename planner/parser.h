@@ -50,10 +50,12 @@ void sql_script_init(sql_script *s, const char *sql, size_t len);
 ** white space, comments and semicolons are left. After an error the script cannot go on. */
 int sql_script_next(sql_script *s, arena *a, sql_stmt **out, strata_err *err);
 
-/* sql_error_at records in err, with code, the message "<what> at line L, column C: <detail>"
-** followed by the line of sql[0, len) holding offset and a line with a caret under the offset's
-** character (a long line is shown as a window around it). Returns code. The parser uses it for
-** syntax errors and the binder for name and type errors, with their node's offset. */
+/* sql_error_at records in err, with code, the message "<what> at line L, column C: <detail>",
+** or "line L, column C: <detail>" when what is NULL, followed by the line of sql[0, len) holding
+** offset and a line with a caret under the offset's character (a long line is shown as a window
+** around it). Returns code. The parser uses it for syntax errors (what "syntax error"); the
+** binder and the executor for name, type and value errors (NULL: the message reads well on its
+** own, and after the shell's "Error: "), with their node's offset. */
 int sql_error_at(strata_err *err, int code, const char *sql, size_t len, size_t offset, const char *what,
                  const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 

@@ -27,7 +27,8 @@ typedef struct kv_options {
 
 /* kv_open opens or creates a database. opt may be NULL. On error *out is NULL, err says why. */
 int kv_open(const char *path, const kv_options *opt, kv_db **out, strata_err *err);
-/* kv_close checkpoints and closes; every transaction must have ended. */
+/* kv_close checkpoints and closes (pager_close: STRATA_OK, the WAL kept when the checkpoint
+** failed); every transaction must have ended. */
 int kv_close(kv_db *db);
 pager *kv_pager(kv_db *db);
 

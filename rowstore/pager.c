@@ -111,6 +111,7 @@ struct pager {
     int opened;               /* pager_open completed */
     int wal_existed;          /* the WAL file was there before this handle opened it */
     char wal_damage[STRATA_ERRMSG_MAX]; /* read-only: why part of the WAL was left out ("" if none) */
+    strata_err no_wal;        /* why there is no WAL (wal == NULL after open): reads only */
     uint64_t epoch;           /* bumped when a checkpoint starts writing or restarts the WAL */
 
     /* WAL state, under mu */
@@ -555,6 +556,13 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
             free(t);
             return err_set(err, STRATA_READONLY, "%s: opened read-only", p->path);
         }
+        if (!p->wal) {
+            pthread_mutex_unlock(&p->mu);
+            free(t);
+            return err_set(err, STRATA_READONLY,
+                           "%s is open for reading only: its write-ahead log %s could not be created (%s)", p->path,
+                           p->wal_path, p->no_wal.msg);
+        }
         if (p->poisoned) {
             pthread_mutex_unlock(&p->mu);
             free(t);
@@ -688,7 +696,6 @@ static void wal_header_fill(pager *p, uint8_t *h) {
 
 #define WAL_EXTEND_STEP (1u << 20)
 #define WAL_KEEP_BYTES (4u << 20)        /* WAL kept allocated across a checkpoint */
-#define WAL_KEEP_CLOSED WAL_EXTEND_STEP /* ... and across a close */
 
 /* wal_extend grows the WAL file with zeros so that it holds at least `end` bytes, a megabyte
 ** ahead. Commits then overwrite allocated blocks instead of appending: an fdatasync after an
@@ -1675,15 +1682,22 @@ static int checkpoint_locked(pager *p, strata_err *err) {
 
 int pager_checkpoint(pager *p, strata_err *err) {
     if (p->cfg.read_only) return err_set(err, STRATA_READONLY, "%s: opened read-only", p->path);
+    if (!p->wal) return STRATA_OK; /* open for reading only: the file holds every commit */
     pthread_mutex_lock(&p->mu);
     while (p->writer_active) pthread_cond_wait(&p->writer_cv, &p->mu);
     p->writer_active = 1;
     pthread_mutex_unlock(&p->mu);
-    int rc = checkpoint_locked(p, err);
+    strata_err e = {0};
+    int rc = checkpoint_locked(p, &e);
     pthread_mutex_lock(&p->mu);
     p->writer_active = 0;
     pthread_cond_broadcast(&p->writer_cv);
     pthread_mutex_unlock(&p->mu);
+    if (rc)
+        err_set(err, rc,
+                "the write-ahead log %s could not be folded into %s (%s); it stays beside it and keeps every "
+                "commit: the next open applies them",
+                p->wal_path, p->path, e.code ? e.msg : strata_errstr(rc));
     return rc;
 }
 
@@ -1717,7 +1731,7 @@ static int wal_recover(pager *p, strata_err *err) {
     p->gen = 1;
     p->salt = new_salt();
     p->next_seq = 1;
-    if (!p->wal) return STRATA_OK; /* read-only, and no WAL beside the file */
+    if (!p->wal) return STRATA_OK; /* no WAL: read-only without one, or none could be made */
     uint64_t size;
     int rc = vfs_size(p->wal, &size, err);
     if (rc) return rc;
@@ -1882,13 +1896,22 @@ int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, s
     if ((rc = vfs_lock(p->db, err))) goto fail;
     p->locked = 1;
     if ((rc = vfs_exists(v, p->wal_path, &p->wal_existed, err))) goto fail;
-    /* read-only: a WAL that is there is read, none is made */
-    if ((!ro || p->wal_existed) && (rc = vfs_open(v, p->wal_path, ro ? VFS_READONLY : VFS_CREATE, &p->wal, err)))
+    if (ro) { /* read-only: a WAL that is there is read, none is made */
+        if (p->wal_existed && (rc = vfs_open(v, p->wal_path, VFS_READONLY, &p->wal, err))) goto fail;
+    } else if ((rc = vfs_open(v, p->wal_path, VFS_CREATE, &p->wal, &p->no_wal)) && p->wal_existed) {
+        /* No WAL, and none can be made (a full disk, a directory we may not write): the file holds
+        ** every commit, so the database opens for reading only and a write transaction says why. */
+        err_set(err, rc, "%s", p->no_wal.msg);
         goto fail;
+    }
     int fresh;
     if ((rc = db_check_header(p, want, &fresh, err))) goto fail;
     if (fresh && ro) {
         rc = err_set(err, STRATA_NOTADB, "%s: file holds no database (empty or without a complete header)", path);
+        goto fail;
+    }
+    if (fresh && !p->wal) {
+        rc = err_set(err, p->no_wal.code, "%s", p->no_wal.msg);
         goto fail;
     }
     if (fresh) {
@@ -1908,37 +1931,25 @@ fail:
     return rc;
 }
 
-/* wal_keep_empty marks the WAL empty (an all-zero header) and keeps up to WAL_KEEP_CLOSED of it,
-** so that the next session's first commits overwrite allocated blocks instead of growing the file
-** (see wal_extend; past that, the WAL grows a step at a time as it would anyway). One step, not
-** WAL_KEEP_BYTES: a closed database should take little more room than its file. The database
-** file already holds every commit. */
-static int wal_keep_empty(pager *p) {
-    uint8_t *z = calloc(1, p->page_size);
-    if (!z) return STRATA_NOMEM;
-    int rc = vfs_write(p->wal, z, p->page_size, 0, NULL);
-    free(z);
-    if (!rc && p->wal_alloc > WAL_KEEP_CLOSED) rc = vfs_truncate(p->wal, WAL_KEEP_CLOSED, NULL);
-    if (!rc && !p->cfg.no_sync) rc = vfs_sync(p->wal, NULL);
-    return rc;
-}
-
+/* pager_close removes the WAL only when the database file holds every commit: after a checkpoint
+** that completed (every committed page written and the file synced), or when the WAL holds no
+** commit. Removing it then cannot lose a commit whenever a crash comes: before the unlink the WAL's
+** frames are copies of what the synced file holds, and the next open applies them again, which
+** changes nothing; after it the file alone is complete. A crash during the checkpoint leaves the
+** WAL as it was (the checkpoint never changes it), and the next open applies it. In every other
+** case the WAL stays as it is: a checkpoint that failed (a full disk, an I/O error), a handle
+** whose fsync failed, or a WAL that a failed open found; it holds every commit it held. */
 int pager_close(pager *p) {
     if (!p) return STRATA_OK;
-    int rc = STRATA_OK;
-    /* The WAL goes away once the database file holds every commit; a WAL that a failed open
-    ** found is kept as it was. */
     int drop_wal = p->wal && !p->cfg.read_only && (p->opened ? !p->poisoned : !p->wal_existed);
     if (p->opened && drop_wal && p->mxc > 0) {
         strata_err e = {0};
-        rc = pager_checkpoint(p, &e);
-        drop_wal = rc == STRATA_OK;
+        drop_wal = pager_checkpoint(p, &e) == STRATA_OK;
     }
-    if (drop_wal && p->opened && wal_keep_empty(p) == STRATA_OK) drop_wal = 0;
     if (drop_wal) {
         vfs_close(p->wal);
         p->wal = NULL;
-        vfs_remove(p->vfs, p->wal_path, NULL);
+        vfs_remove(p->vfs, p->wal_path, NULL); /* a WAL that stays anyway is applied again, harmlessly */
     }
     while (p->snaps) snapshot_free(p, p->snaps);
     for (uint32_t i = 0; i < p->hcap; i++)
@@ -1962,7 +1973,7 @@ int pager_close(pager *p) {
     free(p->path);
     free(p->wal_path);
     free(p);
-    return rc;
+    return STRATA_OK;
 }
 
 void pager_set_cache_bytes(pager *p, size_t bytes) {

@@ -9,7 +9,8 @@
 **     appends page images to the WAL in one sequential write and makes them durable with one
 **     fsync (commits that queue share one fsync);
 **   - committed pages are copied back into the database file by a checkpoint, automatically
-**     when the WAL passes a size, and on demand.
+**     when the WAL passes a size, on demand, and at close, which then removes the WAL: a closed
+**     database is one file, unless that last checkpoint failed.
 ** Every page carries a CRC-32C in its last PAGER_RESERVED bytes; a mismatch is reported as
 ** STRATA_CORRUPT naming the page. Callers see only the first pager_usable_size() bytes.
 **
@@ -67,13 +68,18 @@ typedef struct page {
 ** locking it for this handle: a second open of the same file, in this process or another,
 ** fails with STRATA_BUSY. A file that is not a strata database gives STRATA_NOTADB; one written
 ** by a newer format gives STRATA_FORMAT. Recovery replays committed WAL frames and ignores a torn
-** tail; a damaged committed frame is STRATA_CORRUPT. With cfg->read_only nothing is created or
-** written (see pager_config). On error *out is NULL and err says why. */
+** tail; a damaged committed frame is STRATA_CORRUPT. On error *out is NULL and err says why.
+** When there is no WAL (a clean close removed it) and none can be created (a full disk, a
+** directory without write permission), the database opens for reading only: the file holds every
+** commit, reads work, and pager_begin of a write transaction gives STRATA_READONLY saying why.
+** With cfg->read_only nothing is created or written (see pager_config). */
 int pager_open(vfs *v, const char *path, const pager_config *cfg, pager **out, strata_err *err);
 
-/* pager_close checkpoints (best effort), removes an empty WAL and frees the pager (read-only: only
-** frees it). Every
-** transaction must have ended. Returns the checkpoint's status; the pager is freed regardless. */
+/* pager_close checkpoints, removes the WAL once the database file holds every commit, and frees
+** the pager (read-only: only frees it). Every transaction must have ended. Returns STRATA_OK: a
+** checkpoint that fails (a full disk) fails no commit, since the WAL keeps every one, and the WAL
+** then stays beside the file for the next open to apply. A caller that wants to know calls
+** pager_checkpoint first. */
 int pager_close(pager *p);
 
 /* pager_wal_damage: for a read-only pager, why part of the WAL was left out at open; "" when
@@ -84,7 +90,8 @@ uint32_t pager_page_size(const pager *p);
 uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
 
 /* Begin a transaction. A read transaction may be begun from any thread. A write transaction
-** gives STRATA_BUSY when another write transaction is open. Errors of calls on a transaction
+** gives STRATA_BUSY when another write transaction is open, STRATA_READONLY when the pager has no
+** WAL (pager_open). Errors of calls on a transaction
 ** are recorded in pager_txn_err(t). */
 int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
 strata_err *pager_txn_err(pager_txn *t);
@@ -154,7 +161,8 @@ void pager_savepoint_release(pager_txn *t);
 
 /* pager_checkpoint copies committed WAL frames into the database file and, when no reader needs
 ** the old frames any more (readers keep their snapshot from private copies, see ARCHITECTURE),
-** starts the WAL over. Must not be called while the calling thread has a write transaction. */
+** starts the WAL over. Must not be called while the calling thread has a write transaction.
+** STRATA_READONLY for a read-only pager (pager_config.read_only). */
 int pager_checkpoint(pager *p, strata_err *err);
 
 /* Free-list walk for the integrity check: calls fn for every page on the free list (trunk

@@ -105,6 +105,30 @@ Test(open, close_finalizes_open_statements) {
     cr_assert_eq(strata_close(db), STRATA_OK);
 }
 
+/* A closed database is one file; the WAL exists while it is open; strata_checkpoint folds the WAL
+** in on demand (not inside a transaction) and the handle writes on after it. */
+Test(open, a_closed_database_is_one_file_and_checkpoint_works) {
+    char wal[320];
+    snprintf(wal, sizeof wal, "%s-wal", dbpath);
+    strata_db *db = NULL;
+    cr_assert_eq(strata_open(dbpath, &db), STRATA_OK, "%s", strata_errmsg(db));
+    cr_assert_eq(access(wal, F_OK), 0, "an open database has its -wal");
+    EXEC_OK(db, "CREATE TABLE t(x INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2)");
+    EXEC_OK(db, "BEGIN");
+    cr_assert_eq(strata_checkpoint(db), STRATA_MISUSE, "inside BEGIN");
+    cr_assert(strstr(strata_errmsg(db), "transaction"), "%s", strata_errmsg(db));
+    EXEC_OK(db, "INSERT INTO t VALUES (3); COMMIT");
+    cr_assert_eq(strata_checkpoint(db), STRATA_OK, "%s", strata_errmsg(db));
+    EXEC_OK(db, "INSERT INTO t VALUES (4)");
+    cr_assert_eq(strata_close(db), STRATA_OK);
+    cr_assert_neq(access(wal, F_OK), 0, "a clean close removes the -wal");
+    cr_assert_eq(strata_open(dbpath, &db), STRATA_OK, "%s", strata_errmsg(db));
+    cr_assert_eq(query_int64(db, "SELECT sum(x) FROM t"), 10);
+    cr_assert_eq(strata_close(db), STRATA_OK);
+    cr_assert_neq(access(wal, F_OK), 0, "a session that only read removes it too");
+    cr_assert_eq(strata_checkpoint(NULL), STRATA_MISUSE);
+}
+
 Test(open, not_a_database_file) {
     FILE *f = fopen(dbpath, "w");
     cr_assert_not_null(f);

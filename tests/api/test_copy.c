@@ -1210,20 +1210,107 @@ Test(copy, rejects_at_chunk_boundaries_and_the_last_line) {
     strata_close(db);
 }
 
-/* Constraints are checked as for INSERT: a violation fails the whole COPY, also with REJECTS (which
-** takes records that do not parse, as PostgreSQL's ON_ERROR and DuckDB's rejects table do). */
-Test(copy, constraint_violations_fail_the_whole_copy_even_with_rejects) {
+/* A record that breaks a constraint -- NOT NULL, CHECK, the primary key or a unique index, a
+** duplicate of an existing row or of an earlier line of the same file -- goes to the REJECTS file
+** as a record that does not parse does (its line, the reason, the record's text), and every
+** other record is loaded. */
+Test(copy, constraint_violations_go_to_the_rejects_file) {
     strata_db *db = open_mem();
-    EXEC_OK(db,
-            "CREATE TABLE c(k INTEGER CHECK (k > 0), v VARCHAR NOT NULL); INSERT INTO c VALUES (100, 'x')");
-    write_text(path_of("chk.csv"), "1,a\n-2,b\n3,c\n");
-    EXEC_FAILS(db, sqlf("COPY c FROM '%s' (REJECTS '%s')", path_of("chk.csv"), path_of("bad.csv")),
-               STRATA_CONSTRAINT, "violates check constraint");
-    write_text(path_of("nn.csv"), "1,a\n2,\n3,c\n");
-    EXEC_FAILS(db, sqlf("COPY c FROM '%s' (REJECTS '%s')", path_of("nn.csv"), path_of("bad.csv")),
-               STRATA_CONSTRAINT, "null value in column \"v\"", "not-null");
-    expect_file(path_of("bad.csv"), "line,column,column_name,reason,record\n");
-    expect_rows(db, "SELECT * FROM c", "100,[x]");
+    EXEC_OK(db, "CREATE TABLE c(k INTEGER PRIMARY KEY CHECK (k > 0), v VARCHAR NOT NULL, u INTEGER UNIQUE);"
+                "INSERT INTO c VALUES (100, 'x', 1000)");
+    write_text(path_of("in.csv"), "k,v,u\n"
+                                  "1,a,1\n"
+                                  "-2,b,2\n"      /* line 3: CHECK */
+                                  "3,,3\n"        /* line 4: NOT NULL */
+                                  "1,dup,4\n"     /* line 5: the key of line 2 */
+                                  "100,old,5\n"   /* line 6: the key of the existing row */
+                                  "6,f,1000\n"    /* line 7: the unique u of the existing row */
+                                  "7,g,1\n"       /* line 8: the unique u of line 2 */
+                                  "8,h,\n"        /* NULLs never collide */
+                                  "9,i,\n"
+                                  "x,bad,10\n");  /* line 11: does not parse */
+    EXEC_OK(db, sqlf("COPY c FROM '%s' (HEADER, REJECTS '%s')", path_of("in.csv"), path_of("bad.csv")));
+    cr_assert_eq(strata_changes(db), 3);
+    cr_assert_eq(strata_rejects(db), 7);
+    expect_file(path_of("bad.csv"),
+                "line,column,column_name,reason,record\n"
+                "11,1,\"k\",\"invalid input syntax for type integer: \"\"x\"\"\",\"x,bad,10\"\n"
+                "3,,,\"new row for relation \"\"c\"\" violates check constraint \"\"c_check\"\"\",\"-2,b,2\"\n"
+                "4,,,\"null value in column \"\"v\"\" of relation \"\"c\"\" violates not-null constraint\",\"3,,3\"\n"
+                "5,,,\"duplicate key value violates unique constraint \"\"c_pkey\"\": Key (k)=(1) already exists (an "
+                "earlier line of this COPY)\",\"1,dup,4\"\n"
+                "6,,,\"duplicate key value violates unique constraint \"\"c_pkey\"\": Key (k)=(100) already exists\","
+                "\"100,old,5\"\n"
+                "7,,,\"duplicate key value violates unique constraint \"\"c_u_key\"\": Key (u)=(1000) already "
+                "exists\",\"6,f,1000\"\n"
+                "8,,,\"duplicate key value violates unique constraint \"\"c_u_key\"\": Key (u)=(1) already exists (an "
+                "earlier line of this COPY)\",\"7,g,1\"\n");
+    expect_rows(db, "SELECT * FROM c ORDER BY k", "1,[a],1;8,[h],NULL;9,[i],NULL;100,[x],1000");
+    expect_integrity_ok(db);
+    strata_close(db);
+}
+
+/* Without REJECTS a constraint violation fails the whole COPY -- nothing of it is loaded -- with an
+** error that names the file, the CSV line and the constraint. */
+Test(copy, a_constraint_violation_without_rejects_names_the_line_and_loads_nothing) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE c(k INTEGER PRIMARY KEY CHECK (k > 0), v VARCHAR NOT NULL, u INTEGER UNIQUE);"
+                "INSERT INTO c VALUES (100, 'x', 1000)");
+    const struct {
+        const char *csv, *line, *what;
+    } cases[] = {
+        {"1,a,1\n2,b,2\n1,c,3\n", "CSV line 3: ", "duplicate key value violates unique constraint \"c_pkey\""},
+        {"1,a,1\n100,b,2\n", "CSV line 2: ", "Key (k)=(100) already exists"},
+        {"1,a,1\n2,b,1000\n", "CSV line 2: ", "unique constraint \"c_u_key\""},
+        {"1,a,1\n2,b,2\n3,c,2\n", "CSV line 3: ", "Key (u)=(2) already exists"},
+        {"1,a,1\n2,,2\n", "CSV line 2: ", "null value in column \"v\""},
+        {"1,a,1\n-2,b,2\n", "CSV line 2: ", "violates check constraint"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_text(path_of("in.csv"), cases[i].csv);
+        char file[600];
+        snprintf(file, sizeof file, "file '%s': ", path_of("in.csv"));
+        EXEC_FAILS(db, sqlf("COPY c FROM '%s'", path_of("in.csv")), STRATA_CONSTRAINT, file, cases[i].line,
+                   cases[i].what);
+        expect_rows(db, "SELECT count(*) FROM c", "1");
+    }
+    /* inside a transaction the COPY leaves no trace and the transaction goes on */
+    EXEC_OK(db, "BEGIN; INSERT INTO c VALUES (50, 'y', 50)");
+    write_text(path_of("in.csv"), "1,a,1\n50,b,2\n");
+    EXEC_FAILS(db, sqlf("COPY c FROM '%s'", path_of("in.csv")), STRATA_CONSTRAINT, "CSV line 2: ", "Key (k)=(50)");
+    EXEC_OK(db, "COMMIT");
+    expect_rows(db, "SELECT k FROM c ORDER BY k", "50;100");
+    strata_close(db);
+}
+
+/* Across chunks (2048 rows) and through the bulk path of a large sorted load: a duplicate of a row
+** loaded from an earlier chunk, or held for a row group, is found and goes to REJECTS, or without
+** REJECTS names its line. */
+Test(copy, duplicates_across_chunks_and_row_groups) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE big(k BIGINT PRIMARY KEY, v BIGINT)");
+    const int n = 130000;
+    FILE *f = fopen(path_of("big.csv"), "w");
+    cr_assert_not_null(f);
+    for (int i = 1; i <= n; i++) {
+        fprintf(f, "%d,%d\n", i, i);
+        if (i == 5000) fprintf(f, "10,-1\n");    /* line 5001: the key of line 10, two chunks back */
+        if (i == 129000) fprintf(f, "123000,-1\n"); /* line 129002: a key of the row group being built */
+    }
+    fclose(f);
+    EXEC_FAILS(db, sqlf("COPY big FROM '%s'", path_of("big.csv")), STRATA_CONSTRAINT, "CSV line 5001: ",
+               "Key (k)=(10) already exists");
+    expect_rows(db, "SELECT count(*) FROM big", "0");
+    EXEC_OK(db, sqlf("COPY big FROM '%s' (REJECTS '%s')", path_of("big.csv"), path_of("bad.csv")));
+    cr_assert_eq(strata_rejects(db), 2);
+    expect_file(path_of("bad.csv"),
+                "line,column,column_name,reason,record\n"
+                "5001,,,\"duplicate key value violates unique constraint \"\"big_pkey\"\": Key (k)=(10) already "
+                "exists\",\"10,-1\"\n"
+                "129002,,,\"duplicate key value violates unique constraint \"\"big_pkey\"\": Key (k)=(123000) already "
+                "exists\",\"123000,-1\"\n");
+    expect_rows(db, "SELECT count(*), sum(v), min(v) FROM big", "130000,8450065000,1");
+    expect_integrity_ok(db);
     strata_close(db);
 }
 

@@ -98,7 +98,7 @@ Test(explain, analyze_counts_rows_per_operator) {
     /* the scan reads the rowid range k > 1000 (4000 rows), the aggregate makes 7 groups; each
     ** line shows the estimate beside the count (the statistics were gathered after the insert) */
     cr_assert(line_has(out, "SCAN t (rowid range)  (est=", " rows=4000 "), "%s", out);
-    cr_assert(line_has(out, "HASH_GROUP_BY (1 keys, 1 aggregates)  (est=7 ", " rows=7 "), "%s", out);
+    cr_assert(line_has(out, "HASH_GROUP_BY (1 key, 1 aggregate)  (est=7 ", " rows=7 "), "%s", out);
     /* EXPLAIN ANALYZE of a write performs it, as PostgreSQL's does */
     out[0] = 0;
     cr_assert_eq(strata_exec(db, "EXPLAIN ANALYZE DELETE FROM t WHERE g = 0", collect, out), STRATA_OK, "%s",

@@ -164,7 +164,7 @@ Test(cli, an_error_stops_with_the_positioned_message_and_status_1) {
                "SELEC 2; SELECT 3\n"
                "^\n");
     expect_run(NULL, ARGS("-c", "SELECT 1/0"), 1, "",
-               "Error: error at line 1, column 9: division by zero\n"
+               "Error: line 1, column 9: division by zero\n"
                "SELECT 1/0\n"
                "        ^\n");
 }
@@ -184,7 +184,7 @@ Test(cli, stdin_statements_span_lines_and_semicolons_hide_in_literals_and_commen
 
 Test(cli, stdin_error_names_the_line_and_stops) {
     expect_run("SELECT 1 AS a;\n\nSELECT nme;\nSELECT 3 AS never;\n", ARGS("-csv"), 1, "a\n1\n",
-               "Error: stdin:3: error at line 1, column 8: column \"nme\" does not exist\n"
+               "Error: stdin:3: line 1, column 8: column \"nme\" does not exist\n"
                "SELECT nme;\n"
                "       ^\n");
 }

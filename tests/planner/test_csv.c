@@ -650,6 +650,54 @@ Test(csv, first_record_without_header_is_data) {
     csv_reader_close(r);
 }
 
+/* Each row of a chunk knows its line, and in reject mode a row the caller refuses later (a
+** constraint) goes to the callback with its record's bytes as they were, at every block size. */
+Test(csv, rows_know_their_lines_and_a_returned_row_can_be_rejected) {
+    const char *in = "1,a\n"
+                     "2,\"b\nb\"\n"  /* lines 2-3 */
+                     "x,bad\n"        /* line 4: rejected by the reader */
+                     "\n"             /* line 5: blank */
+                     "3,\"c,c\"\n";   /* line 6 */
+    const sql_type two[] = {INT, TEXT};
+    for (size_t block = 1; block <= 40; block++) {
+        rejects rs = {0};
+        csv_options o = {.block_size = block, .reject = on_reject, .reject_arg = &rs};
+        csv_mem_source src = {.data = in, .len = strlen(in), .max_read = block % 3};
+        csv_reader *r;
+        strata_err e = {0};
+        cr_assert_eq(csv_reader_open(&r, &o, csv_mem_read, &src, two, NULL, 2, &e), STRATA_OK);
+        data_chunk c;
+        cr_assert_eq(chunk_init(&c, two, 2, &e), STRATA_OK);
+        cr_assert_eq(csv_reader_next(r, &c, &e), STRATA_OK, "%s", e.msg);
+        cr_assert_eq(c.count, 3);
+        cr_assert_eq(csv_reader_row_line(r, 0), 1);
+        cr_assert_eq(csv_reader_row_line(r, 1), 2);
+        cr_assert_eq(csv_reader_row_line(r, 2), 6, "block %zu", block);
+        cr_assert_eq(csv_reader_reject_row(r, 1, 0, "duplicate key", &e), STRATA_OK, "%s", e.msg);
+        cr_assert_eq(rs.n, 2);
+        cr_assert_eq(rs.line[1], 2);
+        cr_assert_eq(rs.column[1], 0);
+        cr_assert_str_eq(rs.reason[1], "duplicate key");
+        cr_assert_str_eq(rs.message[1], "CSV line 2: duplicate key");
+        cr_assert_str_eq(rs.text[1], "2,\"b\nb\"", "block %zu: %s", block, rs.text[1]);
+        cr_assert_eq(csv_reader_rejects(r), 2);
+        cr_assert_eq(csv_reader_rows(r), 2, "a rejected row is not counted as a row");
+        chunk_free(&c);
+        csv_reader_close(r);
+    }
+    /* outside reject mode there is nowhere to send it */
+    csv_mem_source src = {.data = in, .len = 4};
+    csv_reader *r;
+    strata_err e = {0};
+    cr_assert_eq(csv_reader_open(&r, NULL, csv_mem_read, &src, two, NULL, 2, &e), STRATA_OK);
+    data_chunk c;
+    cr_assert_eq(chunk_init(&c, two, 2, &e), STRATA_OK);
+    cr_assert_eq(csv_reader_next(r, &c, &e), STRATA_OK, "%s", e.msg);
+    cr_assert_eq(csv_reader_reject_row(r, 0, 0, "x", &e), STRATA_MISUSE);
+    chunk_free(&c);
+    csv_reader_close(r);
+}
+
 Test(csv, broken_header_is_an_error_even_in_reject_mode) {
     rejects rs = {0};
     csv_options o = {.header = true, .reject = on_reject, .reject_arg = &rs};

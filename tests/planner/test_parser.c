@@ -937,8 +937,8 @@ Test(errors, sql_error_at_for_the_binder) {
     cr_assert_str_eq(err.msg, "binder error at line 1, column 8: column \"nme\" does not exist; did you mean "
                               "\"name\"?\nSELECT nme\n       ^");
     err_clear(&err);
-    sql_error_at(&err, STRATA_ERROR, sql, strlen(sql), 1000, "error", "past the end");
-    cr_assert_str_eq(err.msg, "error at line 2, column 9: past the end\n  FROM t\n        ^");
+    sql_error_at(&err, STRATA_ERROR, sql, strlen(sql), 1000, NULL, "past the end");
+    cr_assert_str_eq(err.msg, "line 2, column 9: past the end\n  FROM t\n        ^");
 }
 
 /* ---- nesting ---- */

@@ -470,3 +470,147 @@ Test(diskfull, enospc_at_every_call_of_a_checkpoint, .timeout = 120) {
             }
     cr_assert_eq(failures, 0, "%u of %u checkpoint ENOSPC cases went wrong", failures, cases);
 }
+
+/* --- a full disk, an I/O error or a power cut inside a close ----------------------------------- */
+
+static int wal_exists(vfs *v) {
+    int e = -1;
+    cr_assert_eq(vfs_exists(v, WAL, &e, NULL), STRATA_OK);
+    return e;
+}
+
+/* close_case: twelve commits, then the close meets a fault at its counted call n (0: none) --
+** ENOSPC (once or from then on) or a power cut (then power loss in `mode`). The close returns
+** STRATA_OK in every case (no commit is lost, so none may be reported as failed); the WAL is
+** gone exactly when the close got through; the next open finds every commit, the integrity
+** check finds nothing, and that session's close removes the WAL. */
+static void close_case(uint64_t n, int persistent, int crash, int mode, uint64_t *calls_out, case_result *res) {
+    res->problem[0] = '\0';
+    vfs *v = vfs_fault_create();
+    wl_entry m[NK];
+    memset(m, 0, sizeof m);
+    kv_db *db = open_db(v, 64 << 20);
+    int stage;
+    char why[600];
+    for (uint32_t j = 0; j < 12; j++)
+        cr_assert_eq(run_txn(db, m, j, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    vfs_fault_plan plan = {.op_mask = VFS_OP_WRITE | VFS_OP_SYNC | VFS_OP_TRUNCATE, .fail_at = n,
+                           .fail_errno = crash ? EIO : ENOSPC, .persistent = persistent, .crash = crash};
+    vfs_fault_set_plan(v, &plan);
+    int rc = kv_close(db);
+    db = NULL;
+    if (calls_out) *calls_out = vfs_fault_count(v);
+    int failed = n > 0 && vfs_fault_count(v) >= n;
+    if (crash) vfs_fault_power_loss(v, mode);
+    vfs_fault_plan none = {0};
+    vfs_fault_set_plan(v, &none);
+    if (rc != STRATA_OK)
+        snprintf(res->problem, sizeof res->problem, "kv_close gave %s", strata_errstr(rc));
+    else if (!failed && wal_exists(v))
+        snprintf(res->problem, sizeof res->problem, "a close that got through left the WAL");
+    else if (failed && !crash && !wal_exists(v))
+        snprintf(res->problem, sizeof res->problem, "a close whose checkpoint failed removed the WAL");
+    if (!res->problem[0]) {
+        kv_options o = options(v, 64 << 20);
+        strata_err err = {0};
+        rc = kv_open(DB, &o, &db, &err);
+        if (rc != STRATA_OK)
+            snprintf(res->problem, sizeof res->problem, "reopen: %s '%s'", strata_errstr(rc), err.msg);
+        else if (wl_db_matches(db, m, NK, why, sizeof why) != STRATA_OK)
+            snprintf(res->problem, sizeof res->problem, "after reopen: %s", why);
+        else if (wl_integrity(db, why, sizeof why) != STRATA_OK)
+            snprintf(res->problem, sizeof res->problem, "after reopen: %s", why);
+        else if ((rc = kv_close(db)) != STRATA_OK || (db = NULL, wal_exists(v)))
+            snprintf(res->problem, sizeof res->problem, "the next clean close: %s, WAL %s", strata_errstr(rc),
+                     wal_exists(v) ? "left" : "removed");
+        db = NULL;
+    }
+    if (db) kv_close(db);
+    vfs_destroy(v);
+}
+
+Test(diskfull, a_fault_at_every_call_of_a_close_loses_nothing, .timeout = 180) {
+    uint64_t total = 0;
+    case_result res;
+    close_case(0, 0, 0, 0, &total, &res);
+    cr_assert_eq(res.problem[0], '\0', "without faults: %s", res.problem);
+    cr_assert_geq(total, 2, "a close after 12 transactions made only %llu calls", (unsigned long long)total);
+    unsigned failures = 0, cases = 0;
+    for (uint64_t n = 1; n <= total; n++)
+        for (int kind = 0; kind < 4; kind++) { /* ENOSPC once, ENOSPC on, power cut (two modes) */
+            close_case(n, kind == 1, kind >= 2, kind == 3 ? VFS_KEEP_UNSYNCED : VFS_LOSE_UNSYNCED, NULL, &res);
+            cases++;
+            if (res.problem[0]) {
+                if (failures < MAX_REPORTED)
+                    cr_log_error("fault kind %d at close call %llu/%llu: %s", kind, (unsigned long long)n,
+                                 (unsigned long long)total, res.problem);
+                failures++;
+            }
+        }
+    cr_assert_eq(failures, 0, "%u of %u close fault cases went wrong", failures, cases);
+}
+
+/* A checkpoint that cannot run (a full disk) says what did not happen and that nothing is lost, so
+** that a caller can warn before the close, which then returns STRATA_OK and keeps the WAL. */
+Test(diskfull, a_failed_checkpoint_says_the_wal_stays) {
+    vfs *v = vfs_fault_create();
+    wl_entry m[NK];
+    memset(m, 0, sizeof m);
+    kv_db *db = open_db(v, 64 << 20);
+    int stage;
+    char why[600];
+    for (uint32_t j = 0; j < 12; j++)
+        cr_assert_eq(run_txn(db, m, j, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    vfs_fault_set_capacity(v, used_bytes(v));
+    strata_err err = {0};
+    cr_assert_eq(kv_checkpoint(db, &err), STRATA_FULL, "%s", err.msg);
+    cr_assert(strstr(err.msg, WAL) && strstr(err.msg, "could not be folded into " DB) && says_full(err.msg) &&
+                  strstr(err.msg, "next open"),
+              "the message should name the WAL, the file, the full disk and what happens next: '%s'", err.msg);
+    cr_assert_eq(kv_close(db), STRATA_OK, "the close of a full disk fails no commit");
+    cr_assert_eq(wal_exists(v), 1, "the WAL that holds the commits stays");
+    db = open_db(v, 64 << 20); /* still full: reading works */
+    assert_matches(db, m, "reopened on a full disk");
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    vfs_fault_set_capacity(v, 0);
+    db = open_db(v, 64 << 20);
+    assert_matches(db, m, "reopened with space");
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    cr_assert_eq(wal_exists(v), 0, "with space the close folds the WAL in and removes it");
+    vfs_destroy(v);
+}
+
+/* No WAL (a clean close removed it) and none can be created: the database opens for reading, with
+** every commit there; a write transaction says why it cannot be, and nothing is left behind. */
+Test(diskfull, without_room_for_a_wal_the_database_opens_for_reading) {
+    vfs *v = vfs_fault_create();
+    wl_entry m[NK];
+    memset(m, 0, sizeof m);
+    kv_db *db = open_db(v, 64 << 20);
+    int stage;
+    char why[600];
+    for (uint32_t j = 0; j < 5; j++)
+        cr_assert_eq(run_txn(db, m, j, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    cr_assert_eq(wal_exists(v), 0);
+    /* the open of the database file is call 1, the creation of its WAL call 2 */
+    vfs_fault_plan plan = {.op_mask = VFS_OP_OPEN, .fail_at = 2, .fail_errno = ENOSPC, .persistent = 1};
+    vfs_fault_set_plan(v, &plan);
+    db = open_db(v, 64 << 20);
+    vfs_fault_plan none = {0};
+    vfs_fault_set_plan(v, &none);
+    assert_matches(db, m, "opened without a WAL");
+    kv_txn *t = NULL;
+    strata_err err = {0};
+    int rc = kv_begin(db, 1, &t, &err);
+    cr_assert_eq(rc, STRATA_READONLY, "a write without a WAL gave %s '%s'", strata_errstr(rc), err.msg);
+    cr_assert(strstr(err.msg, "reading only") && strstr(err.msg, WAL) && says_full(err.msg), "message: '%s'", err.msg);
+    cr_assert_eq(kv_checkpoint(db, &err), STRATA_OK, "nothing to fold in: %s", err.msg);
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    cr_assert_eq(wal_exists(v), 0);
+    db = open_db(v, 64 << 20); /* room again: writes work */
+    cr_assert_eq(run_txn(db, m, 5, &stage, why, sizeof why), STRATA_OK, "%s", why);
+    assert_matches(db, m, "after a write");
+    cr_assert_eq(kv_close(db), STRATA_OK);
+    vfs_destroy(v);
+}
