@@ -331,7 +331,9 @@ typedef struct strata_recover_table {
     const char *name;
     int64_t rows;           /* rows copied into the new database */
     int64_t orphan_rows;    /* of those, rows found in orphan leaves */
-    int64_t rows_rejected;  /* rows read but refused by the new database (a constraint) */
+    int64_t rows_rejected;  /* rows read but not copied: a record that does not decode, or a row
+                            ** the new database refuses (a constraint, such as a foreign key
+                            ** whose parent row was lost) */
     int64_t pages_lost;     /* pages of the table's trees (row tree, column tree) that did not read */
     int64_t rowgroups_lost; /* row groups (column store) whose segments did not read */
     int schema_failed;      /* the table could not be created in the new database (no rows) */
@@ -354,8 +356,9 @@ typedef struct strata_recover_report {
 ** must not exist. Returns STRATA_OK when the copy was made, however much was lost (the report
 ** says what); an error when nothing could be copied: STRATA_NOTADB or STRATA_FORMAT for a file
 ** that is not a strata database this build reads, STRATA_CORRUPT when even the file's header is
-** damaged, STRATA_BUSY when another handle has the file open (close it, or use
-** strata_recover_db), STRATA_ERROR when new_path exists, STRATA_IOERR, STRATA_NOMEM. *report is
+** damaged or no table definition survives in the catalog (no file is made then), STRATA_BUSY
+** when another handle has the file open (close it, or use strata_recover_db), STRATA_ERROR when
+** new_path exists, STRATA_IOERR, STRATA_NOMEM. *report is
 ** set in every case but STRATA_NOMEM before anything was allocated (NULL then); free it with
 ** strata_recover_free. */
 int strata_recover(const char *damaged_path, const char *new_path, strata_recover_report **report);
