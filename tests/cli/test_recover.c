@@ -18,39 +18,11 @@
 #include "helpers/tmpdir.h"
 #include "vfs.h"
 
-#ifndef STRATA_BIN
-#error "STRATA_BIN must name the strata binary (the Makefile passes it)"
-#endif
-
 #define PS 8192
 
 static char tmp[] = "/tmp/strata-cli-recover-XXXXXX";
 
-static const char *path_in(const char *name) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    return path;
-}
-
-static run_result run(const char *input, const char *const *args) {
-    const char *argv[32] = {STRATA_BIN};
-    int argc = 1;
-    for (; args && args[argc - 1]; argc++)
-        argv[argc] = args[argc - 1];
-    argv[argc] = NULL;
-    return run_program(tmp, argv, input);
-}
-
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
-#define expect_run(input, args, status_, out_, err_)                                                         \
-    do {                                                                                                     \
-        run_result r_ = run(input, args);                                                                    \
-        cr_expect_str_eq(r_.out, out_, "stdout was:\n%s", r_.out);                                           \
-        cr_expect_str_eq(r_.err, err_, "stderr was:\n%s", r_.err);                                           \
-        cr_expect_eq(r_.status, status_, "exit status %d, stderr: %s", r_.status, r_.err);                   \
-        run_free(&r_);                                                                                       \
-    } while (0)
+#include "helpers/shell_run.h"
 
 /* setup makes db.strata: t (3000 rows over several leaves under an interior root) and u (2 rows). */
 static void setup(void) {
