@@ -232,9 +232,11 @@ bench-rowstore: $(B)/bench/bench_rowstore
 	$(B)/bench/bench_rowstore $(BENCH_ARGS)
 
 # A session's open, first commit, second commit and close (bench/README.md): public API only.
-$(B)/bench/bench_close: bench/bench_close.c $(B)/libstrata.a
+# Against SQLite (-lsqlite3); it records the flags it was built with.
+$(B)/bench/bench_close: bench/bench_close.c bench/bench_common.c bench/bench_common.h $(B)/libstrata.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Iinclude -o $@ $< $(B)/libstrata.a $(LDFLAGS_ALL)
+	$(CC) $(CFLAGS_ALL) -DBENCH_CFLAGS='"$(CC) $(CFLAGS_ALL)"' -Iinclude \
+	  -o $@ $< bench/bench_common.c $(B)/libstrata.a -lsqlite3 -lm $(LDFLAGS_ALL)
 
 # The kernels' micro-benchmark (bench/README.md): the kernels are internal, so it includes
 # vector/kernel.h (and through it core/ headers: -Icore) and links libstrata-internal.a, which exports them.

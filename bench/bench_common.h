@@ -1,5 +1,5 @@
 /*
-** bench_common.h -- helpers shared by the benchmark programs (bench_rowstore, harness, compare).
+** bench_common.h -- helpers shared by the benchmark programs (bench_rowstore, bench_close, bench_kernels, harness, compare).
 **
 ** Failure, time and deterministic random numbers; per-workload peak memory; the floor of a
 ** durable commit on this disk; the environment a run records; summaries (median, min-max) and

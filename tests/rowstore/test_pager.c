@@ -1,10 +1,12 @@
 /*
 ** test_pager.c -- the pager on its own: pages survive commit and reopen, rollback discards,
 ** the free list reuses pages, meta slots persist, snapshots stay stable across commits and
-** checkpoints, large transactions spill within the cache bound, foreign files are refused, and a
-** read-only open reads without writing or creating anything.
+** checkpoints, large transactions spill within the cache bound, foreign files are refused, a
+** read-only open reads without writing or creating anything, and a new WAL grows by the rule of
+** wal_extend (64 KiB, doubling to 1 MiB steps) through power cuts.
 */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "../../rowstore/pager.h"
@@ -444,4 +446,126 @@ Test(pager, read_only_open_changes_nothing) {
     cr_assert_eq(vfs_open(v, "empty.db", VFS_CREATE, &f, NULL), STRATA_OK);
     vfs_close(f);
     cr_assert_eq(pager_open(v, "empty.db", &ro, &p, &err), STRATA_NOTADB, "%s", err.msg);
+}
+
+/* --- the WAL's growth ----------------------------------------------------------------------- */
+
+/* commit_new_page allocates one page tagged tag and commits it (two frames: the page and the
+** header page, whose page count changed); the commit's status. */
+static int commit_new_page(pager *p, uint32_t tag) {
+    pager_txn *t;
+    page *pg;
+    if (pager_begin(p, 1, &t, NULL) != STRATA_OK) return STRATA_IOERR;
+    if (pager_alloc(t, &pg) != STRATA_OK) {
+        pager_rollback(t);
+        return STRATA_IOERR;
+    }
+    fill(p, pg, tag);
+    pager_release(t, pg);
+    return pager_commit(t, NULL);
+}
+
+static uint64_t fault_wal_size(void) {
+    uint64_t n = 0;
+    cr_assert_eq(vfs_fault_file_size(v, "t.db-wal", &n), STRATA_OK);
+    return n;
+}
+
+static const pager_config growth_cfg = {
+    .page_size = 4096,
+    .cache_bytes = 4096 * 4096,
+    .autocheckpoint_bytes = 64 << 20, /* no checkpoint: the WAL only grows */
+    .direct_bytes = 64 << 20,         /* every page through the WAL */
+};
+
+/* A new WAL grows in steps that start at 64 KiB and double up to 1 MiB, then by 1 MiB: the first
+** commit after an open writes 64 KiB of zeros, not a megabyte, and a long session still reaches
+** the megabyte step. The file always holds more than the WAL in use (commits overwrite zeros). */
+Test(pager, new_wal_grows_from_64k_doubling_to_1m_steps) {
+    vfs_destroy(v);
+    v = vfs_fault_create(); /* its file sizes are the bytes written, zeros included */
+    pager *p = open_db(&growth_cfg);
+    cr_assert_eq(fault_wal_size(), 0, "an open without a commit writes nothing to the new WAL");
+    static const uint64_t want[] = {64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 3 << 20};
+    const size_t nwant = sizeof want / sizeof want[0];
+    uint64_t seen[16];
+    size_t nseen = 0;
+    for (uint32_t i = 0; fault_wal_size() < (3u << 20); i++) {
+        cr_assert_lt(i, 1000, "the WAL stopped growing at %llu bytes", (unsigned long long)fault_wal_size());
+        cr_assert_eq(commit_new_page(p, 5000 + i), STRATA_OK);
+        uint64_t size = fault_wal_size();
+        pager_stats st;
+        pager_get_stats(p, &st);
+        cr_assert_gt(size, st.wal_bytes, "commit %u: the file (%llu bytes) does not hold more than the WAL in use (%llu)",
+                     i, (unsigned long long)size, (unsigned long long)st.wal_bytes);
+        if (nseen == 0 || seen[nseen - 1] != size) {
+            cr_assert_lt(nseen, nwant, "the WAL grew to an unexpected size %llu", (unsigned long long)size);
+            cr_assert_eq(size, want[nseen], "growth %zu: the WAL file is %llu bytes, expected %llu", nseen,
+                         (unsigned long long)size, (unsigned long long)want[nseen]);
+            seen[nseen++] = size;
+        }
+        if (i == 0) cr_assert_eq(size, 64 << 10, "the first commit grows a new WAL to 64 KiB");
+    }
+    cr_assert_eq(nseen, nwant);
+    pager_close(p);
+}
+
+/* A power cut at every write and sync of a session that takes a new WAL through every growth
+** step (64 KiB to 2 MiB) loses no commit that returned, and keeps the one in flight whole or not
+** at all. */
+Test(pager, wal_growth_survives_a_power_cut_anywhere, .timeout = 120) {
+    const uint32_t commits = 140; /* 2 frames each: ~1.1 MiB of WAL, growths to 2 MiB */
+    const unsigned mask = VFS_OP_WRITE | VFS_OP_SYNC | VFS_OP_TRUNCATE;
+    vfs_destroy(v);
+    v = vfs_fault_create();
+    vfs_fault_plan count = {.op_mask = mask};
+    vfs_fault_set_plan(v, &count);
+    pager *p = open_db(&growth_cfg);
+    for (uint32_t i = 0; i < commits; i++) cr_assert_eq(commit_new_page(p, 7000 + i), STRATA_OK);
+    uint64_t total = vfs_fault_count(v);
+    cr_assert_gt(total, 2 * commits, "a commit writes and syncs: %llu calls", (unsigned long long)total);
+    cr_assert_geq(fault_wal_size(), 2u << 20, "the session should reach the 2 MiB size");
+    pager_close(p);
+    vfs_destroy(v);
+    v = NULL;
+    unsigned failures = 0;
+    for (uint64_t n = 1; n <= total; n++) {
+        for (int mode = VFS_LOSE_UNSYNCED; mode <= VFS_KEEP_UNSYNCED; mode++) {
+            v = vfs_fault_create();
+            vfs_fault_plan plan = {.op_mask = mask, .fail_at = n, .fail_errno = EIO, .crash = 1};
+            vfs_fault_set_plan(v, &plan);
+            pager *q;
+            uint32_t done = 0;
+            if (pager_open(v, "t.db", &growth_cfg, &q, NULL) == STRATA_OK) {
+                while (done < commits && commit_new_page(q, 7000 + done) == STRATA_OK) done++;
+                pager_close(q);
+            }
+            vfs_fault_power_loss(v, mode);
+            q = open_db(&growth_cfg);
+            pager_txn *r = begin(q, 0);
+            uint32_t have = pager_page_count(r) - 1;
+            int bad = have < done || have > done + 1;
+            for (uint32_t i = 0; i < have && !bad; i++) {
+                page *pg;
+                uint32_t got = 0;
+                bad = pager_get(r, 1 + i, &pg) != STRATA_OK;
+                if (!bad) {
+                    memcpy(&got, pg->data + 100, 4);
+                    pager_release(r, pg);
+                    bad = got != 7000 + i;
+                }
+            }
+            pager_rollback(r);
+            pager_close(q);
+            if (bad && failures++ < 8)
+                cr_log_error("power cut at call %llu/%llu (%s): %u commits returned, %u pages after recovery",
+                             (unsigned long long)n, (unsigned long long)total,
+                             mode == VFS_LOSE_UNSYNCED ? "LOSE_UNSYNCED" : "KEEP_UNSYNCED", done, have);
+            vfs_destroy(v);
+            v = NULL;
+        }
+    }
+    v = vfs_mem_create(); /* for the teardown */
+    cr_assert_eq(failures, 0, "%u of %llu power cuts lost a commit or kept half of one", failures,
+                 (unsigned long long)(2 * total));
 }
