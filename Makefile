@@ -68,11 +68,13 @@ endif
 BUILD ?= build
 B := $(BUILD)/$(VARIANT)
 WERROR ?= -Werror
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(ARCH) $(OPT) -fPIC -pthread -Iinclude -Icore -Iplanner
 LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialized) -pthread -lzstd -lz -lroaring -lm
 TEST_LINK := $(CFLAGS_ALL) -fno-lto
 
-LIB_DIRS := core vector rowstore colstore planner
+# The SQL layer's rooms (planner/README.md): its files include each other as "room/file.h" (-Iplanner).
+PLANNER_ROOMS := parser catalog bind optimize exec func load
+LIB_DIRS := core vector rowstore colstore planner $(addprefix planner/,$(PLANNER_ROOMS))
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))
 
@@ -165,8 +167,8 @@ $(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(wildcard tes
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_LINK) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata-internal.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
-# The shell and the examples see the public header only (no -Icore): they use include/strata.h.
-CFLAGS_PUBLIC := $(filter-out -Icore,$(CFLAGS_ALL))
+# The shell and the examples see the public header only (no -Icore, no -Iplanner): they use include/strata.h.
+CFLAGS_PUBLIC := $(filter-out -Icore -Iplanner,$(CFLAGS_ALL))
 CLI_SRC := $(wildcard cli/*.c)
 
 $(B)/strata: $(CLI_SRC) $(wildcard cli/*.h) include/strata.h $(B)/libstrata.a
@@ -328,7 +330,7 @@ test-sql: $(B)/tests/sql/slt_runner
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := $(BUILD)/fuzz
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -O1 -g -fno-omit-frame-pointer -fPIC -pthread -Iinclude -Icore \
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -O1 -g -fno-omit-frame-pointer -fPIC -pthread -Iinclude -Icore -Iplanner \
   -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := $(patsubst %.c,$(FUZZ_B)/%.o,$(LIB_SRC))
 .PHONY: fuzz fuzz-run fuzz-check

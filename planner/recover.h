@@ -11,7 +11,7 @@
 
 #include "../rowstore/pager.h"
 #include "../vector/vector.h"
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "strata.h"
 
 /* recover_copy copies the database that p holds (as a new read transaction of p sees it) into a

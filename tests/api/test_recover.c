@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../planner/catalog.h"
+#include "../../planner/catalog/catalog.h"
 #include "../../rowstore/btree_internal.h"
 #include "../../rowstore/pager.h"
 #include "../helpers/api_db.h"

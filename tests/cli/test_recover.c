@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../planner/catalog.h"
+#include "../../planner/catalog/catalog.h"
 #include "../../rowstore/btree_internal.h"
 #include "../../rowstore/pager.h"
 #include "helpers/run_program.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../planner/csv.h"
+#include "../../planner/load/csv.h"
 #include "helpers/expect.h"
 
 static strata_err err;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "helpers/api_db.h"
-#include "../../planner/stats.h"
+#include "../../planner/catalog/stats.h"
 #include "strata.h"
 
 /* collect appends each result row's first value and a newline to the buffer arg. */

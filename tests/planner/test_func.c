@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../planner/func.h"
+#include "../../planner/func/func.h"
 #include "helpers/expect.h"
 #include "helpers/vec_test.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../planner/parser.h"
+#include "../../planner/parser/parser.h"
 
 /* ---- helpers ---- */
 

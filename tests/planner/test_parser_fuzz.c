@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../planner/parser.h"
+#include "../../planner/parser/parser.h"
 
 static const char *const corpus[] = {
     "SELECT a + 1 FROM t",

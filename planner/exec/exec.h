@@ -1,0 +1,93 @@
+/*
+** exec.h -- running a plan: expression evaluation over vectors and push-based pipelines.
+**
+** A plan (plan.h) runs as pipelines: a source produces chunks, streaming operators (filter,
+** project, limit, hash-join probe) transform them, and a sink consumes them. Operators that must
+** see all their input first -- hash aggregate, sort, the build side of a hash join, DISTINCT and
+** the set operations -- are sinks of one pipeline and the source of the next. exec_open prepares
+** every operator; exec_next runs the final pipeline until it has a chunk of result rows, running
+** the pipelines it depends on to completion first.
+**
+** Run-time errors (overflow, division by zero, a constraint) stop the statement with the error
+** on ctx->err; the caller rolls back what the statement changed.
+*/
+#ifndef STRATA_EXEC_H
+#define STRATA_EXEC_H
+
+#include "catalog/catalog.h"
+#include "exec/plan.h"
+
+struct exec_ctx {
+    pager_txn *txn;
+    catalog *cat;
+    sql_value *params; /* 1-based parameter i is params[i - 1] */
+    int nparams;
+    arena *mem;        /* the statement's run-time arena (parameter text, subquery results) */
+    strata_err *err;
+    const char *sql;   /* the statement's text, for positioned run-time errors */
+    size_t sqllen;
+    int64_t changes;   /* rows changed by INSERT/UPDATE/DELETE */
+    int depth;         /* subquery nesting, bounded */
+    void *pipelines;   /* exec.c's pipelines of the running plan */
+    sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
+    uint32_t nouter;
+    volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
+    uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
+    bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
+    vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
+    int64_t rejects;   /* records a COPY ... FROM sent to its REJECTS file */
+    /* progress of a long statement: the sources add what they read (a COPY's file in bytes, the
+    ** table scans in rows; total 0 when not known), and pipe_step calls progress() with it every
+    ** PROGRESS_NS or so; a non-zero return stops the statement as an interrupt. */
+    int (*progress)(void *arg, uint64_t done, uint64_t total, const char *unit);
+    void *progress_arg;
+    uint64_t progress_done, progress_total, progress_due;
+    const char *progress_unit;
+};
+
+/* ---- values in vectors (expr.c) ---------------------------------------------------------- */
+
+/* vec_get_value reads row r of v as a sql_value (strings reference v's bytes). */
+void vec_get_value(const vector *v, uint32_t r, sql_value *out);
+/* vec_set_value writes row r of a writable FLAT vector (strings copied into its heap); the value
+** must have v's physical type. */
+int vec_set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err);
+
+/* ---- expressions (expr.c) ---------------------------------------------------------------- */
+
+/* expr_prepare allocates the run-time vectors of e and its subtree; expr_release frees them. */
+int expr_prepare(expr *e, strata_err *err);
+void expr_release(expr *e);
+/* expr_eval computes e for the count rows of in (in->sel applied), into e->result: row i of the
+** result is row i of in. in may be NULL for expressions without columns (count rows then). */
+int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
+/* expr_select evaluates a BOOLEAN e and writes the rows where it is true into sel; *n is their
+** number. */
+int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n);
+/* expr_param_value gives the value of an EXPR_PARAM (a bound parameter or a correlated
+** subquery's outer value) cast to the parameter's type; strings are not copied. */
+int expr_param_value(exec_ctx *x, const expr *e, sql_value *out);
+/* expr_eval_const evaluates an expression without columns to one value (strings in x->mem). */
+int expr_eval_const(exec_ctx *x, expr *e, sql_value *out);
+/* expr_error records a run-time error positioned at e. */
+int expr_error(exec_ctx *x, const expr *e, int code, const char *msg);
+
+/* ---- plans (exec.c) ---------------------------------------------------------------------- */
+
+/* exec_open starts a run of root: its operators' states are made, its expressions prepared
+** (once: they stay prepared between runs) and its pipelines built, or reused when x->pipelines
+** holds those of an earlier run of the same plan. */
+int exec_open(exec_ctx *x, plan_op *root);
+/* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
+int exec_next(exec_ctx *x, plan_op *root, data_chunk *out);
+/* exec_close ends a run: the operators' states go; x->pipelines and the prepared expressions stay
+** for the next run. exec_destroy frees those too (pipelines: the x->pipelines of the last run). */
+void exec_close(exec_ctx *x, plan_op *root);
+void exec_destroy(plan_op *root, void **pipelines);
+/* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into e->result (expr.c
+** calls it): an uncorrelated subquery runs once and its result is kept, a correlated one runs
+** for every row with that row's outer values. exec_subquery_release frees what it kept. */
+int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
+void exec_subquery_release(expr *e);
+
+#endif

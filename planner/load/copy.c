@@ -1,0 +1,584 @@
+/*
+** copy.c -- COPY's options, its files (plain, gzip, zstd) and its two operators (copy.h).
+**
+** zlib reads and writes gzip and libzstd's streaming API zstd: both are Debian's libraries, so
+** no codec is written here. A compressed input is recognized by its magic bytes rather than its
+** name, so a misnamed file still reads; an output is compressed by its name's extension.
+*/
+#include "load/copy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#define IO_CHUNK (256u << 10) /* raw bytes read or written at a time around zstd */
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+typedef enum opt_id {
+    OPT_FORMAT,
+    OPT_DELIMITER,
+    OPT_HEADER,
+    OPT_NULL,
+    OPT_QUOTE,
+    OPT_ESCAPE,
+    OPT_DATEFORMAT,
+    OPT_TIMESTAMPFORMAT,
+    OPT_COMPRESSION,
+    OPT_TRAILING,
+    OPT_REJECTS,
+    OPT_COUNT
+} opt_id;
+
+static const struct {
+    const char *name;
+    opt_id id;
+} option_names[] = {
+    {"format", OPT_FORMAT},
+    {"delimiter", OPT_DELIMITER},
+    {"delim", OPT_DELIMITER},
+    {"sep", OPT_DELIMITER},
+    {"header", OPT_HEADER},
+    {"null", OPT_NULL},
+    {"quote", OPT_QUOTE},
+    {"escape", OPT_ESCAPE},
+    {"dateformat", OPT_DATEFORMAT},
+    {"timestampformat", OPT_TIMESTAMPFORMAT},
+    {"compression", OPT_COMPRESSION},
+    {"trailing_delimiter", OPT_TRAILING},
+    {"rejects", OPT_REJECTS},
+};
+
+/* option_text gives the text of a string or a bare word; NULL for anything else. */
+static const char *option_text(const sql_expr *v) {
+    if (!v) return NULL;
+    if (v->kind == EX_STR) return v->text.ptr;
+    if (v->kind == EX_COL && !v->col.table) return v->col.column;
+    return NULL;
+}
+
+static int option_bool(const sql_option *o, bool *out, strata_err *err) {
+    const sql_expr *v = o->value;
+    const char *w = option_text(v);
+    if (!v) *out = true;
+    else if (v->kind == EX_BOOL) *out = v->boolean;
+    else if (v->kind == EX_INT && (v->integer == 0 || v->integer == 1)) *out = v->integer == 1;
+    else if (w && (!strcasecmp(w, "true") || !strcasecmp(w, "on"))) *out = true;
+    else if (w && (!strcasecmp(w, "false") || !strcasecmp(w, "off"))) *out = false;
+    else return err_set(err, STRATA_ERROR, "COPY option %s takes a boolean (true, false, on, off)", o->name);
+    return STRATA_OK;
+}
+
+static int option_string(const sql_option *o, const char **out, strata_err *err) {
+    if (!(*out = option_text(o->value)))
+        return err_set(err, STRATA_ERROR, "COPY option %s takes a string in single quotes", o->name);
+    return STRATA_OK;
+}
+
+static int option_char(const sql_option *o, char *out, strata_err *err) {
+    const char *s;
+    int rc = option_string(o, &s, err);
+    if (rc) return rc;
+    if (strlen(s) != 1)
+        return err_set(err, STRATA_ERROR, "COPY %s must be a single one-byte character", o->name);
+    *out = s[0];
+    return STRATA_OK;
+}
+
+static int option_one(const sql_option *o, opt_id id, bool to, copy_spec *spec, strata_err *err) {
+    const char *s;
+    bool b;
+    int rc = STRATA_OK;
+    switch (id) {
+    case OPT_FORMAT:
+        if ((rc = option_string(o, &s, err))) return rc;
+        if (strcasecmp(s, "csv") != 0)
+            return err_set(err, STRATA_ERROR, "COPY format \"%s\" is not supported (csv is)", s);
+        return STRATA_OK;
+    case OPT_DELIMITER: return option_char(o, &spec->csv.delimiter, err);
+    case OPT_QUOTE: return option_char(o, &spec->csv.quote, err);
+    case OPT_ESCAPE: return option_char(o, &spec->csv.escape, err);
+    case OPT_HEADER:
+        rc = option_bool(o, &b, err);
+        spec->csv.header = b;
+        return rc;
+    case OPT_NULL: return option_string(o, &spec->csv.null_string, err);
+    case OPT_DATEFORMAT: return option_string(o, &spec->csv.dateformat, err);
+    case OPT_TIMESTAMPFORMAT: return option_string(o, &spec->csv.timestampformat, err);
+    case OPT_COMPRESSION:
+        if ((rc = option_string(o, &s, err))) return rc;
+        if (!strcasecmp(s, "auto")) spec->compression = COPY_AUTO;
+        else if (!strcasecmp(s, "none")) spec->compression = COPY_NONE;
+        else if (!strcasecmp(s, "gzip")) spec->compression = COPY_GZIP;
+        else if (!strcasecmp(s, "zstd")) spec->compression = COPY_ZSTD;
+        else return err_set(err, STRATA_ERROR, "COPY compression \"%s\" is not one of auto, none, gzip, zstd", s);
+        return STRATA_OK;
+    case OPT_TRAILING:
+        if (to) break;
+        rc = option_bool(o, &b, err);
+        spec->trailing = b;
+        return rc;
+    case OPT_REJECTS:
+        if (to) break;
+        return option_string(o, &spec->rejects, err);
+    case OPT_COUNT: break;
+    }
+    return err_set(err, STRATA_ERROR, "COPY option %s applies to COPY ... FROM only", o->name);
+}
+
+int copy_spec_make(const char *path, bool to, const sql_list *options, copy_spec *spec, strata_err *err) {
+    memset(spec, 0, sizeof *spec);
+    spec->path = path;
+    spec->to = to;
+    spec->trailing = -1;
+    bool seen[OPT_COUNT] = {false};
+    for (int i = 0; i < options->n; i++) {
+        const sql_option *o = options->items[i];
+        int id = -1;
+        for (size_t k = 0; k < sizeof option_names / sizeof option_names[0]; k++)
+            if (!strcasecmp(o->name, option_names[k].name)) id = (int)option_names[k].id;
+        if (id < 0) return err_set(err, STRATA_ERROR, "unrecognized COPY option \"%s\"", o->name);
+        if (seen[id]) return err_set(err, STRATA_ERROR, "COPY option %s given more than once", o->name);
+        seen[id] = true;
+        int rc = option_one(o, (opt_id)id, to, spec, err);
+        if (rc) return rc;
+    }
+    if (spec->rejects && !strcmp(spec->rejects, path))
+        return err_set(err, STRATA_ERROR, "COPY REJECTS file must differ from the file read");
+    return STRATA_OK;
+}
+
+/* copy_error records a file's error: "file 'path': " before the message of the failed call. */
+static int copy_error(strata_err *err, int rc, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int copy_error(strata_err *err, int rc, const char *path, const char *fmt, ...) {
+    char msg[STRATA_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    err_clear(err);
+    return err_set(err, rc, "file '%s': %s", path, msg);
+}
+
+/* passed_on puts the path before a message the CSV layer recorded on err (unless the message came
+** from the file functions here, which name it already). */
+static int passed_on(strata_err *err, int rc, const char *path) {
+    if (!strncmp(err->msg, "file '", 6)) return rc;
+    char msg[STRATA_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return copy_error(err, rc, path, "%s", msg);
+}
+
+static int io_status(int e) { return e == ENOSPC || e == EDQUOT ? STRATA_FULL : STRATA_IOERR; }
+
+/* gz_attach opens a gzip stream over a duplicate of fd (gzclose closes that one; the caller keeps
+** fd), with IO_CHUNK buffers; NULL when it cannot. */
+static gzFile gz_attach(int fd, const char *mode) {
+    int dfd = dup(fd);
+    gzFile gz = dfd < 0 ? NULL : gzdopen(dfd, mode);
+    if (!gz) {
+        if (dfd >= 0) close(dfd);
+        return NULL;
+    }
+    gzbuffer(gz, IO_CHUNK);
+    return gz;
+}
+
+/* ---- the input file ------------------------------------------------------------------------ */
+
+typedef struct infile {
+    const char *path;
+    int fd;
+    gzFile gz;
+    ZSTD_DCtx *zd;
+    unsigned char *zin; /* raw bytes waiting for the zstd decoder: [zpos, zlen) */
+    size_t zlen, zpos;
+    bool raw_eof, zpending; /* zpending: the decoder is inside a frame */
+    uint64_t raw_read, size;
+    uint64_t delivered; /* bytes handed to the CSV reader (decompressed) */
+} infile;
+
+static int infile_open(infile *f, const char *path, copy_compression comp, strata_err *err) {
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0) return copy_error(err, STRATA_ERROR, path, "could not open for reading: %s", strerror(errno));
+    struct stat st;
+    if (fstat(f->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return copy_error(err, STRATA_ERROR, path, "is a directory");
+        f->size = (uint64_t)st.st_size;
+    }
+    if (comp == COPY_AUTO) {
+        unsigned char magic[4] = {0};
+        ssize_t n = pread(f->fd, magic, sizeof magic, 0);
+        comp = COPY_NONE;
+        if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) comp = COPY_GZIP;
+        if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) comp = COPY_ZSTD;
+    }
+    if (comp == COPY_GZIP) {
+        if (!(f->gz = gz_attach(f->fd, "rb")))
+            return copy_error(err, STRATA_NOMEM, path, "could not start gzip decompression");
+    } else if (comp == COPY_ZSTD) {
+        if (!(f->zd = ZSTD_createDCtx()) || !(f->zin = malloc(IO_CHUNK)))
+            return copy_error(err, STRATA_NOMEM, path, "could not start zstd decompression");
+    }
+    return STRATA_OK;
+}
+
+static void infile_close(infile *f) {
+    if (f->gz) gzclose(f->gz);
+    ZSTD_freeDCtx(f->zd);
+    free(f->zin);
+    if (f->fd >= 0) close(f->fd);
+    f->gz = NULL, f->zd = NULL, f->zin = NULL, f->fd = -1;
+}
+
+static int read_raw(infile *f, void *buf, size_t cap, size_t *n, strata_err *err) {
+    ssize_t got;
+    do got = read(f->fd, buf, cap);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) return copy_error(err, io_status(errno), f->path, "read failed: %s", strerror(errno));
+    *n = (size_t)got;
+    f->raw_read += (uint64_t)got;
+    return STRATA_OK;
+}
+
+static int read_zstd(infile *f, void *buf, size_t cap, size_t *nread, strata_err *err) {
+    ZSTD_outBuffer out = {buf, cap, 0};
+    for (;;) {
+        if (f->zpos == f->zlen && !f->raw_eof) {
+            int rc = read_raw(f, f->zin, IO_CHUNK, &f->zlen, err);
+            if (rc) return rc;
+            f->zpos = 0;
+            f->raw_eof = f->zlen == 0;
+        }
+        ZSTD_inBuffer in = {f->zin, f->zlen, f->zpos};
+        size_t r = ZSTD_decompressStream(f->zd, &out, &in);
+        if (ZSTD_isError(r)) return copy_error(err, STRATA_ERROR, f->path, "zstd: %s", ZSTD_getErrorName(r));
+        if (in.pos > f->zpos || out.pos > 0) f->zpending = r != 0; /* a call without progress says nothing */
+        f->zpos = in.pos;
+        if (out.pos > 0) break;
+        if (f->raw_eof && f->zpos == f->zlen) {
+            if (f->zpending) return copy_error(err, STRATA_ERROR, f->path, "zstd: the file ends inside a frame");
+            break;
+        }
+    }
+    *nread = out.pos;
+    return STRATA_OK;
+}
+
+/* gz_message is zlib's message for f without the "<fd:N>: " it puts before it. */
+static const char *gz_message(gzFile gz, int *errnum) {
+    const char *msg = gzerror(gz, errnum);
+    const char *colon = strncmp(msg, "<fd:", 4) ? NULL : strstr(msg, ": ");
+    return colon ? colon + 2 : msg;
+}
+
+/* infile_read_any reads the next decompressed bytes of f. */
+static int infile_read_any(infile *f, void *buf, size_t cap, size_t *nread, strata_err *err) {
+    if (f->zd) return read_zstd(f, buf, cap, nread, err);
+    if (!f->gz) return read_raw(f, buf, cap, nread, err);
+    int n = gzread(f->gz, buf, cap > INT_MAX ? INT_MAX : (unsigned)cap);
+    int errnum = Z_OK;
+    const char *msg = gz_message(f->gz, &errnum);
+    if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END))
+        return copy_error(err, errnum == Z_ERRNO ? io_status(errno) : STRATA_ERROR, f->path, "gzip: %s",
+                          errnum == Z_ERRNO ? strerror(errno) : msg);
+    *nread = (size_t)n;
+    f->raw_read = (uint64_t)gzoffset(f->gz);
+    return STRATA_OK;
+}
+
+/* infile_read is the CSV reader's read function. */
+static int infile_read(void *arg, void *buf, size_t cap, size_t *nread, strata_err *err) {
+    infile *f = arg;
+    int rc = infile_read_any(f, buf, cap, nread, err);
+    if (rc == STRATA_OK) f->delivered += *nread;
+    return rc;
+}
+
+/* ---- PLAN_FILE_SCAN ------------------------------------------------------------------------ */
+
+typedef struct file_scan {
+    infile in;
+    csv_reader *r;
+    FILE *rejects;
+    const char *rejects_path;
+    bool rejects_failed;
+    uint64_t reported; /* consumed() as added to the statement's progress */
+} file_scan;
+
+/* put_quoted writes n bytes of s as one quoted CSV field. */
+static void put_quoted(FILE *f, const char *s, size_t n) {
+    putc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') putc('"', f);
+        putc(s[i], f);
+    }
+    putc('"', f);
+}
+
+/* reject writes one bad record to the REJECTS file: its line, column, column name, reason and
+** text, as a CSV record under the header "line,column,column_name,reason,record". */
+static int reject(void *arg, const csv_reject *rej, strata_err *err) {
+    file_scan *s = arg;
+    FILE *f = s->rejects;
+    fprintf(f, "%llu,", (unsigned long long)rej->line);
+    if (rej->column) fprintf(f, "%u", rej->column);
+    putc(',', f);
+    if (rej->column_name) put_quoted(f, rej->column_name, strlen(rej->column_name));
+    putc(',', f);
+    put_quoted(f, rej->reason, strlen(rej->reason));
+    putc(',', f);
+    put_quoted(f, rej->text, rej->text_len);
+    if (putc('\n', f) == EOF || ferror(f))
+        return copy_error(err, io_status(errno), s->rejects_path, "could not write a rejected record: %s", strerror(errno));
+    return STRATA_OK;
+}
+
+/* detect_trailing says whether the first record has one field more than the columns, an empty
+** one at the end: a file whose lines end with the delimiter (TPC-H's .tbl). */
+static int detect_trailing(file_scan *s, uint32_t ncols, bool *out, strata_err *err) {
+    const char *const *fields;
+    uint32_t n;
+    int rc = csv_reader_header(s->r, &fields, &n, err);
+    if (rc) return rc;
+    *out = n == ncols + 1 && n > 1 && fields[n - 1][0] == 0;
+    return STRATA_OK;
+}
+
+int copy_scan_open(exec_ctx *x, plan_op *p) {
+    const copy_spec *spec = p->copy.spec;
+    file_scan *s = calloc(1, sizeof *s);
+    if (!s) return err_set(x->err, STRATA_NOMEM, "out of memory opening '%s'", spec->path);
+    s->in.fd = -1;
+    p->state = s;
+    int rc = infile_open(&s->in, spec->path, spec->compression, x->err);
+    if (rc) return rc;
+    csv_options o = spec->csv;
+    o.trailing_delimiter = spec->trailing == 1;
+    if (spec->rejects) {
+        s->rejects_path = spec->rejects;
+        if (!(s->rejects = fopen(spec->rejects, "w")))
+            return copy_error(x->err, STRATA_ERROR, spec->rejects, "could not open for writing: %s", strerror(errno));
+        fputs("line,column,column_name,reason,record\n", s->rejects);
+        o.reject = reject;
+        o.reject_arg = s;
+    }
+    if ((rc = csv_reader_open(&s->r, &o, infile_read, &s->in, p->types, p->names, p->ncols, x->err)))
+        return passed_on(x->err, rc, spec->path);
+    bool trailing = false;
+    if (spec->trailing < 0 && (rc = detect_trailing(s, p->ncols, &trailing, x->err)))
+        return passed_on(x->err, rc, spec->path);
+    if (trailing && (rc = csv_reader_set_trailing(s->r, true, x->err))) return rc;
+    x->progress_unit = "bytes";
+    x->progress_total += s->in.size;
+    return STRATA_OK;
+}
+
+/* consumed is how far the COPY has come in the file's bytes: those the reader has parsed, or for a
+** compressed file the same share of the compressed bytes read. Chunk by chunk, not a block of
+** the reader's buffer at a time. */
+static uint64_t consumed(const file_scan *s) {
+    uint64_t delivered = s->in.delivered, pending = csv_reader_pending(s->r);
+    if (delivered == 0 || pending > delivered) return 0;
+    return (uint64_t)((double)s->in.raw_read * (double)(delivered - pending) / (double)delivered);
+}
+
+int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
+    file_scan *s = p->state;
+    int rc = csv_reader_next(s->r, out, x->err);
+    uint64_t now = consumed(s);
+    if (now > s->reported) x->progress_done += now - s->reported, s->reported = now;
+    x->rejects = (int64_t)csv_reader_rejects(s->r);
+    if (rc) return passed_on(x->err, rc, p->copy.spec->path);
+    if (s->rejects && out->count == 0 && fflush(s->rejects) != 0)
+        return copy_error(x->err, io_status(errno), s->rejects_path, "could not write: %s", strerror(errno));
+    return STRATA_OK;
+}
+
+bool copy_scan_rejects(const plan_op *p) { return p->copy.spec->rejects != NULL; }
+
+uint64_t copy_scan_row_line(const plan_op *p, uint32_t row) {
+    const file_scan *s = p->state;
+    return s && s->r ? csv_reader_row_line(s->r, row) : 0;
+}
+
+int copy_scan_reject_row(exec_ctx *x, plan_op *p, uint32_t row, uint32_t column, const char *reason) {
+    file_scan *s = p->state;
+    int rc = csv_reader_reject_row(s->r, row, column, reason, x->err);
+    x->rejects = (int64_t)csv_reader_rejects(s->r);
+    return rc ? passed_on(x->err, rc, p->copy.spec->path) : STRATA_OK;
+}
+
+int copy_scan_row_error(exec_ctx *x, const plan_op *p, uint32_t row, int rc) {
+    char msg[STRATA_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", x->err->msg);
+    return copy_error(x->err, rc, p->copy.spec->path, "CSV line %llu: %s", (unsigned long long)copy_scan_row_line(p, row),
+                      msg);
+}
+
+void copy_scan_close(plan_op *p) {
+    file_scan *s = p->state;
+    if (!s) return;
+    csv_reader_close(s->r);
+    infile_close(&s->in);
+    if (s->rejects) fclose(s->rejects);
+    free(s);
+    p->state = NULL;
+}
+
+/* ---- the output file ----------------------------------------------------------------------- */
+
+typedef struct outfile {
+    const char *path;
+    char *tmp; /* written here, renamed to path when whole */
+    int fd;
+    gzFile gz;
+    ZSTD_CCtx *zc;
+    unsigned char *zout;
+    bool finished;
+} outfile;
+
+static copy_compression by_extension(const char *path) {
+    size_t n = strlen(path);
+    if (n > 3 && !strcasecmp(path + n - 3, ".gz")) return COPY_GZIP;
+    if (n > 4 && !strcasecmp(path + n - 4, ".zst")) return COPY_ZSTD;
+    if (n > 5 && !strcasecmp(path + n - 5, ".zstd")) return COPY_ZSTD;
+    return COPY_NONE;
+}
+
+static int write_raw(outfile *f, const void *buf, size_t n, strata_err *err) {
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w == 0) errno = ENOSPC; /* nothing written, no error reported: the device is full */
+        if (w <= 0) return copy_error(err, io_status(errno), f->path, "write failed: %s", strerror(errno));
+        p += w, n -= (size_t)w;
+    }
+    return STRATA_OK;
+}
+
+/* zstd_pump feeds in (may be empty) to the encoder with mode and writes what comes out. */
+static int zstd_pump(outfile *f, const void *buf, size_t n, ZSTD_EndDirective mode, strata_err *err) {
+    ZSTD_inBuffer in = {buf, n, 0};
+    for (;;) {
+        ZSTD_outBuffer out = {f->zout, IO_CHUNK, 0};
+        size_t left = ZSTD_compressStream2(f->zc, &out, &in, mode);
+        if (ZSTD_isError(left)) return copy_error(err, STRATA_ERROR, f->path, "zstd: %s", ZSTD_getErrorName(left));
+        int rc = write_raw(f, f->zout, out.pos, err);
+        if (rc) return rc;
+        if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0) return STRATA_OK;
+    }
+}
+
+/* outfile_write is the CSV writer's write function. */
+static int outfile_write(void *arg, const void *buf, size_t n, strata_err *err) {
+    outfile *f = arg;
+    if (f->zc) return zstd_pump(f, buf, n, ZSTD_e_continue, err);
+    if (!f->gz) return write_raw(f, buf, n, err);
+    if (n && gzwrite(f->gz, buf, (unsigned)n) == 0) {
+        int errnum;
+        const char *msg = gz_message(f->gz, &errnum);
+        return copy_error(err, errnum == Z_ERRNO ? io_status(errno) : STRATA_ERROR, f->path, "gzip: %s",
+                          errnum == Z_ERRNO ? strerror(errno) : msg);
+    }
+    return STRATA_OK;
+}
+
+static int outfile_open(outfile *f, const char *path, copy_compression comp, strata_err *err) {
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->path = path;
+    size_t n = strlen(path) + 32;
+    if (!(f->tmp = malloc(n))) return err_set(err, STRATA_NOMEM, "out of memory");
+    snprintf(f->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0) {
+        free(f->tmp);
+        f->tmp = NULL;
+        return copy_error(err, STRATA_ERROR, path, "could not open for writing: %s", strerror(errno));
+    }
+    if (comp == COPY_AUTO) comp = by_extension(path);
+    if (comp == COPY_GZIP) {
+        if (!(f->gz = gz_attach(f->fd, "wb6")))
+            return copy_error(err, STRATA_NOMEM, path, "could not start gzip compression");
+    } else if (comp == COPY_ZSTD) {
+        if (!(f->zc = ZSTD_createCCtx()) || !(f->zout = malloc(IO_CHUNK)))
+            return copy_error(err, STRATA_NOMEM, path, "could not start zstd compression");
+    }
+    return STRATA_OK;
+}
+
+/* outfile_finish ends the compressed stream, closes the file and renames it into place. */
+static int outfile_finish(outfile *f, strata_err *err) {
+    int rc = STRATA_OK;
+    if (f->zc) rc = zstd_pump(f, NULL, 0, ZSTD_e_end, err);
+    if (!rc && f->gz) {
+        int zr = gzclose(f->gz);
+        f->gz = NULL;
+        if (zr != Z_OK) rc = copy_error(err, io_status(errno), f->path, "gzip: could not finish the file");
+    }
+    if (!rc && close(f->fd) != 0) rc = copy_error(err, io_status(errno), f->path, "close failed: %s", strerror(errno));
+    f->fd = -1;
+    if (!rc && rename(f->tmp, f->path) != 0)
+        rc = copy_error(err, STRATA_IOERR, f->path, "could not rename the written file into place: %s", strerror(errno));
+    f->finished = rc == STRATA_OK;
+    return rc;
+}
+
+/* outfile_close frees f; a file not finished is removed. */
+static void outfile_close(outfile *f) {
+    if (f->gz) gzclose(f->gz);
+    if (f->fd >= 0) close(f->fd);
+    if (f->tmp && !f->finished) unlink(f->tmp);
+    ZSTD_freeCCtx(f->zc);
+    free(f->zout);
+    free(f->tmp);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+}
+
+/* ---- PLAN_COPY_TO -------------------------------------------------------------------------- */
+
+int copy_to_open(exec_ctx *x, plan_op *p) {
+    const copy_spec *spec = p->copy.spec;
+    outfile *f = calloc(1, sizeof *f);
+    if (!f) return err_set(x->err, STRATA_NOMEM, "out of memory opening '%s'", spec->path);
+    f->fd = -1;
+    p->state = f;
+    int rc = outfile_open(f, spec->path, spec->compression, x->err);
+    if (rc) return rc;
+    const plan_op *in = p->child[0];
+    if (spec->csv.header && (rc = csv_write_header(&spec->csv, in->names, in->ncols, outfile_write, f, x->err)))
+        return rc;
+    return STRATA_OK;
+}
+
+int copy_to_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
+    int rc = csv_write_chunk(&p->copy.spec->csv, in, outfile_write, p->state, x->err);
+    if (rc) return rc;
+    x->changes += in->count;
+    return STRATA_OK;
+}
+
+int copy_to_finish(exec_ctx *x, plan_op *p) { return outfile_finish(p->state, x->err); }
+
+void copy_to_close(plan_op *p) {
+    if (!p->state) return;
+    outfile_close(p->state);
+    free(p->state);
+    p->state = NULL;
+}
