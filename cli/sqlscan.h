@@ -5,7 +5,7 @@
 ** with a complete statement: a ';' outside string literals, quoted identifiers and comments,
 ** followed by nothing but white space and comments. The scanner keeps its state between lines,
 ** so a long statement is scanned once, not once per line. It knows the lexical forms of
-** strata's SQL (planner/lexer.c): 'strings' with '' doubled, E'strings' with backslash
+** strata's SQL (planner/parser/lexer.c): 'strings' with '' doubled, E'strings' with backslash
 ** escapes, "identifiers" with "" doubled, -- line comments and nested block comments. It does
 ** not parse: whether the statement is valid is strata_prepare's business.
 */

@@ -2,7 +2,7 @@
 ** colstats.h -- what the statistics know of one column's values: their NULL count, their range
 ** (min and max) and a HyperLogLog sketch of the distinct ones (hll.h).
 **
-** The same summary is kept for a whole table (planner/stats.c) and for each row group, written
+** The same summary is kept for a whole table (planner/catalog/stats.c) and for each row group, written
 ** with it at migration (colstore/rowgroup.h): summaries of disjoint rows merge (colstats_merge)
 ** into the summary of their union, so ANALYZE adds up a row group's without reading its rows.
 ** Values are hashed for the sketch by colstats_hash and its typed forms (colstats_hash_text,

@@ -2,7 +2,7 @@
 ** hll.h -- HyperLogLog: an estimate of the number of distinct values in a stream, in a fixed
 ** 4 KiB of registers, that merges (the sketch of two streams is the register-wise maximum).
 **
-** The table statistics (planner/stats.c) keep one per column: merging lets the statistics grow
+** The table statistics (planner/catalog/stats.c) keep one per column: merging lets the statistics grow
 ** with a table (a new row group's sketch folds into the table's) without reading the old rows
 ** again. 2^12 registers give a relative standard error of 1.04 / sqrt(4096) = 1.6 %; the
 ** estimator is Ertl's ("New cardinality estimation algorithms for HyperLogLog sketches", 2017),

@@ -3,7 +3,7 @@
 ** each file's table of functions, the "does not exist" bind error, typed reads of argument rows,
 ** and strings built in place in an output vector's heap.
 **
-** Not for use outside planner/func*.c: the binder and executor see func.h only.
+** Not for use outside planner/func/func*.c: the binder and executor see func.h only.
 */
 #ifndef STRATA_FUNC_INTERNAL_H
 #define STRATA_FUNC_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
-** test_copy.c -- COPY ... FROM and COPY ... TO (planner/copy.h, the CSV rules of planner/csv.h) as
+** test_copy.c -- COPY ... FROM and COPY ... TO (planner/load/copy.h, the CSV rules of planner/load/csv.h) as
 ** a program that moves data through files relies on: every column type and every awkward string
 ** survives a round trip, plain, gzip and zstd, with other delimiters, null strings and headers;
 ** column lists and queries; TPC-H .tbl lines; a bad record fails the whole COPY, names the file,

@@ -74,7 +74,7 @@
 **   4. NULL IN (an empty subquery) is NULL rather than false, and NULL NOT IN (an empty subquery)
 **      NULL rather than true: with t(a) = (1),(NULL) and e(a) empty, SELECT count(*) FROM t WHERE
 **      a NOT IN (SELECT a FROM e) gives 1; PostgreSQL and SQLite give 2.
-**   5. '' || '' passes a NULL pointer to memcpy (planner/expr.c eval_concat: no buffer is allocated
+**   5. '' || '' passes a NULL pointer to memcpy (planner/exec/expr.c eval_concat: no buffer is allocated
 **      for a zero-length result), which UBSan reports and aborts on: SELECT '' || '' in a
 **      SANITIZE=1 build. The generator's || has a nonempty literal on one side.
 **

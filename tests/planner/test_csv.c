@@ -1,5 +1,5 @@
 /*
-** test_csv.c -- the CSV reader and writer (planner/csv.c): quoting, embedded delimiters and line
+** test_csv.c -- the CSV reader and writer (planner/load/csv.c): quoting, embedded delimiters and line
 ** ends, escapes, CRLF / lone CR, the byte order mark, NULL versus "" versus the null string, UTF-8
 ** validation, fields of megabytes across block boundaries (every boundary position: the same
 ** input through blocks of 1 to 70 bytes and reads of 1 to 3 bytes gives the same rows, errors and

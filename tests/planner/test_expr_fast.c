@@ -1,5 +1,5 @@
 /*
-** test_expr_fast.c -- the typed loops of planner/expr.c that replace the row-at-a-time path
+** test_expr_fast.c -- the typed loops of planner/exec/expr.c that replace the row-at-a-time path
 ** through sql_value: DECIMAL + - * / % with DECIMAL and integer operands (64-bit steps, the
 ** 128-bit fallback, rounding half away from zero when a product drops digits, "numeric field
 ** overflow"), constants on either side, NULLs on either side, rows a WHERE filtered out (vectors

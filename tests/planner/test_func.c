@@ -1,5 +1,5 @@
 /*
-** test_func.c -- the scalar functions and LIKE (planner/func*.c): lookup and "did you mean",
+** test_func.c -- the scalar functions and LIKE (planner/func/func*.c): lookup and "did you mean",
 ** binding (argument casts, result types, "function f(type) does not exist"), each function on
 ** ordinary values, NULLs, empty and multi-byte strings and its edge cases (substring before the
 ** start, .5 rounding, abs of the minimum, sqrt of a negative, ...), constant and dictionary
