@@ -33,6 +33,16 @@
 ** 7 bits) and BIGINT (amount, 24 bits), a dictionary of INTEGER (qty, 7-bit codes) and of BIGINT
 ** (1000 values, 10-bit codes), runs of INTEGER (qty in runs of 1..32 rows).
 **
+** Then the DECIMAL paths of issue 24's queries beside the same queries on DOUBLE columns: TPC-H
+** lineitem's columns as strata stores them (DECIMAL(15,2) as int64 cents, DATE as int32 days),
+** and DOUBLE copies of the same numbers. `l_quantity < 24` (kern_cmp_i64 against 2400), `SELECT
+** sum(l_extendedprice) ... WHERE l_quantity < 24` (compare, selection, kern_sum_i64 into an
+** int128), Q6 (four compares into masks ANDed, the selection, kern_dec_mul of price and discount
+** through it, the sum) and `sum(l_extendedprice * (1 - l_discount) * (1 + l_tax))` (the four
+** DECIMAL kernels eval_dec_arith calls, the constant 1 through a CONSTANT vector's selection, then
+** the sum); and the first query as the scan runs it on two frame-of-reference DECIMAL segments
+** (segment_filter_mask, segment_decode_vector, the sum), in the L2 cache like the decoding rows.
+**
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
 ** write a vector, the sum of one sampled row of each output); it must equal the one computed from
 ** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
@@ -1146,6 +1156,15 @@ static double rows_per_s(const run *r, int k) { return (double)r->o->rows / r->t
 static double row_bytes(int k) { return benches[k].bytes_per_row ? benches[k].bytes_per_row : segment_row_bytes[k]; }
 static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * row_bytes(k); }
 
+/* secs_spread sets the median, least and greatest of t's repetitions. */
+static void secs_spread(const timing *t, int reps, double *med, double *lo, double *hi) {
+    double s[MAX_REPS];
+    memcpy(s, t->secs, (size_t)reps * sizeof *s);
+    qsort(s, (size_t)reps, sizeof *s, cmp_double);
+    *med = reps % 2 ? s[reps / 2] : (s[reps / 2 - 1] + s[reps / 2]) / 2;
+    *lo = s[0], *hi = s[reps - 1];
+}
+
 static void write_report(FILE *out, const run *r, const char *saved_as) {
     const options *o = r->o;
     char cell[4][64];
@@ -1157,15 +1176,21 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             r->bw / 1e9, r->bw_bytes / 1048576, o->reps);
     fprintf(out,
             "Kernels, built for %s: a table of %s rows, a vector of %d rows at a time, flat vectors, "
-            "outputs into one vector-sized buffer; best of %d passes over the whole table. GB/s counts the "
-            "bytes of the columns read (1 GB = 10^9 bytes); \"of bandwidth\" is that over the figure "
+            "outputs into one vector-sized buffer; best of %d passes over the whole table (M rows/s, ns/row, "
+            "GB/s and the fraction are the best pass's; the median and range of the passes beside them). GB/s "
+            "counts the bytes of the columns read (1 GB = 10^9 bytes); \"of bandwidth\" is that over the figure "
             "above.%s\n\n",
             SIMD_PATH, cell[0], VECTOR_SIZE, o->reps,
             o->quick ? " **--quick**: columns 1/16 of the full size, partly in the L3 cache." : "");
-    fprintf(out, "| kernel | reads | M rows/s | GB/s | of bandwidth | checksum |\n");
-    fprintf(out, "|---|---|---|---|---|---|\n");
+    fprintf(out, "| kernel | reads | M rows/s | ns/row | GB/s | of bandwidth | pass ms: median (min–max) | checksum |\n");
+    fprintf(out, "|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < K_COUNT; k++) {
         const bench *b = &benches[k];
+        char ns[32], spread[64];
+        double med, lo, hi;
+        secs_spread(&r->t[k], o->reps, &med, &lo, &hi);
+        snprintf(ns, sizeof ns, "%.3g", 1e9 / rows_per_s(r, k));
+        snprintf(spread, sizeof spread, "%.1f (%.1f–%.1f)", med * 1e3, lo * 1e3, hi * 1e3);
         fmt_num(cell[0], sizeof cell[0], rows_per_s(r, k) / 1e6);
         fmt_num(cell[1], sizeof cell[1], bytes_per_s(r, k) / 1e9);
         snprintf(cell[2], sizeof cell[2], "%.0f %%", 100 * bytes_per_s(r, k) / r->bw);
@@ -1174,8 +1199,8 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             snprintf(cell[3], sizeof cell[3], "%.17g; %.17g", g->v[0], g->v[1]);
         else
             snprintf(cell[3], sizeof cell[3], "%.17g", g->v[0]);
-        fprintf(out, "| %s | %s | %s | %s | %s | %s: %s |\n", b->name, b->reads, cell[0], cell[1], cell[2],
-                b->check, cell[3]);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s: %s |\n", b->name, b->reads, cell[0], ns, cell[1],
+                cell[2], spread, b->check, cell[3]);
     }
     fprintf(out,
             "\nFilter + sum with the kernels: **%.2f×** the scalar loop. Every checksum equals the one "
@@ -1201,6 +1226,24 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             "flags and linked with LTO, so the kernels may be inlined into the loops here, as they may "
             "be into the executor.\n",
             (double)o->rows / 8 / 1048576);
+    fprintf(out,
+            "\nDECIMAL against DOUBLE (the same query on DOUBLE columns holding the same numbers; time "
+            "DECIMAL ÷ DOUBLE of the best passes): l_quantity < 24 **%.2f×**, its filtered sum **%.2f×**, Q6 "
+            "**%.2f×**, sum(price * (1 - discount) * (1 + tax)) **%.2f×**. The DECIMAL rows are TPC-H lineitem's "
+            "columns as strata stores DECIMAL(15,2) (int64 cents: l_quantity 1..50, l_extendedprice "
+            "900.00..104,949.50, l_discount 0.00..0.10, l_tax 0.00..0.08, uniform) and DATE (int32 days, "
+            "l_shipdate 1992-01-02..1998-12-01); the DOUBLE rows hold the same numbers in doubles (in cents, "
+            "so that their sums are exact). Each query runs the kernels the executor calls for it "
+            "(planner/expr.c, planner/exec.c): l_quantity < 24 as kern_cmp_i64 against 2400; the sums as "
+            "agg_sum_one's kern_sum_i64 into an int128; Q6's four conjuncts into masks ANDed, then the "
+            "product through the selection; the expression as eval_dec_arith's kern_dec_sub, kern_dec_mul, "
+            "kern_dec_add, kern_dec_mul, the constant 1 a CONSTANT vector (selection vec_zero_sel) at scale 0 "
+            "with factor 100. The scan row runs the first query on two DECIMAL(15,2) segments of "
+            "frame-of-reference encoding (the filter pushed down to the packed offsets, then the decoded "
+            "price vector summed through the selection), in the L2 cache like the decoding rows: its GB/s "
+            "counts the encoded bytes of both segments.\n",
+            r->t[K_DEC_CMP].best / r->t[K_DBL_CMP].best, r->t[K_DEC_FILTER_SUM].best / r->t[K_DBL_FILTER_SUM].best,
+            r->t[K_DEC_Q6].best / r->t[K_DBL_Q6].best, r->t[K_DEC_EXPR].best / r->t[K_DBL_EXPR].best);
     fprintf(out, "\nPeak RSS (ru_maxrss): %.0f MiB.\n", r->maxrss_kib / 1024);
     fprintf(out,
             "\nEnvironment: %s, %ld cores, %.1f GiB RAM; %s. Compiler: %s; flags: `%s`; library %s. "
