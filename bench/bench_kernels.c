@@ -1356,7 +1356,7 @@ static void usage(void) {
             "  --save     also write bench/results/kernels-<date>-<commit>[-N].md and .json\n"
             "Full size: %zu Mi rows (about %zu MiB of columns), a bandwidth buffer of %zu MiB.\n",
             DEFAULT_REPS, QUICK_DIVISOR, (DEFAULT_ROWS >> 20) / QUICK_DIVISOR,
-            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 44 + DEFAULT_ROWS * 60 / 8) >> 20,
+            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * (44 + 4 * 8 + 4 + 4 * 8) + DEFAULT_ROWS * 60 / 8) >> 20,
             DEFAULT_BW_BYTES >> 20);
     exit(2);
 }
