@@ -677,8 +677,8 @@ ALWAYS_INLINE bool dec_by(int kind, int ca, int cb, const int64_t *a, const sel_
     uint32_t r = 0;
     for (; r + 4 <= n; r += 4) {
         simde__m256i u = ca ? ka : load4_i64(a, as, r), v = cb ? kb : load4_i64(b, bs, r), x;
-        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(u, half), hi32));
-        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(v, half), hi32));
+        /* OR-ed whole, masked to the high halves once after the loop: (x | y) & m = (x & m) | (y & m) */
+        wide = simde_mm256_or_si256(wide, simde_mm256_or_si256(simde_mm256_add_epi64(u, half), simde_mm256_add_epi64(v, half)));
         if (kind == 0) {
             x = simde_mm256_mul_epi32(u, v);
         } else {
@@ -691,7 +691,7 @@ ALWAYS_INLINE bool dec_by(int kind, int ca, int cb, const int64_t *a, const sel_
     }
     /* any lane nonzero; not simde_mm256_testz_si256, whose SSE fallback in simde 0.7.4 answers
     ** "all zero" when either 64-bit half is (simde PR #1097) */
-    simde__m256i any = simde_mm256_or_si256(wide, over);
+    simde__m256i any = simde_mm256_or_si256(simde_mm256_and_si256(wide, hi32), over);
     bool bad = simde_mm256_movemask_pd(simde_mm256_castsi256_pd(simde_mm256_cmpeq_epi64(any, simde_mm256_setzero_si256()))) != 0xf;
     for (; r < n && !bad; r++) {
         int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
