@@ -33,6 +33,16 @@
 ** 7 bits) and BIGINT (amount, 24 bits), a dictionary of INTEGER (qty, 7-bit codes) and of BIGINT
 ** (1000 values, 10-bit codes), runs of INTEGER (qty in runs of 1..32 rows).
 **
+** Then the DECIMAL paths of issue 24's queries beside the same queries on DOUBLE columns: TPC-H
+** lineitem's columns as strata stores them (DECIMAL(15,2) as int64 cents, DATE as int32 days),
+** and DOUBLE copies of the same numbers. `l_quantity < 24` (kern_cmp_i64 against 2400), `SELECT
+** sum(l_extendedprice) ... WHERE l_quantity < 24` (compare, selection, kern_sum_i64 into an
+** int128), Q6 (four compares into masks ANDed, the selection, kern_dec_mul of price and discount
+** through it, the sum) and `sum(l_extendedprice * (1 - l_discount) * (1 + l_tax))` (the four
+** DECIMAL kernels eval_dec_arith calls, the constant 1 through a CONSTANT vector's selection, then
+** the sum); and the first query as the scan runs it on two frame-of-reference DECIMAL segments
+** (segment_filter_mask, segment_decode_vector, the sum), in the L2 cache like the decoding rows.
+**
 ** Every pass returns a checksum (a count of rows, a sum, a min and max, or for the kernels that
 ** write a vector, the sum of one sampled row of each output); it must equal the one computed from
 ** the generated data, in every repetition, or the program stops naming the kernel (exit 1). The
@@ -55,6 +65,7 @@
 #include "../colstore/bitpack.h"
 #include "../colstore/segment.h"
 #include "../vector/kernel.h"
+#include "../vector/vector_internal.h"
 #include "hash.h"
 #include "bench_common.h"
 
@@ -97,6 +108,22 @@ static const int64_t IN_AMOUNT[] = {12,      777777,  1000000, 2500000, 5000000,
 #define PRICE_LO 250.25
 #define PRICE_HI 750.0
 #define NIN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* The DECIMAL rows' constants, as the binder leaves them: l_quantity < 24 is < 2400 at scale 2;
+** Q6 is l_shipdate >= DATE '1994-01-01' (8766 days) AND l_shipdate < DATE '1995-01-01' (9131)
+** AND l_discount BETWEEN 0.05 AND 0.07 (5..7) AND l_quantity < 24. */
+#define LQ_CUT 2400
+#define SHIP_LO 8766
+#define SHIP_HI 9131
+#define DISC_LO 5
+#define DISC_HI 7
+/* price * (1 - discount) * (1 + tax) as eval_dec_arith runs it (planner/expr.c), with the types
+** dec_result_type gives: 1 - l_discount is DECIMAL(16,2) (the INTEGER 1 at scale 0, brought to
+** scale 2 by the factor 100; a CONSTANT vector, read through its all-zero selection);
+** l_extendedprice * that is DECIMAL(18,4) (p1 + p2 > 18: capped, no digit dropped), and times
+** 1 + l_tax DECIMAL(18,6); every bound is the result type's 10^precision. */
+#define LIM16 INT64_C(10000000000000000)
+#define LIM18 INT64_C(1000000000000000000)
 
 typedef struct options {
     size_t rows, bw_bytes;
@@ -150,6 +177,15 @@ enum {
     K_DICT_I32,
     K_DICT_I64,
     K_RLE_I32,
+    K_DEC_CMP,
+    K_DBL_CMP,
+    K_DEC_FILTER_SUM,
+    K_DBL_FILTER_SUM,
+    K_DEC_Q6,
+    K_DBL_Q6,
+    K_DEC_EXPR,
+    K_DBL_EXPR,
+    K_DEC_SCAN_SUM,
     K_COUNT
 };
 
@@ -164,7 +200,7 @@ typedef struct seg_bench {
     uint32_t nvectors;
 } seg_bench;
 
-enum { SEG_FOR_I32, SEG_FOR_I64, SEG_DICT_I32, SEG_DICT_I64, SEG_RLE_I32, SEG_BENCHES };
+enum { SEG_FOR_I32, SEG_FOR_I64, SEG_DICT_I32, SEG_DICT_I64, SEG_RLE_I32, SEG_DEC_QTY, SEG_DEC_PRICE, SEG_BENCHES };
 
 typedef struct table {
     size_t rows;
@@ -174,6 +210,13 @@ typedef struct table {
     sstr *name;         /* a string per row: names[qty] (an even qty's name is long: not inline) */
     uint64_t *qty_mask; /* bit i % 64 of word i / 64: qty[i] > QTY_CUT (kern_mask_to_sel's input) */
     uint8_t *packed[UNPACK_WIDTHS]; /* rows random values of unpack_width[j] bits, packed */
+    /* TPC-H lineitem's columns as strata stores them: DECIMAL(15,2) as int64 counts of cents
+    ** (l_quantity 100..5000, l_extendedprice 90,000..10,494,950, l_discount 0..10, l_tax 0..8)
+    ** and DATE as int32 days (l_shipdate 1992-01-02..1998-12-01); and the same numbers as DOUBLE
+    ** (still in cents, so that every sum of the DOUBLE rows is exact), for the DOUBLE rows. */
+    int64_t *lq, *lp, *ld, *lt;
+    int32_t *ship;
+    double *fq, *fp, *fd, *ft;
     seg_bench seg[SEG_BENCHES];
     result want[K_COUNT];
 } table;
@@ -245,9 +288,9 @@ static void packed_make(table *t, uint64_t *s) {
 
 /* seg_make builds one segment of SEGMENT_MAX_ROWS values vals (int64) of type id with encoding
 ** enc forced, opens it, and sets the checksum of its row k over the table's vectors. */
-static void seg_make(table *t, seg_bench *b, sql_type_id id, const int64_t *vals, int enc, int k) {
+static void seg_make_typed(table *t, seg_bench *b, sql_type type, const int64_t *vals, int enc, int k) {
     strata_err err = {0};
-    sql_type type = {.id = (uint8_t)id};
+    sql_type_id id = (sql_type_id)type.id;
     segment_builder sb;
     vector v;
     if (segment_builder_init(&sb, type, &err) || vec_init(&v, type, &err) || vec_init(&b->out, type, &err))
@@ -270,15 +313,19 @@ static void seg_make(table *t, seg_bench *b, sql_type_id id, const int64_t *vals
     segment_describe(&b->r, &info);
     if (info.encoding_id != enc) die("segment encoded as %s, not %s", info.encoding, seg_encoding_name(enc));
     b->nvectors = segment_nvectors(&b->r);
-    segment_row_bytes[k] = (double)b->buf.len / SEGMENT_MAX_ROWS;
+    if (k >= 0) segment_row_bytes[k] = (double)b->buf.len / SEGMENT_MAX_ROWS;
     double sum = 0;
     for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
         uint32_t vec = (uint32_t)(off / VECTOR_SIZE % b->nvectors);
         sum += (double)vals[(size_t)vec * VECTOR_SIZE + sampled_row(off)];
     }
-    t->want[k].v[0] = sum;
+    if (k >= 0) t->want[k].v[0] = sum;
     vec_free(&v);
     segment_builder_free(&sb);
+}
+
+static void seg_make(table *t, seg_bench *b, sql_type_id id, const int64_t *vals, int enc, int k) {
+    seg_make_typed(t, b, (sql_type){.id = (uint8_t)id}, vals, enc, k);
 }
 
 /* segs_make builds the decoding rows' segments from the first rows of qty and amount. */
@@ -297,6 +344,21 @@ static void segs_make(table *t, uint64_t *s) {
         for (uint32_t j = 0; j < len && i < SEGMENT_MAX_ROWS; j++) vals[i++] = q;
     }
     seg_make(t, &t->seg[SEG_RLE_I32], TYPE_INTEGER, vals, SEG_RLE, K_RLE_I32);
+    /* l_quantity and l_extendedprice as DECIMAL(15,2) segments, frame of reference: the scan row */
+    sql_type dec = sql_type_decimal(15, 2);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->lq[i];
+    seg_make_typed(t, &t->seg[SEG_DEC_QTY], dec, vals, SEG_FOR, -1);
+    for (uint32_t i = 0; i < SEGMENT_MAX_ROWS; i++) vals[i] = t->lp[i];
+    seg_make_typed(t, &t->seg[SEG_DEC_PRICE], dec, vals, SEG_FOR, -1);
+    segment_row_bytes[K_DEC_SCAN_SUM] =
+        (double)(t->seg[SEG_DEC_QTY].buf.len + t->seg[SEG_DEC_PRICE].buf.len) / SEGMENT_MAX_ROWS;
+    double sum = 0, kept = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        size_t base = off / VECTOR_SIZE % t->seg[SEG_DEC_QTY].nvectors * VECTOR_SIZE;
+        for (uint32_t i = 0; i < VECTOR_SIZE; i++)
+            if (t->lq[base + i] < LQ_CUT) sum += (double)t->lp[base + i], kept++;
+    }
+    t->want[K_DEC_SCAN_SUM] = (result){{sum, kept}};
     free(vals);
 }
 
@@ -314,6 +376,12 @@ static void table_make(table *t, size_t rows) {
     names_make();
     t->qty_mask = column_alloc(rows / 8);
     memset(t->qty_mask, 0, rows / 8);
+    t->lq = column_alloc(rows * sizeof *t->lq), t->lp = column_alloc(rows * sizeof *t->lp);
+    t->ld = column_alloc(rows * sizeof *t->ld), t->lt = column_alloc(rows * sizeof *t->lt);
+    t->ship = column_alloc(rows * sizeof *t->ship);
+    t->fq = column_alloc(rows * sizeof *t->fq), t->fp = column_alloc(rows * sizeof *t->fp);
+    t->fd = column_alloc(rows * sizeof *t->fd), t->ft = column_alloc(rows * sizeof *t->ft);
+    __int128 dec_expr_sum = 0;
     uint64_t s = 0x6B65726E656C73u;
     uint64_t sampled_hash[5] = {0};
     result *w = t->want;
@@ -336,6 +404,22 @@ static void table_make(table *t, size_t rows) {
             w[K_CMP_I32].v[0]++, w[K_MASK_TO_SEL].v[0]++;
             w[K_FILTER_SUM].v[0] += p, w[K_FILTER_SUM].v[1]++;
         }
+        {
+            int64_t lq = 100 * (int64_t)(1 + below(&s, 50)), lp = 90000 + (int64_t)below(&s, 10404951);
+            int64_t ld = (int64_t)below(&s, 11), lt = (int64_t)below(&s, 9);
+            int32_t sd = 8037 + (int32_t)below(&s, 2526);
+            t->lq[i] = lq, t->lp[i] = lp, t->ld[i] = ld, t->lt[i] = lt, t->ship[i] = sd;
+            t->fq[i] = (double)lq, t->fp[i] = (double)lp, t->fd[i] = (double)ld, t->ft[i] = (double)lt;
+            int64_t e = lp * (100 - ld) * (100 + lt);
+            dec_expr_sum += e;
+            if (lq < LQ_CUT) {
+                w[K_DEC_CMP].v[0]++, w[K_DBL_CMP].v[0]++;
+                w[K_DEC_FILTER_SUM].v[0] += (double)lp, w[K_DEC_FILTER_SUM].v[1]++; /* below 2^53: exact */
+                if (sd >= SHIP_LO && sd < SHIP_HI && ld >= DISC_LO && ld <= DISC_HI)
+                    w[K_DEC_Q6].v[0] += (double)(lp * ld), w[K_DEC_Q6].v[1]++;
+            }
+            if (i % VECTOR_SIZE == sampled_row(i / VECTOR_SIZE * VECTOR_SIZE)) w[K_DBL_EXPR].v[0] += (double)e;
+        }
         w[K_CMP_I64].v[0] += a > AMOUNT_CUT;
         w[K_CMP_F64].v[0] += p > PRICE_CUT;
         w[K_SUM_I32].v[0] += q, w[K_SUM_I32].v[1]++;
@@ -355,6 +439,10 @@ static void table_make(table *t, size_t rows) {
         }
     }
     w[K_SCALAR] = w[K_FILTER_SUM];
+    w[K_DBL_FILTER_SUM] = w[K_DEC_FILTER_SUM];
+    w[K_DBL_Q6] = w[K_DEC_Q6];
+    w[K_DEC_EXPR].v[0] = (double)dec_expr_sum, w[K_DEC_EXPR].v[1] = (double)rows;
+    w[K_DBL_EXPR].v[1] = (double)rows;
     w[K_ARITH_I32_SCALAR] = w[K_ARITH_I32];
     w[K_HASH_I64].v[0] = w[K_HASH_I64_SCALAR].v[0] = hash_check(sampled_hash[0]);
     w[K_HASH_I32].v[0] = hash_check(sampled_hash[1]);
@@ -367,6 +455,8 @@ static void table_make(table *t, size_t rows) {
 
 static void table_free(table *t) {
     free(t->qty), free(t->amount), free(t->price), free(t->disc), free(t->name), free(t->qty_mask);
+    free(t->lq), free(t->lp), free(t->ld), free(t->lt), free(t->ship);
+    free(t->fq), free(t->fp), free(t->fd), free(t->ft);
     for (int j = 0; j < UNPACK_WIDTHS; j++) free(t->packed[j]);
     for (int j = 0; j < SEG_BENCHES; j++) {
         segment_reader_close(&t->seg[j].r);
@@ -732,6 +822,190 @@ static result pass_dict_i32(const table *t) { return pass_segment(t, SEG_DICT_I3
 static result pass_dict_i64(const table *t) { return pass_segment(t, SEG_DICT_I64); }
 static result pass_rle_i32(const table *t) { return pass_segment(t, SEG_RLE_I32); }
 
+/* ---- the DECIMAL paths of issue 24's queries, and the same queries on DOUBLE columns ---------- */
+
+static volatile int op_lt = KERN_LT, op_ge = KERN_GE;
+static int64_t i64_a[VECTOR_SIZE] __attribute__((aligned(64))), i64_b[VECTOR_SIZE] __attribute__((aligned(64)));
+static int64_t i64_c[VECTOR_SIZE] __attribute__((aligned(64)));
+static double f64_a[VECTOR_SIZE] __attribute__((aligned(64))), f64_b[VECTOR_SIZE] __attribute__((aligned(64)));
+static double f64_c[VECTOR_SIZE] __attribute__((aligned(64)));
+/* a CONSTANT vector's selection, every row slot 0: the one vec_make_constant gives, which the
+** executor passes for the 1 of 1 - l_discount */
+#define zero_sel vec_zero_sel
+static volatile double sink;
+
+/* l_quantity < 24 on DECIMAL(15,2): kern_cmp_i64 against 2400. */
+static result pass_dec_cmp(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i64(lt, t->lq + off, NULL, n, LQ_CUT, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+static result pass_dbl_cmp(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt;
+    uint64_t c = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_f64(lt, t->fq + off, NULL, n, LQ_CUT, mask_buf);
+        c += mask_count();
+    }
+    return (result){{(double)c, 0}};
+}
+
+/* SELECT sum(l_extendedprice) FROM lineitem WHERE l_quantity < 24: compare, select, and the
+** int128 sum of the selected rows (agg_sum_one's kern_sum_i64 through the selection). */
+static result pass_dec_filter_sum(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt;
+    __int128 sum = 0;
+    int64_t rows = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i64(lt, t->lq + off, NULL, n, LQ_CUT, mask_buf);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        int64_t count;
+        sum += kern_sum_i64(t->lp + off, sel_buf, NULL, k, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
+static result pass_dbl_filter_sum(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt;
+    double sum = 0;
+    int64_t rows = 0;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_f64(lt, t->fq + off, NULL, n, LQ_CUT, mask_buf);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        int64_t count;
+        sum += kern_sum_f64(t->fp + off, sel_buf, NULL, k, &count);
+        rows += count;
+    }
+    return (result){{sum, (double)rows}};
+}
+
+static void mask_and(uint64_t *m, const uint64_t *b, uint32_t n) {
+    for (uint32_t w = 0; w < KERN_WORDS(n); w++) m[w] &= b[w];
+}
+
+/* Q6: each conjunct over the vector into a mask (leaf_rows), the masks ANDed, the selection,
+** then l_extendedprice * l_discount through it (kern_dec_mul: DECIMAL(15,2) x DECIMAL(15,2) is
+** DECIMAL(18,4), capped, bound 10^18) and the int128 sum of the flat product. */
+static result pass_dec_q6(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt, ge = (kern_cmp)op_ge;
+    __int128 sum = 0;
+    int64_t rows = 0;
+    uint64_t m2[KERN_WORDS(VECTOR_SIZE)];
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i32(ge, t->ship + off, NULL, n, SHIP_LO, mask_buf);
+        kern_cmp_i32(lt, t->ship + off, NULL, n, SHIP_HI, m2), mask_and(mask_buf, m2, n);
+        kern_between_i64(t->ld + off, NULL, n, DISC_LO, DISC_HI, m2), mask_and(mask_buf, m2, n);
+        kern_cmp_i64(lt, t->lq + off, NULL, n, LQ_CUT, m2), mask_and(mask_buf, m2, n);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        if (!kern_dec_mul(t->lp + off, sel_buf, t->ld + off, sel_buf, k, LIM18, i64_a))
+            die("kern_dec_mul gave up on the vector at row %zu, where every operand fits", off);
+        int64_t count;
+        sum += kern_sum_i64(i64_a, NULL, NULL, k, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
+static result pass_dbl_q6(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_cmp lt = (kern_cmp)op_lt, ge = (kern_cmp)op_ge;
+    const kern_arith mul = (kern_arith)op_mul;
+    double sum = 0;
+    int64_t rows = 0;
+    uint64_t m2[KERN_WORDS(VECTOR_SIZE)];
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_cmp_i32(ge, t->ship + off, NULL, n, SHIP_LO, mask_buf);
+        kern_cmp_i32(lt, t->ship + off, NULL, n, SHIP_HI, m2), mask_and(mask_buf, m2, n);
+        kern_between_f64(t->fd + off, NULL, n, DISC_LO, DISC_HI, m2), mask_and(mask_buf, m2, n);
+        kern_cmp_f64(lt, t->fq + off, NULL, n, LQ_CUT, m2), mask_and(mask_buf, m2, n);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        if (kern_arith_f64(mul, t->fp + off, sel_buf, t->fd + off, sel_buf, k, f64_a)) {
+            /* a zero discount's product is zero: the executor looks at those rows again, and so
+            ** here, but every one of them is exact */
+        }
+        int64_t count;
+        sum += kern_sum_f64(f64_a, NULL, NULL, k, &count);
+        rows += count;
+    }
+    return (result){{sum, (double)rows}};
+}
+
+/* sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as eval_dec_arith computes it: kern_dec_sub
+** (the constant 1 through its zero selection, factor 100), kern_dec_mul, kern_dec_add, kern_dec_mul,
+** then kern_sum_i64 of the flat result. */
+static result pass_dec_expr(const table *t) {
+    const uint32_t n = vector_rows;
+    static const int64_t one = 1;
+    __int128 sum = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        bool ok = kern_dec_sub(&one, zero_sel, 100, t->ld + off, NULL, 1, n, LIM16, i64_a);
+        ok = ok && kern_dec_mul(t->lp + off, NULL, i64_a, NULL, n, LIM18, i64_b);
+        ok = ok && kern_dec_add(&one, zero_sel, 100, t->lt + off, NULL, 1, n, LIM16, i64_a);
+        ok = ok && kern_dec_mul(i64_b, NULL, i64_a, NULL, n, LIM18, i64_c);
+        if (!ok) die("a DECIMAL kernel gave up on the vector at row %zu, where every operand fits", off);
+        sum += kern_sum_i64(i64_c, NULL, NULL, n, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
+/* The same on DOUBLE columns (in cents: price * (100 - disc) * (100 + tax), the same operations;
+** eval_dbl_arith's kern_arith_f64 with the constant through its zero selection). The sum of 64 Mi
+** products is not exact in a double: the checksum is the sampled sum of the products, and rows. */
+static result pass_dbl_expr(const table *t) {
+    const uint32_t n = vector_rows;
+    const kern_arith mul = (kern_arith)op_mul;
+    static const double hundred = 100;
+    double sum = 0, sampled = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        kern_arith_f64(KERN_SUB, &hundred, zero_sel, t->fd + off, NULL, n, f64_a);
+        kern_arith_f64(mul, t->fp + off, NULL, f64_a, NULL, n, f64_b);
+        kern_arith_f64(KERN_ADD, &hundred, zero_sel, t->ft + off, NULL, n, f64_a);
+        kern_arith_f64(mul, f64_b, NULL, f64_a, NULL, n, f64_c);
+        sum += kern_sum_f64(f64_c, NULL, NULL, n, &count);
+        sampled += f64_c[sampled_row(off)];
+        rows += count;
+    }
+    sink = sum;
+    return (result){{sampled, (double)rows}};
+}
+
+/* The first query as the scan runs it on DECIMAL(15,2) segments (frame of reference, in the L2
+** cache like the decoding rows): segment_filter_mask on l_quantity's vector (the pushed-down
+** l_quantity < 24 on the packed offsets), the selection, segment_decode_vector of
+** l_extendedprice's vector, kern_sum_i64 through the selection. */
+static result pass_dec_scan_sum(const table *t) {
+    seg_bench *q = (seg_bench *)&t->seg[SEG_DEC_QTY], *p = (seg_bench *)&t->seg[SEG_DEC_PRICE];
+    const uint32_t n = vector_rows;
+    strata_err err = {0};
+    seg_cond cond = {SEG_LT, {.i = LQ_CUT}};
+    __int128 sum = 0;
+    int64_t rows = 0, count;
+    for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
+        uint32_t vec = (uint32_t)(off / VECTOR_SIZE % q->nvectors);
+        if (segment_filter_mask(&q->r, vec, &cond, 1, mask_buf, &err)) die("filter: %s", err.msg);
+        uint32_t k = kern_mask_to_sel(mask_buf, n, sel_buf);
+        vec_reset(&p->out);
+        if (segment_decode_vector(&p->r, vec, &p->out, &err)) die("decode: %s", err.msg);
+        sum += kern_sum_i64(p->out.data, sel_buf, p->out.validity, k, &count);
+        rows += count;
+    }
+    return (result){{(double)sum, (double)rows}};
+}
+
 typedef struct bench {
     const char *name;     /* the table's first column */
     const char *reads;    /* the columns read */
@@ -781,6 +1055,22 @@ static const bench benches[K_COUNT] = {
     {"segment decode: dictionary gather → INTEGER (qty)", "segment (L2)", 0, "sampled sum", pass_dict_i32},
     {"segment decode: dictionary gather → BIGINT (1000 values)", "segment (L2)", 0, "sampled sum", pass_dict_i64},
     {"segment decode: runs expanded → INTEGER (runs of 1..32)", "segment (L2)", 0, "sampled sum", pass_rle_i32},
+    {"DECIMAL: kern_cmp_i64 l_quantity < 24 (2400) → mask", "l_quantity (int64)", 8, "rows kept", pass_dec_cmp},
+    {"DOUBLE: kern_cmp_f64 quantity < 24 → mask", "quantity (double)", 8, "rows kept", pass_dbl_cmp},
+    {"DECIMAL: sum(l_extendedprice) WHERE l_quantity < 24: cmp_i64 + mask_to_sel + sum_i64 (sel, int128)",
+     "l_quantity, l_extendedprice", 16, "sum; rows", pass_dec_filter_sum},
+    {"DOUBLE: the same: cmp_f64 + mask_to_sel + sum_f64 (sel)", "quantity, price (double)", 16, "sum; rows",
+     pass_dbl_filter_sum},
+    {"DECIMAL: Q6: 4 compares → masks ANDed, sel, dec_mul price * discount (sel), sum_i64",
+     "l_shipdate, l_discount, l_quantity, l_extendedprice", 28, "sum; rows", pass_dec_q6},
+    {"DOUBLE: Q6 the same: cmp_i32 ×2, between_f64, cmp_f64, arith_f64 (sel), sum_f64",
+     "shipdate (int32), 3 doubles", 28, "sum; rows", pass_dbl_q6},
+    {"DECIMAL: sum(price * (1 - discount) * (1 + tax)): dec_sub, dec_mul, dec_add, dec_mul, sum_i64",
+     "l_extendedprice, l_discount, l_tax", 24, "sum; rows", pass_dec_expr},
+    {"DOUBLE: the same: arith_f64 ×4, sum_f64", "price, disc, tax (double)", 24, "sampled sum; rows",
+     pass_dbl_expr},
+    {"DECIMAL scan: segment_filter_mask l_quantity < 24 (FOR) + decode l_extendedprice (FOR) + sum_i64 (sel)",
+     "2 segments (L2)", 0, "sum; rows", pass_dec_scan_sum},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -866,6 +1156,15 @@ static double rows_per_s(const run *r, int k) { return (double)r->o->rows / r->t
 static double row_bytes(int k) { return benches[k].bytes_per_row ? benches[k].bytes_per_row : segment_row_bytes[k]; }
 static double bytes_per_s(const run *r, int k) { return rows_per_s(r, k) * row_bytes(k); }
 
+/* secs_spread sets the median, least and greatest of t's repetitions. */
+static void secs_spread(const timing *t, int reps, double *med, double *lo, double *hi) {
+    double s[MAX_REPS];
+    memcpy(s, t->secs, (size_t)reps * sizeof *s);
+    qsort(s, (size_t)reps, sizeof *s, cmp_double);
+    *med = reps % 2 ? s[reps / 2] : (s[reps / 2 - 1] + s[reps / 2]) / 2;
+    *lo = s[0], *hi = s[reps - 1];
+}
+
 static void write_report(FILE *out, const run *r, const char *saved_as) {
     const options *o = r->o;
     char cell[4][64];
@@ -877,15 +1176,21 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             r->bw / 1e9, r->bw_bytes / 1048576, o->reps);
     fprintf(out,
             "Kernels, built for %s: a table of %s rows, a vector of %d rows at a time, flat vectors, "
-            "outputs into one vector-sized buffer; best of %d passes over the whole table. GB/s counts the "
-            "bytes of the columns read (1 GB = 10^9 bytes); \"of bandwidth\" is that over the figure "
+            "outputs into one vector-sized buffer; best of %d passes over the whole table (M rows/s, ns/row, "
+            "GB/s and the fraction are the best pass's; the median and range of the passes beside them). GB/s "
+            "counts the bytes of the columns read (1 GB = 10^9 bytes); \"of bandwidth\" is that over the figure "
             "above.%s\n\n",
             SIMD_PATH, cell[0], VECTOR_SIZE, o->reps,
             o->quick ? " **--quick**: columns 1/16 of the full size, partly in the L3 cache." : "");
-    fprintf(out, "| kernel | reads | M rows/s | GB/s | of bandwidth | checksum |\n");
-    fprintf(out, "|---|---|---|---|---|---|\n");
+    fprintf(out, "| kernel | reads | M rows/s | ns/row | GB/s | of bandwidth | pass ms: median (min–max) | checksum |\n");
+    fprintf(out, "|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < K_COUNT; k++) {
         const bench *b = &benches[k];
+        char ns[32], spread[64];
+        double med, lo, hi;
+        secs_spread(&r->t[k], o->reps, &med, &lo, &hi);
+        snprintf(ns, sizeof ns, "%.3g", 1e9 / rows_per_s(r, k));
+        snprintf(spread, sizeof spread, "%.1f (%.1f–%.1f)", med * 1e3, lo * 1e3, hi * 1e3);
         fmt_num(cell[0], sizeof cell[0], rows_per_s(r, k) / 1e6);
         fmt_num(cell[1], sizeof cell[1], bytes_per_s(r, k) / 1e9);
         snprintf(cell[2], sizeof cell[2], "%.0f %%", 100 * bytes_per_s(r, k) / r->bw);
@@ -894,8 +1199,8 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             snprintf(cell[3], sizeof cell[3], "%.17g; %.17g", g->v[0], g->v[1]);
         else
             snprintf(cell[3], sizeof cell[3], "%.17g", g->v[0]);
-        fprintf(out, "| %s | %s | %s | %s | %s | %s: %s |\n", b->name, b->reads, cell[0], cell[1], cell[2],
-                b->check, cell[3]);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s: %s |\n", b->name, b->reads, cell[0], ns, cell[1],
+                cell[2], spread, b->check, cell[3]);
     }
     fprintf(out,
             "\nFilter + sum with the kernels: **%.2f×** the scalar loop. Every checksum equals the one "
@@ -921,6 +1226,24 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             "flags and linked with LTO, so the kernels may be inlined into the loops here, as they may "
             "be into the executor.\n",
             (double)o->rows / 8 / 1048576);
+    fprintf(out,
+            "\nDECIMAL against DOUBLE (the same query on DOUBLE columns holding the same numbers; time "
+            "DECIMAL ÷ DOUBLE of the best passes): l_quantity < 24 **%.2f×**, its filtered sum **%.2f×**, Q6 "
+            "**%.2f×**, sum(price * (1 - discount) * (1 + tax)) **%.2f×**. The DECIMAL rows are TPC-H lineitem's "
+            "columns as strata stores DECIMAL(15,2) (int64 cents: l_quantity 1..50, l_extendedprice "
+            "900.00..104,949.50, l_discount 0.00..0.10, l_tax 0.00..0.08, uniform) and DATE (int32 days, "
+            "l_shipdate 1992-01-02..1998-12-01); the DOUBLE rows hold the same numbers in doubles (in cents, "
+            "so that their sums are exact). Each query runs the kernels the executor calls for it "
+            "(planner/expr.c, planner/exec.c): l_quantity < 24 as kern_cmp_i64 against 2400; the sums as "
+            "agg_sum_one's kern_sum_i64 into an int128; Q6's four conjuncts into masks ANDed, then the "
+            "product through the selection; the expression as eval_dec_arith's kern_dec_sub, kern_dec_mul, "
+            "kern_dec_add, kern_dec_mul, the constant 1 a CONSTANT vector (selection vec_zero_sel) at scale 0 "
+            "with factor 100. The scan row runs the first query on two DECIMAL(15,2) segments of "
+            "frame-of-reference encoding (the filter pushed down to the packed offsets, then the decoded "
+            "price vector summed through the selection), in the L2 cache like the decoding rows: its GB/s "
+            "counts the encoded bytes of both segments.\n",
+            r->t[K_DEC_CMP].best / r->t[K_DBL_CMP].best, r->t[K_DEC_FILTER_SUM].best / r->t[K_DBL_FILTER_SUM].best,
+            r->t[K_DEC_Q6].best / r->t[K_DBL_Q6].best, r->t[K_DEC_EXPR].best / r->t[K_DBL_EXPR].best);
     fprintf(out, "\nPeak RSS (ru_maxrss): %.0f MiB.\n", r->maxrss_kib / 1024);
     fprintf(out,
             "\nEnvironment: %s, %ld cores, %.1f GiB RAM; %s. Compiler: %s; flags: `%s`; library %s. "
@@ -1033,7 +1356,7 @@ static void usage(void) {
             "  --save     also write bench/results/kernels-<date>-<commit>[-N].md and .json\n"
             "Full size: %zu Mi rows (about %zu MiB of columns), a bandwidth buffer of %zu MiB.\n",
             DEFAULT_REPS, QUICK_DIVISOR, (DEFAULT_ROWS >> 20) / QUICK_DIVISOR,
-            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * 44 + DEFAULT_ROWS * 60 / 8) >> 20,
+            (DEFAULT_BW_BYTES >> 20) / QUICK_DIVISOR, DEFAULT_ROWS >> 20, (DEFAULT_ROWS * (44 + 4 * 8 + 4 + 4 * 8) + DEFAULT_ROWS * 60 / 8) >> 20,
             DEFAULT_BW_BYTES >> 20);
     exit(2);
 }

@@ -9,6 +9,7 @@
 #include "kernel.h"
 
 #include "hash.h"
+#include "vector_internal.h" /* vec_zero_sel: a CONSTANT vector's selection */
 
 #include <math.h>
 #include <string.h>
@@ -662,8 +663,8 @@ bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int6
 ** checked lane by lane (x + 2^31 has no bit above 31), products come from the signed 32 x 32-bit
 ** multiply of each lane's low half, and |result| < lim is checked as (result + lim - 1) unsigned
 ** at most 2 * lim - 2, as the executor's scalar check does. */
-ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs,
-                          int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
+ALWAYS_INLINE bool dec_by(int kind, int ca, int cb, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b,
+                          const sel_t *bs, int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
     const simde__m256i half = simde_mm256_set1_epi64x(INT64_C(1) << 31), hi32 = simde_mm256_set1_epi64x(~INT64_C(0xffffffff));
     const simde__m256i fav = simde_mm256_set1_epi64x(fa), fbv = simde_mm256_set1_epi64x(fb);
     const simde__m256i lm1 = simde_mm256_set1_epi64x(lim - 1);
@@ -671,11 +672,13 @@ ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t f
     const simde__m256i flip = simde_mm256_set1_epi64x(INT64_MIN);
     const simde__m256i bound = simde_mm256_xor_si256(simde_mm256_set1_epi64x((int64_t)(2 * (uint64_t)(lim - 1))), flip);
     simde__m256i wide = simde_mm256_setzero_si256(), over = wide;
+    /* a CONSTANT side (ca, cb) is one value, broadcast once */
+    const simde__m256i ka = ca && n ? simde_mm256_set1_epi64x(a[0]) : half, kb = cb && n ? simde_mm256_set1_epi64x(b[0]) : half;
     uint32_t r = 0;
     for (; r + 4 <= n; r += 4) {
-        simde__m256i u = load4_i64(a, as, r), v = load4_i64(b, bs, r), x;
-        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(u, half), hi32));
-        wide = simde_mm256_or_si256(wide, simde_mm256_and_si256(simde_mm256_add_epi64(v, half), hi32));
+        simde__m256i u = ca ? ka : load4_i64(a, as, r), v = cb ? kb : load4_i64(b, bs, r), x;
+        /* OR-ed whole, masked to the high halves once after the loop: (x | y) & m = (x & m) | (y & m) */
+        wide = simde_mm256_or_si256(wide, simde_mm256_or_si256(simde_mm256_add_epi64(u, half), simde_mm256_add_epi64(v, half)));
         if (kind == 0) {
             x = simde_mm256_mul_epi32(u, v);
         } else {
@@ -688,7 +691,7 @@ ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t f
     }
     /* any lane nonzero; not simde_mm256_testz_si256, whose SSE fallback in simde 0.7.4 answers
     ** "all zero" when either 64-bit half is (simde PR #1097) */
-    simde__m256i any = simde_mm256_or_si256(wide, over);
+    simde__m256i any = simde_mm256_or_si256(simde_mm256_and_si256(wide, hi32), over);
     bool bad = simde_mm256_movemask_pd(simde_mm256_castsi256_pd(simde_mm256_cmpeq_epi64(any, simde_mm256_setzero_si256()))) != 0xf;
     for (; r < n && !bad; r++) {
         int64_t u = AT(a, as, r), v = AT(b, bs, r), x;
@@ -700,21 +703,32 @@ ALWAYS_INLINE bool dec_by(int kind, const int64_t *a, const sel_t *as, int64_t f
     return !bad;
 }
 
+/* dec_kind runs dec_by with kind, and with a side whose selection is vec_zero_sel (a CONSTANT
+** vector's: every row reads slot 0, as `1 - l_discount` has) broadcast instead of loaded row by
+** row, which took four scalar loads and inserts per 4 rows (bench_kernels' DECIMAL expression row:
+** bench/README.md). Any other selection, all zeros or not, is read as a selection. */
+ALWAYS_INLINE bool dec_kind(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs,
+                            int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
+    if (as == vec_zero_sel) return dec_by(kind, 1, 0, a, as, fa, b, bs, fb, n, lim, o);
+    if (bs == vec_zero_sel) return dec_by(kind, 0, 1, a, as, fa, b, bs, fb, n, lim, o);
+    return dec_by(kind, 0, 0, a, as, fa, b, bs, fb, n, lim, o);
+}
+
 bool kern_dec_mul(const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n, int64_t lim,
                   int64_t *o) {
-    return dec_by(0, a, as, 1, b, bs, 1, n, lim, o);
+    return dec_kind(0, a, as, 1, b, bs, 1, n, lim, o);
 }
 
 bool kern_dec_add(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
                   uint32_t n, int64_t lim, int64_t *o) {
     if (fa > INT32_MAX || fb > INT32_MAX) return false;
-    return dec_by(1, a, as, fa, b, bs, fb, n, lim, o);
+    return dec_kind(1, a, as, fa, b, bs, fb, n, lim, o);
 }
 
 bool kern_dec_sub(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,
                   uint32_t n, int64_t lim, int64_t *o) {
     if (fa > INT32_MAX || fb > INT32_MAX) return false;
-    return dec_by(2, a, as, fa, b, bs, fb, n, lim, o);
+    return dec_kind(2, a, as, fa, b, bs, fb, n, lim, o);
 }
 
 /* ---- casts -------------------------------------------------------------------------------- */

@@ -117,7 +117,9 @@ bool kern_arith_i64(kern_arith op, const int64_t *a, const sel_t *as, const int6
 ** both sides to one scale, at most 2^31). Each returns false when some operand lies outside
 ** int32's range or some result's magnitude reaches lim (the result type's 10^precision); o is
 ** then not usable and the caller computes the vector row by row (NULL rows included: their slots
-** are computed like any other). */
+** are computed like any other). A side whose selection is a CONSTANT vector's (vec_zero_sel, the
+** selection vec_make_constant gives: every row reads slot 0) is broadcast from its slot 0, not
+** read row by row. */
 bool kern_dec_mul(const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n, int64_t lim,
                   int64_t *o);
 bool kern_dec_add(const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs, int64_t fb,

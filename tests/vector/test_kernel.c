@@ -119,6 +119,7 @@
 #include <string.h>
 
 #include "../../vector/kernel.h"
+#include "../../vector/vector_internal.h"
 #include "hash.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -2377,6 +2378,54 @@ static void check_dec_planted(int kind, uint64_t seed) {
 Test(kernel, dec_mul) { check_dec_planted(DEC_MUL, 25); }
 Test(kernel, dec_add) { check_dec_planted(DEC_ADD, 26); }
 Test(kernel, dec_sub) { check_dec_planted(DEC_SUB, 27); }
+
+/* A CONSTANT side (selection vec_zero_sel, which the kernels broadcast from slot 0 rather than
+** load row by row; a copy of it, all zeros too, is read as a selection): the same answers as any
+** selection, on either side or both, for every n: in range (exact), the constant giving an
+** out-of-range result with some row, the constant outside int32 (as a NULL constant's slot may
+** hold anything), and an out-of-range row of the other side planted at the first row, the middle
+** and the last. */
+Test(kernel, dec_constant_side) {
+    static int64_t A[VECTOR_SIZE + 1], B[VECTOR_SIZE + 1];
+    static sel_t zeros[VECTOR_SIZE];
+    static const int64_t konst[] = {1, -1, 0, 100, 99, INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1,
+                                    (int64_t)INT32_MIN - 1, INT64_C(1) << 32, INT64_MIN, INT64_MAX};
+    static const int64_t lims[] = {10, E9, E18};
+    static const int64_t facs[][2] = {{1, 1}, {100, 1}, {1, 100}, {E9, 1}};
+    char ctx[200];
+    rng_seed(29);
+    for (int kind = DEC_MUL; kind <= DEC_SUB; kind++)
+        for (uint32_t li = 0; li < 3; li++)
+            for (uint32_t fi = 0; fi < (kind == DEC_MUL ? 1u : 4u); fi++)
+                for (uint32_t ki = 0; ki < sizeof konst / sizeof konst[0]; ki++)
+                    for (int side = 0; side < 3; side++) /* constant a, constant b, both */
+                        for (int copy = 0; copy < 2; copy++) {
+                            const sel_t *zs = copy ? zeros : vec_zero_sel;
+                            int64_t lim = lims[li], fa = facs[fi][0], fb = facs[fi][1];
+                            dec_fill(kind, fa, fb, lim, A, B);
+                            const sel_t *as = side != 1 ? zs : NULL, *bs = side != 0 ? zs : NULL;
+                            if (side != 1) A[0] = konst[ki];
+                            if (side != 0) B[0] = side == 2 ? konst[(ki + 1) % 12] : konst[ki];
+                            for (uint32_t ni = 0; ni < NNS; ni++) {
+                                uint32_t n = NS[ni];
+                                snprintf(ctx, sizeof ctx, "constant %s = %lld (%s), seed 29", side == 0 ? "a" : side == 1 ? "b" : "a and b",
+                                         (long long)konst[ki], copy ? "a copy of the zero selection" : "vec_zero_sel");
+                                check_dec(kind, A, as, fa, B, bs, fb, n, lim, ctx);
+                                if (side == 2 || n == 0) continue;
+                                int64_t *other = side == 0 ? B : A;
+                                uint32_t pos[] = {0, n / 2, n - 1};
+                                for (uint32_t k = 0; k < 3; k++) {
+                                    if (side == 1 && pos[k] == 0) continue; /* A[0]: not the constant */
+                                    int64_t keep = other[pos[k]];
+                                    other[pos[k]] = k == 1 ? INT64_MAX : (int64_t)INT32_MIN - 1;
+                                    snprintf(ctx, sizeof ctx, "constant %s = %lld, row %u outside int32, seed 29",
+                                             side == 0 ? "a" : "b", (long long)konst[ki], pos[k]);
+                                    cr_assert(!check_dec(kind, A, as, fa, B, bs, fb, n, lim, ctx), "test data: %s", ctx);
+                                    other[pos[k]] = keep;
+                                }
+                            }
+                        }
+}
 
 /* Factors past INT32_MAX: false for every n (0 too) and selection, though the data are in range. */
 Test(kernel, dec_factor_limit) {
