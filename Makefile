@@ -32,6 +32,7 @@ endif
 
 CC ?= cc
 SANITIZE ?= 0
+TSAN ?= 0
 PORTABLE ?= 0
 
 DEB_PACKAGES := libsimde-dev libzstd-dev zlib1g-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
@@ -63,6 +64,12 @@ ifeq ($(SANITIZE),1)
   LTO :=
   OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   VARIANT := $(VARIANT)-san
+endif
+# TSAN=1: ThreadSanitizer (not combinable with SANITIZE=1: ASan and TSan exclude each other).
+ifeq ($(TSAN),1)
+  LTO :=
+  OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+  VARIANT := $(VARIANT)-tsan
 endif
 
 BUILD ?= build
