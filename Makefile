@@ -6,7 +6,8 @@
 #                   staged under DESTDIR when given; make uninstall removes them
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64,
-#                   AVX2=1: -march=haswell, AVX2 without AVX-512)
+#                   AVX2=1: -march=haswell, AVX2 without AVX-512; TSAN=1: ThreadSanitizer, only the
+#                   tests that run threads, built against tests/tsan/'s runner instead of Criterion's)
 #   make test-vector  only the SIMD kernels' tests (the vector layer's and the column store's decoding),
 #                   in the chosen variant
 #   make bench-rowstore   the row-store benchmark against SQLite
