@@ -272,6 +272,7 @@ typedef struct fail_job {
     atomic_uint after;       /* morsels that started after the failure */
     unsigned sleep_us;
     bool no_message;
+    bool later_fail;         /* morsels after the failure fail too (else they succeed) */
 } fail_job;
 
 static int fail_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
@@ -281,7 +282,8 @@ static int fail_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
         atomic_fetch_add(&f->after, 1);
         atomic_fetch_add(&f->done, 1);
         /* a later error must not replace the first */
-        return err_set(&w->err, STRATA_IOERR, "a later error at %lu", (unsigned long)begin);
+        if (f->later_fail) return err_set(&w->err, STRATA_IOERR, "a later error at %lu", (unsigned long)begin);
+        return STRATA_OK;
     }
     if (begin == f->fail_at) {
         atomic_store(&f->failed, 1);
@@ -296,21 +298,22 @@ static int fail_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
 Test(pool, first_error_stops_the_others_and_is_returned) {
     pool *p = pool_create(MAXW);
     const unsigned ws[] = {1, 2, 4, 8, 16};
-    for (size_t wi = 0; wi < sizeof ws / sizeof *ws; wi++) {
-        fail_job f = {.fail_at = 50, .sleep_us = 200};
-        pool_job job = {.total = 100000, .morsel = 1, .workers = ws[wi], .run_morsel = fail_morsel, .arg = &f};
-        strata_err err = {0};
-        unsigned used = 0;
-        cr_assert_eq(pool_run(p, &job, &used, &err), STRATA_CORRUPT, "W=%u", ws[wi]);
-        cr_assert_eq(used, ws[wi]);
-        cr_assert_eq(err.code, STRATA_CORRUPT);
-        cr_assert_str_eq(err.msg, "morsel 50: bad page");
-        /* at most the morsel each other worker had claimed before it saw the stop flag */
-        cr_assert_leq(atomic_load(&f.after), ws[wi] - 1, "W=%u: %u morsels started after the error", ws[wi],
-                      atomic_load(&f.after));
-        cr_assert_lt(atomic_load(&f.done), 50 + 2 * ws[wi], "W=%u: %u morsels ran", ws[wi], atomic_load(&f.done));
-        if (ws[wi] == 1) cr_assert_eq(atomic_load(&f.done), 50, "inline: exactly the morsels before the error");
-    }
+    for (size_t wi = 0; wi < sizeof ws / sizeof *ws; wi++)
+        for (int later_fail = 0; later_fail <= 1; later_fail++) {
+            fail_job f = {.fail_at = 50, .sleep_us = 200, .later_fail = later_fail};
+            pool_job job = {.total = 100000, .morsel = 1, .workers = ws[wi], .run_morsel = fail_morsel, .arg = &f};
+            strata_err err = {0};
+            unsigned used = 0;
+            cr_assert_eq(pool_run(p, &job, &used, &err), STRATA_CORRUPT, "W=%u", ws[wi]);
+            cr_assert_eq(used, ws[wi]);
+            cr_assert_eq(err.code, STRATA_CORRUPT);
+            cr_assert_str_eq(err.msg, "morsel 50: bad page");
+            /* at most the morsel each other worker had claimed before it saw the stop flag */
+            cr_assert_leq(atomic_load(&f.after), ws[wi] - 1, "W=%u: %u morsels started after the error", ws[wi],
+                          atomic_load(&f.after));
+            cr_assert_lt(atomic_load(&f.done), 50 + 2 * ws[wi], "W=%u: %u morsels ran", ws[wi], atomic_load(&f.done));
+            if (ws[wi] == 1) cr_assert_eq(atomic_load(&f.done), 50, "inline: exactly the morsels before the error");
+        }
     pool_destroy(p);
 }
 
@@ -328,6 +331,40 @@ Test(pool, error_without_a_message_gets_the_codes_description) {
     cr_assert_eq(pool_run(p, &job, NULL, &err), STRATA_CORRUPT);
     cr_assert_eq(err.code, STRATA_FULL);
     cr_assert_str_eq(err.msg, strata_errstr(STRATA_FULL));
+    pool_destroy(p);
+}
+
+/* Errors that come after the first one (from morsels already running when it came) do not
+** replace it. */
+typedef struct late_job {
+    atomic_int failed;
+    atomic_uint late_errors;
+} late_job;
+
+static int late_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    (void)end;
+    late_job *l = arg;
+    if (begin == 0) {
+        usleep(30000); /* the others have claimed their morsels by now */
+        atomic_store(&l->failed, 1);
+        return err_set(&w->err, STRATA_CORRUPT, "the first error");
+    }
+    for (int i = 0; i < 2000 && !atomic_load(&l->failed); i++) usleep(1000);
+    usleep(10000);
+    atomic_fetch_add(&l->late_errors, 1);
+    return err_set(&w->err, STRATA_IOERR, "a later error at %lu", (unsigned long)begin);
+}
+
+Test(pool, a_later_error_does_not_replace_the_first) {
+    pool *p = pool_create(4);
+    for (int round = 0; round < 5; round++) {
+        late_job l = {0};
+        pool_job job = {.total = 4, .run_morsel = late_morsel, .arg = &l};
+        strata_err err = {0};
+        cr_assert_eq(pool_run(p, &job, NULL, &err), STRATA_CORRUPT);
+        cr_assert_str_eq(err.msg, "the first error");
+        cr_assert_geq(atomic_load(&l.late_errors), 1, "no later error: the test proved nothing");
+    }
     pool_destroy(p);
 }
 

@@ -6,7 +6,7 @@
 ** is safe under TSan): the suite's .init, the test's .init, the body, the test's .fini, the
 ** suite's .fini. A fatal assertion prints file:line, the expression and the message, runs the
 ** .fini functions and exits 1; a child that exits non-zero (a TSan report exits 66), is killed
-** by a signal or outlives .timeout fails the test. `--jobs N` runs N children at once; other
+** by a signal or outlives .timeout fails the test; cr_skip_test exits 77, a skip. `--jobs N` runs N children at once; other
 ** arguments are ignored. The exit status is 0 when every test passed.
 */
 #include <criterion/criterion.h>
@@ -20,6 +20,7 @@
 
 #define MAX_TESTS 1024
 #define MAX_SUITES 64
+#define SKIP_STATUS 77 /* a child's exit status for cr_skip_test */
 
 typedef struct mc_test {
     const char *suite, *name;
@@ -83,6 +84,19 @@ void mc_fail(bool fatal, const char *file, int line, const char *expr, const cha
     }
 }
 
+void mc_skip(const char *fmt, ...) {
+    if (fmt[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("skipped: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    run_finis();
+    exit(SKIP_STATUS);
+}
+
 void mc_log(const char *level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -120,7 +134,9 @@ static int cmp_test(const void *a, const void *b) {
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* report waits for one child and prints its result; returns 1 when it failed. */
+static int skipped;
+
+/* report prints the result of the child pid that ended with status; returns 1 when it failed. */
 static int report(pid_t pid, int status) {
     for (int i = 0; i < ntests; i++) {
         mc_test *t = &tests[i];
@@ -128,6 +144,11 @@ static int report(pid_t pid, int status) {
         t->pid = 0;
         double dt = now_s() - t->started;
         bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
+            printf("[SKIP] %s::%s\n", t->suite, t->name);
+            skipped++;
+            return 0;
+        }
         if (ok)
             printf("[PASS] %s::%s (%.2fs)\n", t->suite, t->name, dt);
         else if (WIFSIGNALED(status))
@@ -151,7 +172,7 @@ int main(int argc, char **argv) {
     }
     if (jobs < 1) jobs = 1;
     qsort(tests, (size_t)ntests, sizeof *tests, cmp_test);
-    int failed = 0, running = 0, next = 0, skipped = 0;
+    int failed = 0, running = 0, next = 0;
     while (next < ntests || running > 0) {
         while (running < jobs && next < ntests) {
             mc_test *t = &tests[next++];

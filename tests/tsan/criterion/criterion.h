@@ -33,6 +33,7 @@ void mc_register_test(const char *suite, const char *name, void (*fn)(void),
 void mc_register_suite(const char *suite, const struct criterion_test_extra_data *opts);
 /* not format-checked: the message is optional, "" when absent (the real Criterion checks them) */
 void mc_fail(bool fatal, const char *file, int line, const char *expr, const char *fmt, ...);
+void mc_skip(const char *fmt, ...) __attribute__((noreturn));
 void mc_log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define Test(suite, name, ...)                                                                      \
@@ -66,10 +67,18 @@ void mc_log(const char *level, const char *fmt, ...) __attribute__((format(print
 #define cr_assert_str_neq(a, b, ...) MC_CHECK(true, strcmp((a), (b)) != 0, #a " differs from " #b, __VA_ARGS__)
 #define cr_assert_arr_eq(a, b, n, ...) MC_CHECK(true, memcmp((a), (b), (n)) == 0, #a " == " #b " (" #n " bytes)", __VA_ARGS__)
 #define cr_assert_fail(...) mc_fail(true, __FILE__, __LINE__, "fail", "" __VA_ARGS__)
+#define cr_assert_float_eq(a, b, eps, ...) MC_CHECK(true, (a) - (b) <= (eps) && (b) - (a) <= (eps), #a " == " #b " within " #eps, __VA_ARGS__)
 #define cr_expect(c, ...) MC_CHECK(false, (c), #c, __VA_ARGS__)
 #define cr_expect_eq(a, b, ...) MC_CHECK(false, (a) == (b), #a " == " #b, __VA_ARGS__)
 #define cr_expect_neq(a, b, ...) MC_CHECK(false, (a) != (b), #a " != " #b, __VA_ARGS__)
+#define cr_expect_gt(a, b, ...) MC_CHECK(false, (a) > (b), #a " > " #b, __VA_ARGS__)
+#define cr_expect_leq(a, b, ...) MC_CHECK(false, (a) <= (b), #a " <= " #b, __VA_ARGS__)
+#define cr_expect_null(p, ...) MC_CHECK(false, (p) == NULL, #p " == NULL", __VA_ARGS__)
+#define cr_expect_not_null(p, ...) MC_CHECK(false, (p) != NULL, #p " != NULL", __VA_ARGS__)
 #define cr_expect_str_eq(a, b, ...) MC_CHECK(false, strcmp((a), (b)) == 0, #a " equals " #b, __VA_ARGS__)
+/* cr_skip_test ends the test as skipped (exit status 77 of the child). */
+#define cr_skip_test(...) mc_skip("" __VA_ARGS__)
+#define cr_skip(...) mc_skip("" __VA_ARGS__)
 #define cr_log_info(...) mc_log("info", __VA_ARGS__)
 #define cr_log_warn(...) mc_log("warn", __VA_ARGS__)
 #define cr_log_error(...) mc_log("error", __VA_ARGS__)
