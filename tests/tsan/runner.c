@@ -6,8 +6,9 @@
 ** is safe under TSan): the suite's .init, the test's .init, the body, the test's .fini, the
 ** suite's .fini. A fatal assertion prints file:line, the expression and the message, runs the
 ** .fini functions and exits 1; a child that exits non-zero (a TSan report exits 66), is killed
-** by a signal or outlives .timeout fails the test; cr_skip_test exits 77, a skip. `--jobs N` runs N children at once; other
-** arguments are ignored. The exit status is 0 when every test passed.
+** by a signal or outlives four times its .timeout fails the test; cr_skip_test exits 77, a skip.
+** `--jobs N` runs N children at once; other arguments are ignored. The exit status is 0 when
+** every test passed.
 */
 #include <criterion/criterion.h>
 
