@@ -36,9 +36,9 @@ typedef struct pool_run_state pool_run_state;
 
 /* What a task sees of the worker that runs it. */
 typedef struct pool_worker {
-    unsigned index;        /* 0 (the calling thread) .. workers-1: indexes per-worker state */
-    strata_err err;        /* the task's error slot: a failing task sets it and returns its code */
-    pool_run_state *run;   /* the run (for pool_stopping) */
+    unsigned index;      /* 0 (the calling thread) .. workers-1: indexes per-worker state */
+    strata_err err;      /* the task's error slot: a failing task sets it and returns its code */
+    pool_run_state *run; /* the run (for pool_stopping) */
 } pool_worker;
 
 /* One call of pool_run. */
@@ -85,8 +85,10 @@ void pool_set_workers(pool *p, unsigned workers);
 /* pool_run runs job on min(job->workers or the configured count, number of morsels, at least 1)
 ** workers and returns when all are done: STRATA_OK, or the first error (code returned, message
 ** recorded in err, which may be NULL). *used (may be NULL) receives the number of workers that
-** took part: worker indexes are 0..*used-1. A pool another run holds (another thread's, or a
-** task's nested call) is not waited for: the job runs inline on the calling thread, as W = 1.
+** took part: worker indexes are 0..*used-1. A pool that another run or a resize holds (another
+** thread's run, or this run's own task calling pool_run again) is not waited for: the job runs
+** inline on the calling thread, as W = 1, and counts in inline_runs. job->run_morsel must not be
+** NULL when job->total > 0.
 ** Fewer threads than wanted (pthread_create or malloc failed) means fewer workers, never an
 ** error. The job's results depend on the task alone, not on W, when the task's are so. */
 int pool_run(pool *p, const pool_job *job, unsigned *used, strata_err *err);
