@@ -6,7 +6,8 @@
 #                   staged under DESTDIR when given; make uninstall removes them
 #   make deps       install the Debian packages strata needs (when missing)
 #   make test       build and run every test             (SANITIZE=1: ASan+UBSan, PORTABLE=1: -march=x86-64,
-#                   AVX2=1: -march=haswell, AVX2 without AVX-512)
+#                   AVX2=1: -march=haswell, AVX2 without AVX-512; TSAN=1: ThreadSanitizer, only the
+#                   tests that run threads, built against tests/tsan/'s runner instead of Criterion's)
 #   make test-vector  only the SIMD kernels' tests (the vector layer's and the column store's decoding),
 #                   in the chosen variant
 #   make bench-rowstore   the row-store benchmark against SQLite
@@ -32,6 +33,7 @@ endif
 
 CC ?= cc
 SANITIZE ?= 0
+TSAN ?= 0
 PORTABLE ?= 0
 
 DEB_PACKAGES := libsimde-dev libzstd-dev zlib1g-dev libroaring-dev libcriterion-dev libsqlite3-dev libedit-dev libcjson-dev pkg-config
@@ -64,6 +66,12 @@ ifeq ($(SANITIZE),1)
   OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   VARIANT := $(VARIANT)-san
 endif
+# TSAN=1: ThreadSanitizer (not combinable with SANITIZE=1: ASan and TSan exclude each other).
+ifeq ($(TSAN),1)
+  LTO :=
+  OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+  VARIANT := $(VARIANT)-tsan
+endif
 
 BUILD ?= build
 B := $(BUILD)/$(VARIANT)
@@ -82,6 +90,12 @@ TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_LIBS := -lcriterion
+# Criterion's runner cannot start under ThreadSanitizer (tests/tsan/criterion/criterion.h says
+# why): TSAN=1 builds the same tests against the Criterion subset in tests/tsan/ and its runner.
+ifeq ($(TSAN),1)
+  TEST_LINK += -Itests/tsan
+  TEST_LIBS := tests/tsan/runner.c
+endif
 # The differential tests run the same queries in SQLite.
 $(B)/tests/diff/%: TEST_LIBS += -lsqlite3
 
@@ -163,7 +177,7 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libstrata.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libstrata.so.$(VERSION) \
 	  $(DESTDIR)$(PKGCONFIGDIR)/strata.pc $(DESTDIR)$(BINDIR)/strata
 
-$(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(wildcard tests/helpers/*.h)
+$(B)/tests/%: tests/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(wildcard tests/helpers/*.h) $(if $(filter 1,$(TSAN)),tests/tsan/runner.c tests/tsan/criterion/criterion.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_LINK) -Itests -o $@ $< $(TEST_HELPERS) $(B)/libstrata-internal.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
@@ -184,6 +198,18 @@ $(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(B)/s
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_LINK) -Itests -DSTRATA_BIN='"$(abspath $(B)/strata)"' -o $@ $< $(TEST_HELPERS) $(B)/libstrata-internal.a $(TEST_LIBS) $(LDFLAGS_ALL)
 
+# TSAN=1: the tests whose code runs threads -- the pool, the row store's concurrency, strata_interrupt
+# from a second thread, reader threads beside row-group migrations, the SQL bulk loads that encode
+# row groups on a thread of their own (appender, COPY), the file layer from several threads --
+# under ThreadSanitizer. A race report fails its test (exit status 66).
+TSAN_TESTS := $(addprefix $(B)/tests/,core/test_pool rowstore/test_concurrency api/test_interrupt \
+  colstore/test_rowgroup core/test_vfs api/test_appender api/test_copy)
+ifeq ($(TSAN),1)
+test: deps-check $(TSAN_TESTS)
+	@export TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)"; fail=0; \
+	for t in $(TSAN_TESTS); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
+else
 # Each test program runs in turn; Criterion runs its tests in parallel on the machine's cores.
 test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	@export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0; \
@@ -203,6 +229,7 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	echo "== the README's examples (tests/docs/readme_check)"; \
 	$(MAKE) -s --no-print-directory readme-check || fail=1; \
 	if [ $$fail = 0 ]; then echo "all tests passed ($(VARIANT))"; else echo "TESTS FAILED ($(VARIANT))"; exit 1; fi
+endif
 
 # The kernels' three builds: AVX-512 (native here), AVX2 and SSE2 (portable). test-vector runs the
 # vector layer's tests and the column store's decode kernels' (tests/colstore/test_decode.c) alone;

@@ -44,7 +44,8 @@ struct strata_db {
     bool progress_off;  /* PRAGMA progress_bar = off */
     strata_stmt *stmts; /* open statements */
     strata_appender *apps; /* open appenders */
-    volatile int interrupted; /* strata_interrupt: running statements stop */
+    volatile int interrupted; /* strata_interrupt: running statements stop; set and read with
+                               ** __atomic builtins (another thread or a signal handler sets it) */
     size_t memory_limit;      /* SET memory_limit: page cache and query memory together */
     size_t query_limit;       /* ... of which a statement's run may take (the rest is the cache's) */
 };
@@ -977,7 +978,7 @@ static bool any_running(strata_db *db) {
 }
 
 void strata_interrupt(strata_db *db) {
-    if (db) db->interrupted = 1;
+    if (db) __atomic_store_n(&db->interrupted, 1, __ATOMIC_RELAXED); /* lock-free: signal-safe */
 }
 
 /* PRAGMA integrity_check lists at most this many problems (as sqlite3's does), unless
@@ -1150,7 +1151,7 @@ static int start(strata_stmt *s) {
     strata_err err;
     err_clear(&err);
     int rc;
-    if (!any_running(db)) db->interrupted = 0;
+    if (!any_running(db)) __atomic_store_n(&db->interrupted, 0, __ATOMIC_RELAXED);
     if (s->bound_version != db->schema_version && (rc = bind_stmt(s, &err))) return db_error(db, &err, rc);
     if (!s->ast) return STRATA_DONE;
     switch (s->ast->kind) {

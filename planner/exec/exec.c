@@ -3790,7 +3790,8 @@ static int progress_tick(exec_ctx *x) {
 static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     int rc;
     *result = NULL;
-    if (x->interrupt && *x->interrupt) return err_set(x->err, STRATA_INTERRUPT, "interrupted");
+    if (x->interrupt && __atomic_load_n(x->interrupt, __ATOMIC_RELAXED))
+        return err_set(x->err, STRATA_INTERRUPT, "interrupted");
     if (x->progress && (rc = progress_tick(x))) return rc;
     for (int i = pl->nops - 1; i >= 0; i--)
         if (pl->more[i]) return run_from(x, pl, i, result);

@@ -31,7 +31,8 @@ struct exec_ctx {
     void *pipelines;   /* exec.c's pipelines of the running plan */
     sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
     uint32_t nouter;
-    volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT */
+    volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT;
+                              ** read with __atomic_load_n (another thread sets it) */
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
     vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,7 +355,7 @@ Test(rowgroup, a_reader_keeps_its_snapshot_while_a_migration_commits) {
 typedef struct reader_arg {
     const table_desc *td;
     size_t n;
-    volatile int stop;
+    atomic_int stop; /* the main thread sets it while the reader reads it */
     int scans, bad;
 } reader_arg;
 
@@ -365,7 +366,7 @@ static void *reader(void *p) {
     data_chunk c;
     if (chunk_init(&c, types, 1, NULL)) return NULL;
     int64_t rowids[VECTOR_SIZE];
-    while (!a->stop || a->scans == 0) {
+    while (!atomic_load(&a->stop) || a->scans == 0) {
         pager_txn *t;
         strata_err e = {0};
         if (pager_begin(db, 0, &t, &e)) {
@@ -398,7 +399,7 @@ Test(rowgroup, reader_threads_see_every_row_once_while_row_groups_migrate) {
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, reader, &a), 0);
     for (int g = 0; g < 4; g++) cr_assert_eq(migrate(&td, 1), 1);
-    a.stop = 1;
+    atomic_store(&a.stop, 1);
     pthread_join(th, NULL);
     cr_assert_gt(a.scans, 0);
     cr_assert_eq(a.bad, 0, "%d of %d scans saw a wrong set of rows", a.bad, a.scans);
