@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,15 +28,37 @@ static int task_count(void) {
     return n;
 }
 
-static void *no_op(void *arg) { return arg; }
+/* tasks_settle waits (up to 2 s) for the process to have `want` threads and returns how many it
+** has: a joined thread may still be listed in /proc/self/task for a moment after pthread_join
+** returns (the kernel wakes the joiner before it removes the task). */
+static int tasks_settle(int want) {
+    int n = task_count();
+    for (int i = 0; i < 2000 && n != want; i++) {
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+        n = task_count();
+    }
+    return n;
+}
+
+/* no_op gives its thread id, whose /proc/self/task entry shows when the thread is gone. */
+static void *no_op(void *arg) {
+    *(pid_t *)arg = gettid();
+    return NULL;
+}
 
 /* baseline_tasks counts the process's threads before a pool exists, after one thread has come and
 ** gone: a runtime that starts a helper thread of its own at the first pthread_create
-** (ThreadSanitizer does) has it in the count by then. */
+** (ThreadSanitizer does) has it in the count by then. The count waits (up to 2 s) for that
+** thread's entry to leave /proc/self/task, which can lag its pthread_join. */
 static int baseline_tasks(void) {
     pthread_t th;
-    cr_assert_eq(pthread_create(&th, NULL, no_op, NULL), 0);
+    pid_t tid = 0;
+    cr_assert_eq(pthread_create(&th, NULL, no_op, &tid), 0);
     pthread_join(th, NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    for (int i = 0; i < 2000 && access(path, F_OK) == 0; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     return task_count();
 }
 
@@ -182,13 +205,13 @@ Test(pool, one_worker_runs_inline_without_threads) {
     pool_stats st;
     pool_get_stats(p, &st);
     cr_assert_eq(st.threads, 0);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     /* W=1 asked of a bigger pool: inline too, and no thread starts */
     pool_set_workers(p, 8);
     cr_assert_eq(run_sum(p, v, 5000, 64, 1, &used), serial);
     pool_get_stats(p, &st);
     cr_assert_eq(st.threads, 0);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     pool_destroy(p);
     free(v);
 }
@@ -200,20 +223,20 @@ Test(pool, threads_start_lazily_and_destroy_joins_them) {
     pool_get_stats(p, &st);
     cr_assert_eq(st.workers, 4);
     cr_assert_eq(st.threads, 0, "threads before the first run");
-    cr_assert_eq(task_count(), before, "threads before the first run");
+    cr_assert_eq(tasks_settle(before), before, "threads before the first run");
     uint64_t *v = make_values(1000);
     unsigned used;
     run_sum(p, v, 1000, 10, 0, &used);
     pool_get_stats(p, &st);
     cr_assert_eq(st.threads, 3);
-    cr_assert_eq(task_count(), before + 3);
+    cr_assert_eq(tasks_settle(before + 3), before + 3);
     run_sum(p, v, 1000, 10, 0, &used); /* kept for the next run, not restarted */
-    cr_assert_eq(task_count(), before + 3);
+    cr_assert_eq(tasks_settle(before + 3), before + 3);
     pool_destroy(p);
-    cr_assert_eq(task_count(), before, "destroy left threads");
+    cr_assert_eq(tasks_settle(before), before, "destroy left threads");
     pool_destroy(pool_create(4)); /* a pool never used */
     pool_destroy(NULL);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     free(v);
 }
 
@@ -240,13 +263,13 @@ Test(pool, resize_between_runs) {
     unsigned used;
     cr_assert_eq(run_sum(p, v, 4000, 10, 0, &used), serial);
     cr_assert_eq(used, 8);
-    cr_assert_eq(task_count(), before + 7);
+    cr_assert_eq(tasks_settle(before + 7), before + 7);
     pool_set_workers(p, 3); /* shrinking joins the extra threads at once */
     pool_stats st;
     pool_get_stats(p, &st);
     cr_assert_eq(st.workers, 3);
     cr_assert_eq(st.threads, 2);
-    cr_assert_eq(task_count(), before + 2);
+    cr_assert_eq(tasks_settle(before + 2), before + 2);
     cr_assert_eq(run_sum(p, v, 4000, 10, 0, &used), serial);
     cr_assert_eq(used, 3);
     pool_set_workers(p, 6); /* growing starts threads at the next run */
@@ -254,9 +277,9 @@ Test(pool, resize_between_runs) {
     cr_assert_eq(st.threads, 2);
     cr_assert_eq(run_sum(p, v, 4000, 10, 0, &used), serial);
     cr_assert_eq(used, 6);
-    cr_assert_eq(task_count(), before + 5);
+    cr_assert_eq(tasks_settle(before + 5), before + 5);
     pool_set_workers(p, 1);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     cr_assert_eq(run_sum(p, v, 4000, 10, 0, &used), serial);
     cr_assert_eq(used, 1);
     pool_destroy(p);
@@ -267,26 +290,26 @@ Test(pool, resize_between_runs) {
 
 typedef struct fail_job {
     uint64_t fail_at;        /* the morsel that fails first */
-    atomic_int failed;       /* set by the failing morsel before it returns */
     atomic_uint done;        /* morsels that ran */
-    atomic_uint after;       /* morsels that started after the failure */
+    atomic_uint after;       /* morsels that started once the run was stopping */
     unsigned sleep_us;
     bool no_message;
     bool later_fail;         /* morsels after the failure fail too (else they succeed) */
 } fail_job;
 
+/* fail_morsel fails at fail_at. A morsel that starts once the run is stopping (pool_stopping: the
+** first error is recorded by then) counts in `after`, and with later_fail fails too: that later
+** error must not replace the first. */
 static int fail_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
     (void)end;
     fail_job *f = arg;
-    if (atomic_load(&f->failed)) {
+    if (pool_stopping(w)) {
         atomic_fetch_add(&f->after, 1);
         atomic_fetch_add(&f->done, 1);
-        /* a later error must not replace the first */
         if (f->later_fail) return err_set(&w->err, STRATA_IOERR, "a later error at %lu", (unsigned long)begin);
         return STRATA_OK;
     }
     if (begin == f->fail_at) {
-        atomic_store(&f->failed, 1);
         if (f->no_message) return STRATA_FULL;
         return err_set(&w->err, STRATA_CORRUPT, "morsel %lu: bad page", (unsigned long)begin);
     }
@@ -311,7 +334,9 @@ Test(pool, first_error_stops_the_others_and_is_returned) {
             /* at most the morsel each other worker had claimed before it saw the stop flag */
             cr_assert_leq(atomic_load(&f.after), ws[wi] - 1, "W=%u: %u morsels started after the error", ws[wi],
                           atomic_load(&f.after));
-            cr_assert_lt(atomic_load(&f.done), 50 + 2 * ws[wi], "W=%u: %u morsels ran", ws[wi], atomic_load(&f.done));
+            /* how many ran before the stop depends on the scheduler (a preempted failing worker); that
+            ** the run stopped long before its end does not */
+            cr_assert_lt(atomic_load(&f.done), job.total / 10, "W=%u: %u morsels ran", ws[wi], atomic_load(&f.done));
             if (ws[wi] == 1) cr_assert_eq(atomic_load(&f.done), 50, "inline: exactly the morsels before the error");
         }
     pool_destroy(p);
@@ -575,16 +600,16 @@ Test(pool, fewer_workers_when_pthread_create_fails) {
     pool_get_stats(p, &st);
     cr_assert_eq(st.threads, 0);
     cr_assert_eq(st.create_failed, 1);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     pool_test_fail_create(p, 2); /* two more, then failures */
     cr_assert_eq(run_sum(p, v, 5000, 10, 0, &used), serial);
     cr_assert_eq(used, 3);
-    cr_assert_eq(task_count(), before + 2);
+    cr_assert_eq(tasks_settle(before + 2), before + 2);
     pool_test_fail_create(p, -1); /* the next run starts the rest */
     cr_assert_eq(run_sum(p, v, 5000, 10, 0, &used), serial);
     cr_assert_eq(used, 8);
-    cr_assert_eq(task_count(), before + 7);
+    cr_assert_eq(tasks_settle(before + 7), before + 7);
     pool_destroy(p);
-    cr_assert_eq(task_count(), before);
+    cr_assert_eq(tasks_settle(before), before);
     free(v);
 }
