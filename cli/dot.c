@@ -11,6 +11,7 @@
 
 #include "import.h"
 #include "recover.h"
+#include "sqlscan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -222,19 +223,16 @@ static int table_exists(shell *sh, const char *name, const char *source, long li
 /* sql_literal returns s as an SQL string literal ('...' with ' doubled), malloc'd; NULL when out of
 ** memory. */
 static char *sql_literal(const char *s) {
-    size_t n = strlen(s), q = 0;
-    for (const char *p = s; *p; p++)
-        q += *p == '\'';
-    char *out = malloc(n + q + 3), *o = out;
-    if (!out) return NULL;
-    *o++ = '\'';
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'') *o++ = '\'';
-        *o++ = *p;
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    sql_quote(f, s, '\'');
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
     }
-    *o++ = '\'';
-    *o = '\0';
-    return out;
+    return text;
 }
 
 /* list_indexes runs .indexes: the names of every index, or of those on table. */
@@ -419,16 +417,6 @@ static bool same_statement(const char *a, size_t alen, const char *b, size_t ble
     return alen == blen && memcmp(a, b, alen) == 0;
 }
 
-/* write_identifier writes name as a quoted identifier. */
-static void write_identifier(FILE *out, const char *name) {
-    fputc('"', out);
-    for (const char *p = name; *p; p++) {
-        if (*p == '"') fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 /* write_value writes column i of st's row as an SQL literal that reads back as the same value of
 ** the same type: DOUBLE with 17 significant digits (its special values as text), DECIMAL and the
 ** integers as their exact text, DATE, TIMESTAMP and INTERVAL as typed literals, BLOB as X'..'. */
@@ -468,12 +456,7 @@ static void write_value(FILE *out, strata_stmt *st, int i) {
     case STRATA_TYPE_INTERVAL: fputs("INTERVAL ", out); break;
     default: break;
     }
-    fputc('\'', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '\'') fputc('\'', out);
-        fputc(*p, out);
-    }
-    fputc('\'', out);
+    sql_quote(out, text, '\'');
 }
 
 /* dump_rows writes an INSERT for each row of table. */
@@ -494,7 +477,7 @@ static int dump_rows(shell *sh, const char *table) {
     int ncol = strata_column_count(st);
     while ((rc = strata_step(st)) == STRATA_ROW) {
         fputs("INSERT INTO ", sh->out);
-        write_identifier(sh->out, table);
+        sql_quote(sh->out, table, '"');
         fputs(" VALUES(", sh->out);
         for (int i = 0; i < ncol; i++) {
             if (i) fputc(',', sh->out);

@@ -6,6 +6,7 @@
 ** is the strict one.
 */
 #include "import.h"
+#include "sqlscan.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -116,16 +117,6 @@ static bool is_date(const char *s) {
            isdigit((unsigned char)s[6]) && s[7] == '-' && isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9]);
 }
 
-/* put_ident writes name as a quoted SQL identifier; put_string as a string literal. */
-static void put_quoted(FILE *f, const char *s, char q) {
-    putc(q, f);
-    for (; *s; s++) {
-        if (*s == q) putc(q, f);
-        putc(*s, f);
-    }
-    putc(q, f);
-}
-
 static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t size, const char *fmt, ...) {
     va_list ap;
@@ -142,7 +133,7 @@ static bool table_columns(strata_db *db, const char *table, fields *cols) {
     FILE *f = open_memstream(&sql, &len);
     if (!f) return false;
     fputs("SELECT * FROM ", f);
-    put_quoted(f, table, '"');
+    sql_quote(f, table, '"');
     fputs(" LIMIT 0", f);
     fclose(f);
     strata_stmt *st = NULL;
@@ -174,13 +165,13 @@ static bool create_sql(FILE *f, const char *table, const fields *header, int nco
             if (!is_date(v)) kind[c] &= ~(unsigned)CAN_DATE;
         }
     fputs("CREATE TABLE ", f);
-    put_quoted(f, table, '"');
+    sql_quote(f, table, '"');
     putc('(', f);
     for (int c = 0; c < ncols; c++) {
         char name[32];
         snprintf(name, sizeof name, "column%d", c + 1);
         if (c) fputs(", ", f);
-        put_quoted(f, header->v[c][0] ? header->v[c] : name, '"');
+        sql_quote(f, header->v[c][0] ? header->v[c] : name, '"');
         unsigned k = kind[c];
         fputs(!(k & SEEN)     ? " VARCHAR"
               : k & CAN_INT  ? " BIGINT"
@@ -236,9 +227,9 @@ int import_csv(strata_db *db, const char *path, const char *table, char *err, si
             fputs(";\n", f);
         }
         fputs("COPY ", f);
-        put_quoted(f, table, '"');
+        sql_quote(f, table, '"');
         fputs(" FROM ", f);
-        put_quoted(f, path, '\'');
+        sql_quote(f, path, '\'');
         fprintf(f, " (DELIMITER %s, HEADER %s)", delim == '\t' ? "E'\\t'" : delim == ',' ? "','" : delim == '|' ? "'|'" : "';'",
                 header ? "true" : "false");
         if (fclose(f) != 0 && rc == STRATA_OK) rc = fail(err, size, "out of memory");

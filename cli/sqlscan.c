@@ -125,3 +125,12 @@ bool sql_scanner_has_code(const sql_scanner *sc) {
     return sc->pending || sc->ended ||
            (sc->state != CODE && sc->state != LINE_COMMENT && sc->state != BLOCK_COMMENT);
 }
+
+void sql_quote(FILE *out, const char *s, char q) {
+    putc(q, out);
+    for (; *s; s++) {
+        if (*s == q) putc(q, out);
+        putc(*s, out);
+    }
+    putc(q, out);
+}

@@ -8,12 +8,15 @@
 ** strata's SQL (planner/parser/lexer.c): 'strings' with '' doubled, E'strings' with backslash
 ** escapes, "identifiers" with "" doubled, -- line comments and nested block comments. It does
 ** not parse: whether the statement is valid is strata_prepare's business.
+**
+** sql_quote writes text in those lexical forms: a quoted identifier or a string literal.
 */
 #ifndef STRATA_CLI_SQLSCAN_H
 #define STRATA_CLI_SQLSCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct sql_scanner {
     int state;          /* where the last byte left us: code, a literal, a comment */
@@ -35,5 +38,9 @@ bool sql_scanner_complete(const sql_scanner *sc);
 /* sql_scanner_has_code says whether the text fed so far holds anything but white space and
 ** comments (at the end of the input, such a text is run as a last statement without ';'). */
 bool sql_scanner_has_code(const sql_scanner *sc);
+
+/* sql_quote writes s between two q's, each q inside it doubled: q '"' makes an identifier, '\''
+** a string literal. */
+void sql_quote(FILE *out, const char *s, char q);
 
 #endif

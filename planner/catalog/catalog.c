@@ -795,17 +795,25 @@ static void rename_in_expr(sql_expr *e, const char *from, const char *to) {
     visit_cols(e, rename_col, &r);
 }
 
+/* ddl_text_append returns text followed by ";\n" and the statement st, in the catalog's arena
+** (NULL: out of memory). */
+static char *ddl_text_append(ddl *d, const char *text, const sql_stmt *st) {
+    size_t a = strlen(text), b = st->end - st->off;
+    char *s = arena_alloc(&d->c->mem, a + b + 3);
+    if (!s) return NULL;
+    memcpy(s, text, a);
+    memcpy(s + a, ";\n", 2);
+    memcpy(s + a + 2, d->sql + st->off, b);
+    s[a + b + 2] = 0;
+    return s;
+}
+
 /* index_text_append records a rename that followed an index's CREATE INDEX in its stored text,
 ** which loading replays onto the index's keys (see load_entry). */
 static int index_text_append(ddl *d, index_def *ix, const sql_stmt *st) {
     if (d->loading) return STRATA_OK;
-    size_t a = strlen(ix->sql), b = st->end - st->off;
-    char *s = arena_alloc(&d->c->mem, a + b + 3);
+    char *s = ddl_text_append(d, ix->sql, st);
     if (!s) return nomem(d->err);
-    memcpy(s, ix->sql, a);
-    memcpy(s + a, ";\n", 2);
-    memcpy(s + a + 2, d->sql + st->off, b);
-    s[a + b + 2] = 0;
     ix->sql = s;
     return entry_put(d, 'i', ix->name, ix->root, (ix->constraint ? FLAG_CONSTRAINT : 0) | (ix->primary ? 2 : 0), s);
 }
@@ -813,13 +821,8 @@ static int index_text_append(ddl *d, index_def *ix, const sql_stmt *st) {
 /* The text stored for a table grows by each ALTER: "CREATE TABLE ...;\nALTER TABLE ...". */
 static int append_ddl(ddl *d, table_def *td, const sql_stmt *st) {
     if (d->loading) return STRATA_OK;
-    size_t a = strlen(td->sql), b = st->end - st->off;
-    char *s = arena_alloc(&d->c->mem, a + b + 3);
+    char *s = ddl_text_append(d, td->sql, st);
     if (!s) return nomem(d->err);
-    memcpy(s, td->sql, a);
-    memcpy(s + a, ";\n", 2);
-    memcpy(s + a + 2, d->sql + st->off, b);
-    s[a + b + 2] = 0;
     td->sql = s;
     return STRATA_OK;
 }
