@@ -1234,7 +1234,7 @@ static void write_report(FILE *out, const run *r, const char *saved_as) {
             "900.00..104,949.50, l_discount 0.00..0.10, l_tax 0.00..0.08, uniform) and DATE (int32 days, "
             "l_shipdate 1992-01-02..1998-12-01); the DOUBLE rows hold the same numbers in doubles (in cents, "
             "so that their sums are exact). Each query runs the kernels the executor calls for it "
-            "(planner/expr.c, planner/exec.c): l_quantity < 24 as kern_cmp_i64 against 2400; the sums as "
+            "(planner/exec/expr.c, planner/exec/op_aggregate.c): l_quantity < 24 as kern_cmp_i64 against 2400; the sums as "
             "agg_sum_one's kern_sum_i64 into an int128; Q6's four conjuncts into masks ANDed, then the "
             "product through the selection; the expression as eval_dec_arith's kern_dec_sub, kern_dec_mul, "
             "kern_dec_add, kern_dec_mul, the constant 1 a CONSTANT vector (selection vec_zero_sel) at scale 0 "

@@ -22,7 +22,7 @@
 #include "../rowstore/pager.h"
 #include "bind/bind.h"
 #include "optimize/estimate.h"
-#include "exec/exec.h"
+#include "exec/operator.h"
 #include "parser/parser.h"
 #include "recover.h"
 #include "catalog/stats.h"
@@ -164,8 +164,9 @@ int strata_open(const char *path, strata_db **out) {
     pager_config cfg = {0};
     strata_err err;
     err_clear(&err);
-    int rc = pager_open(v, path, &cfg, &db->p, &err);
+    int rc = exec_check_operators(&err); /* a kind without its operator: a build that is not usable */
     if (rc) return db_error(db, &err, rc);
+    if ((rc = pager_open(v, path, &cfg, &db->p, &err))) return db_error(db, &err, rc);
     arena_init(&db->cat.mem, 0);
     if (!(db->cat.segs = segcache_create(SEGMENT_CACHE_MAX))) return db_errorf(db, STRATA_NOMEM, "out of memory");
     if ((rc = load_catalog(db, &err))) {
@@ -855,74 +856,25 @@ static void explain_add(strata_stmt *s, const char *line) {
 }
 
 static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
-    static const char *names[] = {[PLAN_SCAN] = "SCAN", [PLAN_INDEX_SCAN] = "INDEX_SCAN", [PLAN_VALUES] = "VALUES",
-                                  [PLAN_SERIES] = "SERIES", [PLAN_STORAGE_INFO] = "STORAGE_INFO", [PLAN_FILTER] = "FILTER", [PLAN_PROJECT] = "PROJECTION",
-                                  [PLAN_AGG] = "HASH_GROUP_BY", [PLAN_HASH_JOIN] = "HASH_JOIN", [PLAN_NL_JOIN] = "NESTED_LOOP_JOIN", [PLAN_INDEX_JOIN] = "INDEX_JOIN",
-                                  [PLAN_SORT] = "ORDER_BY", [PLAN_LIMIT] = "LIMIT", [PLAN_DISTINCT] = "DISTINCT",
-                                  [PLAN_SETOP] = "SET_OPERATION", [PLAN_INSERT] = "INSERT", [PLAN_UPDATE] = "UPDATE",
-                                  [PLAN_DELETE] = "DELETE", [PLAN_CTE_SCAN] = "CTE_SCAN", [PLAN_RECURSIVE] = "RECURSIVE_CTE",
-                                  [PLAN_EMPTY] = "EMPTY", [PLAN_FILE_SCAN] = "READ_CSV", [PLAN_COPY_TO] = "COPY_TO"};
-    static const char *jk[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI"};
+    const op_vtable *v = op_vt(p);
     char line[512];
-    int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", names[p->kind]);
-    switch (p->kind) {
-    case PLAN_SCAN:
-        n += snprintf(line + n, sizeof line - (size_t)n, " %s%s", p->scan.table->name,
-                      p->scan.lo_expr && p->scan.lo_expr == p->scan.hi_expr ? " (rowid lookup)"
-                      : p->scan.lo_expr || p->scan.hi_expr               ? " (rowid range)"
-                                                                         : "");
-        for (uint32_t k = 0; k < p->scan.nfilters && (size_t)n < sizeof line; k++)
-            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", k ? ", " : " (join filter on ",
-                          p->scan.table->cols[p->scan.cols[p->scan.filter_cols[k]]].name);
-        if (p->scan.nfilters && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, ")");
-        break;
-    case PLAN_INDEX_SCAN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s USING %s (%d key%s%s)", p->iscan.table->name, p->iscan.index->name,
-                 p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi, (p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi) == 1 ? "" : "s",
-                 p->iscan.key_pos ? ", covering" : "");
-        break;
-    case PLAN_HASH_JOIN:
-    case PLAN_NL_JOIN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s%s%s%s", jk[p->join.kind], p->join.null_aware ? " (null-aware)" : "",
-                 p->join.nkeys ? " on equality keys" : "", p->join.pred ? " with condition" : "");
-        break;
-    case PLAN_INDEX_JOIN:
-        snprintf(line + n, sizeof line - (size_t)n, " %s %s %s%s", jk[p->join.kind], p->child[1]->scan.table->name,
-                 p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
-        break;
-    case PLAN_AGG:
-        snprintf(line + n, sizeof line - (size_t)n, " (%u key%s, %u aggregate%s)", p->agg.nkeys,
-                 p->agg.nkeys == 1 ? "" : "s", p->agg.naggs, p->agg.naggs == 1 ? "" : "s");
-        break;
-    case PLAN_SORT:
-        if (p->sort.limit >= 0) snprintf(line + n, sizeof line - (size_t)n, " top %lld", (long long)p->sort.limit);
-        break;
-    case PLAN_INSERT:
-    case PLAN_UPDATE:
-    case PLAN_DELETE: snprintf(line + n, sizeof line - (size_t)n, " %s", p->dml.table->name); break;
-    default: break;
-    }
+    int n = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", v->name);
+    if (v->explain && (size_t)n < sizeof line) v->explain(p, line + n, sizeof line - (size_t)n);
     size_t l = strlen(line);
-    if (s->analyzed && p->rows_dropped) /* a scan's estimate counts the rows its join filters drop */
+    const op_stats *st = s->analyzed ? exec_stats(s->pipelines, p) : NULL;
+    op_stats none = {0};
+    if (s->analyzed && !st) st = &none;
+    if (st && st->rows_dropped) /* a scan's estimate counts the rows its join filters drop */
         snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu, %llu more dropped by join filters, time=%.3f ms)",
-                 p->est_rows, (unsigned long long)p->rows_out, (unsigned long long)p->rows_dropped, p->ns / 1e6);
-    else if (s->analyzed)
+                 p->est_rows, (unsigned long long)st->rows_out, (unsigned long long)st->rows_dropped, st->ns / 1e6);
+    else if (st)
         snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu time=%.3f ms)", p->est_rows,
-                 (unsigned long long)p->rows_out, p->ns / 1e6);
+                 (unsigned long long)st->rows_out, st->ns / 1e6);
     else
         snprintf(line + l, sizeof line - l, "  (est=%.0f)", p->est_rows);
     explain_add(s, line);
-    if (p->kind == PLAN_INDEX_JOIN) { /* its right side is read by key, not scanned */
-        explain_op(s, p->child[0], depth + 1);
-        return;
-    }
-    if (p->kind == PLAN_HASH_JOIN || p->kind == PLAN_NL_JOIN) {
-        explain_op(s, p->child[0], depth + 1);
-        explain_op(s, p->child[1], depth + 1);
-        return;
-    }
-    for (int i = 0; i < 2; i++)
-        if (p->child[i]) explain_op(s, p->child[i], depth + 1);
+    for (int i = 0; i < 2; i++) /* an index join's right side is read by key, not run: not shown */
+        if (p->child[i] && v->child[i] != CHILD_NONE) explain_op(s, p->child[i], depth + 1);
 }
 
 static const char *explain_names[] = {"plan"};
@@ -936,20 +888,12 @@ static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
                       .progress = s->db->progress_off ? NULL : s->db->progress, .progress_arg = s->db->progress_arg};
 }
 
-static void reset_stats(plan_op *p) {
-    if (!p) return;
-    p->rows_out = p->ns = p->rows_dropped = 0;
-    reset_stats(p->child[0]);
-    reset_stats(p->child[1]);
-}
-
 /* explain_analyze runs the plan to its end (its changes too, as PostgreSQL's EXPLAIN ANALYZE
 ** does), counting rows and time per operator for explain_op to print. */
 static int explain_analyze(strata_stmt *s) {
     pager_txn *t;
     int rc = statement_txn(s, plan_writes(s->plan), &t);
     if (rc) return rc;
-    reset_stats(s->plan);
     exec_ctx x = run_ctx(s, t);
     x.analyze = true;
     err_clear(&s->run_err);

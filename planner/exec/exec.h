@@ -28,13 +28,14 @@ struct exec_ctx {
     size_t sqllen;
     int64_t changes;   /* rows changed by INSERT/UPDATE/DELETE */
     int depth;         /* subquery nesting, bounded */
-    void *pipelines;   /* exec.c's pipelines of the running plan */
+    void *pipelines;   /* the run's plan: operator states and pipelines (pipeline.c), kept between runs */
     sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
     uint32_t nouter;
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT;
                               ** read with __atomic_load_n (another thread sets it) */
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
-    bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (plan_op rows_out, ns) */
+    bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (op_node stats) */
+    bool nested;       /* a run nested in an operator (WITH RECURSIVE's): its counters add up */
     vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
     int64_t rejects;   /* records a COPY ... FROM sent to its REJECTS file */
     /* progress of a long statement: the sources add what they read (a COPY's file in bytes, the
@@ -73,18 +74,24 @@ int expr_eval_const(exec_ctx *x, expr *e, sql_value *out);
 /* expr_error records a run-time error positioned at e. */
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg);
 
-/* ---- plans (exec.c) ---------------------------------------------------------------------- */
+/* ---- plans (pipeline.c) ------------------------------------------------------------------- */
 
 /* exec_open starts a run of root: its operators' states are made, its expressions prepared
 ** (once: they stay prepared between runs) and its pipelines built, or reused when x->pipelines
 ** holds those of an earlier run of the same plan. */
-int exec_open(exec_ctx *x, plan_op *root);
+int exec_open(exec_ctx *x, const plan_op *root);
 /* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
-int exec_next(exec_ctx *x, plan_op *root, data_chunk *out);
+int exec_next(exec_ctx *x, const plan_op *root, data_chunk *out);
 /* exec_close ends a run: the operators' states go; x->pipelines and the prepared expressions stay
 ** for the next run. exec_destroy frees those too (pipelines: the x->pipelines of the last run). */
-void exec_close(exec_ctx *x, plan_op *root);
-void exec_destroy(plan_op *root, void **pipelines);
+void exec_close(exec_ctx *x, const plan_op *root);
+void exec_destroy(const plan_op *root, void **pipelines);
+/* exec_plan_free frees a run's plan (x->pipelines) and the states it kept, not the prepared
+** expressions. */
+void exec_plan_free(void *pipelines);
+/* exec_stats is operator p's EXPLAIN ANALYZE counters in the last run of pipelines (NULL: p did
+** not run). */
+const struct op_stats *exec_stats(void *pipelines, const plan_op *p);
 /* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into e->result (expr.c
 ** calls it): an uncorrelated subquery runs once and its result is kept, a correlated one runs
 ** for every row with that row's outer values. exec_subquery_release frees what it kept. */

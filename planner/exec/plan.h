@@ -4,12 +4,15 @@
 ** The binder (bind.c) turns a syntax tree into this form: every name resolved, every type known,
 ** every implicit cast made explicit. An expression refers to the columns of the chunk its
 ** operator receives by index (EXPR_COL). An operator tree is executed as push-based pipelines
-** (exec.c): a source produces chunks, streaming operators transform them, and a sink (hash
+** (pipeline.c, through the operator table of operator.h): a source produces chunks, streaming operators transform them, and a sink (hash
 ** aggregate, sort, hash join build, the result) consumes them; the sink of one pipeline is the
 ** source of the next.
 **
-** Everything of a plan lives in the statement's arena except the run-time state that exec.c
-** allocates and frees (vectors, hash tables, cursors).
+** Everything of a plan lives in the statement's arena. The executor does not write an operator:
+** its run-time state (hash tables, cursors, counters) lives in the run's op_node (operator.h).
+** What a run still writes through the plan: an expression's evaluated vector and scratch (expr's
+** result and aux), a join filter (filled by its join, read by its scan) and a recursive CTE's
+** working table (cte_store).
 */
 #ifndef STRATA_PLAN_H
 #define STRATA_PLAN_H
@@ -119,7 +122,8 @@ typedef enum plan_kind {
     PLAN_RECURSIVE, /* WITH RECURSIVE: child[0] anchor, child[1] step reading the working table */
     PLAN_EMPTY,     /* no rows (a false WHERE), or one row without columns (SELECT without FROM) */
     PLAN_FILE_SCAN, /* the records of a CSV file (COPY ... FROM): source */
-    PLAN_COPY_TO    /* child rows into a CSV file (COPY ... TO): sink; outputs nothing */
+    PLAN_COPY_TO,   /* child rows into a CSV file (COPY ... TO): sink; outputs nothing */
+    PLAN_KIND_COUNT
 } plan_kind;
 
 typedef enum agg_fn { AGG_COUNT_STAR, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX } agg_fn;
@@ -144,7 +148,7 @@ typedef enum join_kind { JK_INNER, JK_LEFT, JK_RIGHT, JK_FULL, JK_SEMI, JK_ANTI,
 typedef enum setop_kind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind;
 
 /* The working table of WITH RECURSIVE while a statement runs: the rows of the last iteration,
-** which the recursive part's PLAN_CTE_SCAN reads (rows is exec.c's collection). */
+** which the recursive part's PLAN_CTE_SCAN reads (rows is op_cte.c's collection). */
 typedef struct cte_store {
     void *rows;
 } cte_store;
@@ -152,7 +156,7 @@ typedef struct cte_store {
 /* A join filter: the keys of a hash join's build side, handed to a scan below its probe side
 ** (joinfilter.c places them), which drops the rows whose key the join would find no match for
 ** and skips the row groups outside the keys' range. The join fills it when its build side is
-** complete, before its probe side starts (exec.c); the scan reads it from its first chunk on. */
+** complete, before its probe side starts (op_join.c); the scan reads it from its first chunk on. */
 typedef struct join_filter {
     bool ready;          /* filled for this run */
     bool ranged;         /* every build key lies in min..max (keys stored as integers) */
@@ -284,10 +288,6 @@ struct plan_op {
         } copy; /* PLAN_FILE_SCAN, PLAN_COPY_TO */
     };
     double est_rows; /* the rows it is estimated to produce (estimate.h), set once bound */
-    /* run time (exec.c) */
-    void *state;
-    uint64_t rows_out, ns; /* EXPLAIN ANALYZE: rows produced, time spent in this operator */
-    uint64_t rows_dropped; /* EXPLAIN ANALYZE: rows a scan read and its join filters dropped */
 };
 
 #endif

@@ -358,12 +358,13 @@ static int detect_trailing(file_scan *s, uint32_t ncols, bool *out, strata_err *
     return STRATA_OK;
 }
 
-int copy_scan_open(exec_ctx *x, plan_op *p) {
+static int copy_scan_open(exec_ctx *x, op_node *n) {
+    const plan_op *p = n->op;
     const copy_spec *spec = p->copy.spec;
     file_scan *s = calloc(1, sizeof *s);
     if (!s) return err_set(x->err, STRATA_NOMEM, "out of memory opening '%s'", spec->path);
     s->in.fd = -1;
-    p->state = s;
+    n->state = s;
     int rc = infile_open(&s->in, spec->path, spec->compression, x->err);
     if (rc) return rc;
     csv_options o = spec->csv;
@@ -396,48 +397,56 @@ static uint64_t consumed(const file_scan *s) {
     return (uint64_t)((double)s->in.raw_read * (double)(delivered - pending) / (double)delivered);
 }
 
-int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out) {
-    file_scan *s = p->state;
+static int copy_scan_next(exec_ctx *x, op_node *n, data_chunk *out) {
+    file_scan *s = n->state;
     int rc = csv_reader_next(s->r, out, x->err);
     uint64_t now = consumed(s);
     if (now > s->reported) x->progress_done += now - s->reported, s->reported = now;
     x->rejects = (int64_t)csv_reader_rejects(s->r);
-    if (rc) return passed_on(x->err, rc, p->copy.spec->path);
+    if (rc) return passed_on(x->err, rc, n->op->copy.spec->path);
     if (s->rejects && out->count == 0 && fflush(s->rejects) != 0)
         return copy_error(x->err, io_status(errno), s->rejects_path, "could not write: %s", strerror(errno));
     return STRATA_OK;
 }
 
-bool copy_scan_rejects(const plan_op *p) { return p->copy.spec->rejects != NULL; }
+bool copy_scan_rejects(const op_node *scan) { return scan->op->copy.spec->rejects != NULL; }
 
-uint64_t copy_scan_row_line(const plan_op *p, uint32_t row) {
-    const file_scan *s = p->state;
+uint64_t copy_scan_row_line(const op_node *scan, uint32_t row) {
+    const file_scan *s = scan->state;
     return s && s->r ? csv_reader_row_line(s->r, row) : 0;
 }
 
-int copy_scan_reject_row(exec_ctx *x, plan_op *p, uint32_t row, uint32_t column, const char *reason) {
-    file_scan *s = p->state;
+int copy_scan_reject_row(exec_ctx *x, const op_node *scan, uint32_t row, uint32_t column, const char *reason) {
+    file_scan *s = scan->state;
     int rc = csv_reader_reject_row(s->r, row, column, reason, x->err);
     x->rejects = (int64_t)csv_reader_rejects(s->r);
-    return rc ? passed_on(x->err, rc, p->copy.spec->path) : STRATA_OK;
+    return rc ? passed_on(x->err, rc, scan->op->copy.spec->path) : STRATA_OK;
 }
 
-int copy_scan_row_error(exec_ctx *x, const plan_op *p, uint32_t row, int rc) {
+int copy_scan_row_error(exec_ctx *x, const op_node *scan, uint32_t row, int rc) {
     char msg[STRATA_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", x->err->msg);
-    return copy_error(x->err, rc, p->copy.spec->path, "CSV line %llu: %s", (unsigned long long)copy_scan_row_line(p, row),
+    return copy_error(x->err, rc, scan->op->copy.spec->path, "CSV line %llu: %s", (unsigned long long)copy_scan_row_line(scan, row),
                       msg);
 }
 
-void copy_scan_close(plan_op *p) {
-    file_scan *s = p->state;
+static void copy_scan_close(op_node *n, bool keep) {
+    (void)keep;
+    file_scan *s = n->state;
     if (!s) return;
     csv_reader_close(s->r);
     infile_close(&s->in);
     if (s->rejects) fclose(s->rejects);
     free(s);
-    p->state = NULL;
+    n->state = NULL;
 }
+
+const op_vtable op_file_scan = {
+    .name = "READ_CSV",
+    .open = copy_scan_open,
+    .close = copy_scan_close,
+    .source = copy_scan_next,
+};
 
 /* ---- the output file ----------------------------------------------------------------------- */
 
@@ -553,12 +562,13 @@ static void outfile_close(outfile *f) {
 
 /* ---- PLAN_COPY_TO -------------------------------------------------------------------------- */
 
-int copy_to_open(exec_ctx *x, plan_op *p) {
+static int copy_to_open(exec_ctx *x, op_node *n) {
+    const plan_op *p = n->op;
     const copy_spec *spec = p->copy.spec;
     outfile *f = calloc(1, sizeof *f);
     if (!f) return err_set(x->err, STRATA_NOMEM, "out of memory opening '%s'", spec->path);
     f->fd = -1;
-    p->state = f;
+    n->state = f;
     int rc = outfile_open(f, spec->path, spec->compression, x->err);
     if (rc) return rc;
     const plan_op *in = p->child[0];
@@ -567,18 +577,37 @@ int copy_to_open(exec_ctx *x, plan_op *p) {
     return STRATA_OK;
 }
 
-int copy_to_sink(exec_ctx *x, plan_op *p, data_chunk *in) {
-    int rc = csv_write_chunk(&p->copy.spec->csv, in, outfile_write, p->state, x->err);
+static int copy_to_sink(exec_ctx *x, op_node *n, data_chunk *in, int side) {
+    (void)side;
+    int rc = csv_write_chunk(&n->op->copy.spec->csv, in, outfile_write, n->state, x->err);
     if (rc) return rc;
     x->changes += in->count;
     return STRATA_OK;
 }
 
-int copy_to_finish(exec_ctx *x, plan_op *p) { return outfile_finish(p->state, x->err); }
+static int copy_to_finish(exec_ctx *x, op_node *n) { return outfile_finish(n->state, x->err); }
 
-void copy_to_close(plan_op *p) {
-    if (!p->state) return;
-    outfile_close(p->state);
-    free(p->state);
-    p->state = NULL;
+static void copy_to_close(op_node *n, bool keep) {
+    (void)keep;
+    if (!n->state) return;
+    outfile_close(n->state);
+    free(n->state);
+    n->state = NULL;
 }
+
+/* the root of its plan: it returns no rows (x->changes counts those written) */
+static int copy_to_next(exec_ctx *x, op_node *n, data_chunk *out) {
+    (void)x, (void)n;
+    out->count = 0;
+    return STRATA_OK;
+}
+
+const op_vtable op_copy_to = {
+    .name = "COPY_TO",
+    .child = {CHILD_SINK},
+    .open = copy_to_open,
+    .close = copy_to_close,
+    .sink = copy_to_sink,
+    .finalize = copy_to_finish,
+    .source = copy_to_next,
+};

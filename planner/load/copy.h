@@ -19,7 +19,7 @@
 #define STRATA_COPY_H
 
 #include "load/csv.h"
-#include "exec/exec.h"
+#include "exec/operator.h"
 
 typedef enum copy_compression { COPY_AUTO, COPY_NONE, COPY_GZIP, COPY_ZSTD } copy_compression;
 
@@ -42,28 +42,21 @@ typedef struct copy_spec {
 ** repeated one, a value of the wrong kind, or an option of the other direction. */
 int copy_spec_make(const char *path, bool to, const sql_list *options, copy_spec *spec, strata_err *err);
 
-/* PLAN_FILE_SCAN: the rows of spec->path (p->copy.spec), in p's column types and names. */
-int copy_scan_open(exec_ctx *x, plan_op *p);
-int copy_scan_next(exec_ctx *x, plan_op *p, data_chunk *out);
-void copy_scan_close(plan_op *p);
-/* For the INSERT over a PLAN_FILE_SCAN p, about row `row` of the chunk copy_scan_next returned
-** last (the INSERT gets it as it is: nothing between them drops or reorders rows):
-** copy_scan_rejects says whether REJECTS names a file; copy_scan_row_line gives the CSV line where
-** the row starts; copy_scan_reject_row sends the row to the REJECTS file as a bad record (the same
-** format: line, column (1-based, 0: none), column name, reason, the record's text) and counts it
-** in x->rejects; copy_scan_row_error puts "file 'path': CSV line N: " before the message on x->err
-** and returns rc. */
-bool copy_scan_rejects(const plan_op *p);
-uint64_t copy_scan_row_line(const plan_op *p, uint32_t row);
-int copy_scan_reject_row(exec_ctx *x, plan_op *p, uint32_t row, uint32_t column, const char *reason);
-int copy_scan_row_error(exec_ctx *x, const plan_op *p, uint32_t row, int rc);
+/* PLAN_FILE_SCAN (op_file_scan, operator.h): the rows of spec->path (p->copy.spec), in p's column
+** types and names. For the INSERT over such a scan (its op_node `scan`), about row `row` of the
+** chunk the scan returned last (the INSERT gets it as it is: nothing between them drops or
+** reorders rows): copy_scan_rejects says whether REJECTS names a file; copy_scan_row_line gives
+** the CSV line where the row starts; copy_scan_reject_row sends the row to the REJECTS file as a
+** bad record (the same format: line, column (1-based, 0: none), column name, reason, the record's
+** text) and counts it in x->rejects; copy_scan_row_error puts "file 'path': CSV line N: " before
+** the message on x->err and returns rc. */
+bool copy_scan_rejects(const op_node *scan);
+uint64_t copy_scan_row_line(const op_node *scan, uint32_t row);
+int copy_scan_reject_row(exec_ctx *x, const op_node *scan, uint32_t row, uint32_t column, const char *reason);
+int copy_scan_row_error(exec_ctx *x, const op_node *scan, uint32_t row, int rc);
 
-/* PLAN_COPY_TO: writes the rows of its child to spec->path (a temporary name until
-** copy_to_finish renames it); x->changes counts the rows. copy_to_close without a finish (an
-** error) removes the temporary file: the target is as it was. */
-int copy_to_open(exec_ctx *x, plan_op *p);
-int copy_to_sink(exec_ctx *x, plan_op *p, data_chunk *in);
-int copy_to_finish(exec_ctx *x, plan_op *p);
-void copy_to_close(plan_op *p);
+/* PLAN_COPY_TO (op_copy_to): writes the rows of its child to spec->path (a temporary name until
+** the sink is finalized, which renames it); x->changes counts the rows. Closed without that (an
+** error), the temporary file is removed: the target is as it was. */
 
 #endif

@@ -666,7 +666,7 @@ static const char *load_and_check(strata_db *db, const char *storage, int64_t n)
 }
 
 /* A bulk INSERT's tail (here the appender's last flush) makes a row group of its own when it holds
-** at least a quarter of a full one and 8192 rows (planner/exec/exec.c, bulk_finish), else it goes to the
+** at least a quarter of a full one and 8192 rows (planner/exec/op_dml.c, bulk_finish), else it goes to the
 ** row store. */
 Test(appender, bulk_path_auto_writes_row_groups_to_segments) {
     strata_db *db = open_mem();

@@ -1,0 +1,577 @@
+/*
+** op_join.c -- the joins (operator.h): the hash join (the sink of its build side, child 1, and a
+** streaming operator of its probe side, child 0, with the join filters it fills for the probe
+** side's scans), the nested-loop join (a hash join without keys), and the index join, which looks
+** each probe row's key up in the right table's index or rowids instead of reading that table.
+*/
+#include "exec/operator.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hash and nested-loop joins ---------------------------------------------------------- */
+
+
+typedef struct join_state {
+    vec_rowtable build; /* build rows */
+    bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
+    vec_join_table table; /* their keys */
+    uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
+    uint64_t nbuild;
+    bool build_null;     /* null_aware: some build key is NULL */
+    /* probing one input chunk */
+    uint64_t *phash;     /* scratch for the probe keys' hashes */
+    uint32_t *heads;     /* each probe row's chain (vec_join_probe) */
+    uint32_t pos_row;    /* next probe row */
+    uint32_t pos_next;   /* next build row + 1 in the current chain (0: start the row's chain) */
+    bool in_chain;
+    uint8_t *pmatched;   /* probe rows matched in this chunk */
+    int phase;           /* 0 pairs, 1 unmatched probe rows, 2 done with this chunk */
+    uint32_t flush_pos;  /* RIGHT/FULL: next build row to consider at the end */
+    data_chunk pairs;    /* candidate pairs, left then right columns */
+    sel_t *prow;         /* probe row of each pair */
+    uint32_t *brow;      /* build row of each pair */
+    sel_t *sel;
+} join_state;
+/* join_filter_fill fills filter f of key k from the join's complete build side: a Bloom filter
+** of the key's hashes (those of the distinct keys, each column alone when there are several), and
+** for one integer key its range. */
+static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32_t k, join_filter *f) {
+    const vec_groups *g = &s->table.groups;
+    uint32_t bits = 3; /* at least 8 words */
+    while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
+    if ((UINT64_C(1) << bits) * 4 >= g->ngroups) {
+        size_t bytes = ((size_t)1 << bits) * sizeof *f->bloom;
+        int rc = vec_rowtable_charge(&s->build, bytes, x->err);
+        if (rc) return rc;
+        if (!(f->bloom = calloc((size_t)1 << bits, sizeof *f->bloom))) return exec_nomem(x);
+        f->bloom_mask = (UINT64_C(1) << bits) - 1, f->bloom_shift = 64 - bits;
+        for (uint64_t row = 0; row < g->ngroups; row += VECTOR_SIZE) {
+            const data_chunk *ch = vec_rows_chunk(&g->keys, row);
+            vec_hash(&ch->cols[k], NULL, ch->count, s->phash);
+            for (uint32_t r = 0; r < ch->count; r++)
+                f->bloom[s->phash[r] >> f->bloom_shift] |= bloom_bits(s->phash[r]);
+        }
+    }
+    f->ranged = p->join.nkeys == 1 && vec_groups_range(g, &f->min, &f->max);
+    f->ready = true;
+    return STRATA_OK;
+}
+
+static void join_filter_clear(join_filter *f) {
+    if (!f) return;
+    free(f->bloom);
+    memset(f, 0, sizeof *f);
+}
+
+static int join_open(exec_ctx *x, op_node *nd) {
+    const plan_op *p = nd->op;
+    join_state *s = calloc(1, sizeof *s);
+    if (!s) return exec_nomem(x);
+    nd->state = s;
+    plan_op *r = p->child[1];
+    /* a semi or anti join without a residual reads no build column: it only counts the rows */
+    bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
+    int rc = vec_rowtable_init(&s->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
+    if (rc) return rc;
+    sql_type kt[p->join.nkeys + 1];
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        kt[k] = p->join.rkeys[k]->type;
+        if ((rc = expr_prepare(p->join.lkeys[k], x->err)) || (rc = expr_prepare(p->join.rkeys[k], x->err))) return rc;
+    }
+    if ((rc = exec_join_table_init(x, &s->table, kt, p->join.nkeys))) return rc;
+    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
+    /* pairs hold both sides' columns, also for SEMI and ANTI, which output the left ones only */
+    plan_op *l = p->child[0];
+    sql_type both[l->ncols + r->ncols + 1];
+    memcpy(both, l->types, l->ncols * sizeof *both);
+    memcpy(both + l->ncols, r->types, r->ncols * sizeof *both);
+    if ((rc = chunk_init(&s->pairs, both, l->ncols + r->ncols, x->err))) return rc;
+    s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
+    s->heads = malloc(VECTOR_SIZE * sizeof *s->heads);
+    if (!(s->bnull = malloc(r->ncols + 1))) return exec_nomem(x);
+    memset(s->bnull, 1, r->ncols + 1);
+    s->pmatched = malloc(VECTOR_SIZE);
+    s->prow = malloc(VECTOR_SIZE * sizeof *s->prow);
+    s->brow = malloc(VECTOR_SIZE * sizeof *s->brow);
+    s->sel = malloc(VECTOR_SIZE * sizeof *s->sel);
+    if (!s->phash || !s->heads || !s->pmatched || !s->prow || !s->brow || !s->sel) return exec_nomem(x);
+    s->phase = 2;
+    return STRATA_OK;
+}
+
+static void join_close(op_node *nd, bool keep) {
+    (void)keep;
+    const plan_op *p = nd->op;
+    join_state *s = nd->state;
+    for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
+        join_filter_clear(p->join.filters[k]);
+    if (!s) return;
+    nd->state = NULL;
+    vec_rowtable_free(&s->build);
+    vec_join_free(&s->table);
+    chunk_free(&s->pairs);
+    free(s->bmatched);
+    free(s->phash);
+    free(s->heads);
+    free(s->bnull);
+    free(s->pmatched);
+    free(s->prow);
+    free(s->brow);
+    free(s->sel);
+    free(s);
+}
+
+static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
+    (void)side; /* the build side, child 1 */
+    const plan_op *p = nd->op;
+    join_state *s = nd->state;
+    if (in->sel) chunk_apply_sel(in);
+    int rc = vec_rowtable_append(&s->build, in, x->err);
+    for (uint32_t c = 0; c < in->ncols; c++)
+        if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->bnull[c] = false;
+    if (rc || !p->join.nkeys) return rc;
+    vector *keys[p->join.nkeys];
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        if ((rc = expr_eval(x, p->join.rkeys[k], in, in->count))) return rc;
+        keys[k] = p->join.rkeys[k]->result;
+    }
+    for (uint32_t r = 0; p->join.null_aware && !s->build_null && r < in->count; r++) s->build_null = vec_is_null(keys[0], r);
+    return vec_join_add(&s->table, keys, in->count, x->err);
+}
+
+static int join_finalize(exec_ctx *x, op_node *nd) {
+    const plan_op *p = nd->op;
+    join_state *s = nd->state;
+    uint64_t n = s->build.rows;
+    s->nbuild = n;
+    if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
+    for (uint32_t k = 0; p->join.filters && k < p->join.nkeys; k++) {
+        if (!p->join.filters[k]) continue;
+        join_filter_clear(p->join.filters[k]);
+        int rc = join_filter_fill(x, p, s, k, p->join.filters[k]);
+        if (rc) return rc;
+    }
+    s->bmatched = calloc(n + 1, 1);
+    return s->bmatched ? STRATA_OK : exec_nomem(x);
+}
+
+/* build_columns writes the columns of build rows s->brow[0..n) to cols[0..ncols) (constant NULLs
+** for a column no one reads). */
+static void build_columns(join_state *s, uint32_t n, vector *cols) {
+    const uint8_t *rows[VECTOR_SIZE];
+    vec_rowtable_locate(&s->build, s->brow, n, rows);
+    for (uint32_t c = 0; c < s->build.ncols; c++) {
+        if (s->bnull[c]) null_column(&cols[c]);
+        else vec_rowtable_gather(&s->build, c, rows, n, &cols[c]);
+    }
+}
+
+/* join_match_pairs builds the joined rows of pairs (s->prow, s->brow)[0..n) into s->pairs, applies
+** the residual predicate, and marks the matches; s->sel[0..*m) are the pairs that passed. */
+static int join_match_pairs(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in, uint32_t n, uint32_t *m) {
+    uint32_t nl = p->child[0]->ncols;
+    chunk_reset(&s->pairs);
+    for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->prow, n);
+    build_columns(s, n, s->pairs.cols + nl);
+    s->pairs.count = n;
+    *m = n;
+    if (p->join.pred) {
+        int rc = expr_select(x, p->join.pred, &s->pairs, n, s->sel, m);
+        if (rc) return rc;
+    } else {
+        for (uint32_t k = 0; k < n; k++) s->sel[k] = k;
+    }
+    for (uint32_t k = 0; k < *m; k++) {
+        s->pmatched[s->prow[s->sel[k]]] = 1;
+        s->bmatched[s->brow[s->sel[k]]] = 1;
+    }
+    return STRATA_OK;
+}
+
+/* join_emit_pairs moves the pairs that match (join_match_pairs) to out. */
+static int join_emit_pairs(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in, uint32_t n, data_chunk *out) {
+    uint32_t m;
+    int rc = join_match_pairs(x, p, s, in, n, &m);
+    if (rc) return rc;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &s->pairs.cols[c], s->sel, m);
+    out->count = m;
+    return STRATA_OK;
+}
+
+/* rows with NULLs on one side: left rows sel (from in), or build rows brow[] */
+static int join_emit_outer(const plan_op *p, join_state *s, data_chunk *in, const sel_t *sel, uint32_t n, bool left_rows,
+                           data_chunk *out) {
+    uint32_t nl = p->child[0]->ncols, nr = p->child[1]->ncols;
+    chunk_reset(&s->pairs);
+    for (uint32_t c = 0; c < nl; c++) { /* the side that has no row: NULLs */
+        if (left_rows) vec_slice(&s->pairs.cols[c], &in->cols[c], sel, n);
+        else null_column(&s->pairs.cols[c]);
+    }
+    if (!left_rows) build_columns(s, n, s->pairs.cols + nl);
+    for (uint32_t c = 0; left_rows && c < nr; c++) null_column(&s->pairs.cols[nl + c]);
+    s->pairs.count = n;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &s->pairs.cols[c]);
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* probe_chunk evaluates the probe keys of in into pkeys[0..nkeys) and, for a join with keys,
+** sets each row's chain in s->heads (vec_join_probe). */
+static int probe_chunk(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in, vector **pkeys) {
+    for (uint32_t k = 0; k < p->join.nkeys; k++) {
+        int rc = expr_eval(x, p->join.lkeys[k], in, in->count);
+        if (rc) return rc;
+        pkeys[k] = p->join.lkeys[k]->result;
+    }
+    if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+    return STRATA_OK;
+}
+
+/* semi_match marks in s->pmatched the probe rows of in (whose chains vec_join_probe put in
+** s->heads) that some build row joins: without a residual predicate a non-empty chain says so;
+** with one, the chains' pairs are checked a chunk at a time, and a row's chain is left as soon as
+** the row has matched. */
+static int semi_match(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in) {
+    bool keyed = p->join.nkeys > 0;
+    if (!p->join.pred) {
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] = keyed ? s->heads[r] != 0 : s->nbuild > 0;
+        return STRATA_OK;
+    }
+    memset(s->pmatched, 0, in->count);
+    uint32_t r = 0, next = 0, n = 0, m;
+    bool in_chain = false;
+    while (r < in->count) {
+        if (!in_chain) next = keyed ? s->heads[r] : s->nbuild ? 1 : 0, in_chain = true;
+        while (next && n < VECTOR_SIZE && !s->pmatched[r]) {
+            uint32_t b = next - 1;
+            next = keyed ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
+            s->prow[n] = r;
+            s->brow[n++] = b;
+        }
+        if (!next || s->pmatched[r]) r++, in_chain = false;
+        if (n == VECTOR_SIZE || (r == in->count && n)) {
+            int rc = join_match_pairs(x, p, s, in, n, &m);
+            if (rc) return rc;
+            n = 0;
+        }
+    }
+    return STRATA_OK;
+}
+
+/* semi_exec: SEMI and ANTI joins pass each probe row once, by whether some build row joins it.
+** The null-aware anti join of NOT IN counts a NULL probe key as a match (the row goes) unless the
+** build side is empty, and every row as one when a build key is NULL. */
+static int semi_exec(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in, data_chunk *out) {
+    vector *pkeys[p->join.nkeys + 1];
+    int rc;
+    if ((rc = probe_chunk(x, p, s, in, pkeys)) || (rc = semi_match(x, p, s, in))) return rc;
+    if (p->join.null_aware && s->nbuild)
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] |= s->build_null || vec_is_null(pkeys[0], r);
+    uint8_t want = p->join.kind == JK_SEMI;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < in->count; r++)
+        if (s->pmatched[r] == want) s->sel[n++] = r;
+    for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &in->cols[c], s->sel, n);
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* rsemi_mark: RIGHT_SEMI and RIGHT_ANTI joins mark the build rows that some probe row of in
+** joins, and output nothing until the end (join_flush). Without a residual predicate a chain is
+** marked whole, so a chain whose first row is marked is done; with one, only the unmarked rows of
+** a chain are paired and checked. */
+static int rsemi_mark(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in) {
+    vector *pkeys[p->join.nkeys + 1];
+    int rc = probe_chunk(x, p, s, in, pkeys);
+    if (rc) return rc;
+    if (!p->join.pred) {
+        for (uint32_t r = 0; r < in->count; r++)
+            for (uint32_t next = s->heads[r]; next && !s->bmatched[next - 1]; next = vec_join_next(&s->table, next - 1))
+                s->bmatched[next - 1] = 1;
+        return STRATA_OK;
+    }
+    uint32_t n = 0, m;
+    for (uint32_t r = 0; r < in->count; r++) {
+        for (uint32_t next = s->heads[r]; next; next = vec_join_next(&s->table, next - 1)) {
+            if (s->bmatched[next - 1]) continue;
+            s->prow[n] = r;
+            s->brow[n++] = next - 1;
+            if (n == VECTOR_SIZE) {
+                if ((rc = join_match_pairs(x, p, s, in, n, &m))) return rc;
+                n = 0;
+            }
+        }
+    }
+    return n ? join_match_pairs(x, p, s, in, n, &m) : STRATA_OK;
+}
+
+static int join_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
+    (void)finished;
+    const plan_op *p = nd->op;
+    join_state *s = nd->state;
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    if (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) {
+        *more = false;
+        return semi_exec(x, p, s, in, out);
+    }
+    if (p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI) {
+        *more = false;
+        out->count = 0;
+        return rsemi_mark(x, p, s, in);
+    }
+    if (s->phase == 2) { /* a new probe chunk */
+        vector *pkeys[p->join.nkeys + 1];
+        if ((rc = probe_chunk(x, p, s, in, pkeys))) return rc;
+        memset(s->pmatched, 0, in->count);
+        s->pos_row = 0;
+        s->in_chain = false;
+        s->phase = 0;
+    }
+    *more = true;
+    if (s->phase == 0) {
+        uint32_t n = 0;
+        while (s->pos_row < in->count && n < VECTOR_SIZE) {
+            uint32_t r = s->pos_row;
+            if (!s->in_chain) {
+                s->in_chain = true;
+                s->pos_next = p->join.nkeys ? s->heads[r] : s->nbuild ? 1 : 0;
+            }
+            while (s->pos_next && n < VECTOR_SIZE) { /* every build row on the chain has the key */
+                uint32_t b = s->pos_next - 1;
+                s->pos_next = p->join.nkeys ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
+                s->prow[n] = r;
+                s->brow[n++] = b;
+            }
+            if (!s->pos_next) {
+                s->pos_row++;
+                s->in_chain = false;
+            }
+        }
+        if (s->pos_row >= in->count) s->phase = 1;
+        if (n) return join_emit_pairs(x, p, s, in, n, out);
+    }
+    if (s->phase == 1) {
+        s->phase = 2;
+        *more = false;
+        if (p->join.kind == JK_LEFT || p->join.kind == JK_FULL) {
+            uint32_t n = 0;
+            for (uint32_t r = 0; r < in->count; r++)
+                if (!s->pmatched[r]) s->sel[n++] = r;
+            sel_t rows[VECTOR_SIZE];
+            memcpy(rows, s->sel, n * sizeof *rows);
+            return join_emit_outer(p, s, in, rows, n, true, out);
+        }
+    }
+    out->count = 0;
+    return STRATA_OK;
+}
+
+/* join_flush: RIGHT/FULL and RIGHT_ANTI joins output the build rows nothing matched, RIGHT_SEMI
+** joins those something matched. */
+static int join_flush(exec_ctx *x, op_node *nd, data_chunk *out, bool *more) {
+    (void)x;
+    const plan_op *p = nd->op;
+    join_state *s = nd->state;
+    join_kind k = p->join.kind;
+    *more = false;
+    out->count = 0;
+    if (k != JK_RIGHT && k != JK_FULL && k != JK_RSEMI && k != JK_RANTI) return STRATA_OK;
+    uint8_t want = k == JK_RSEMI;
+    uint32_t n = 0;
+    while (s->flush_pos < s->nbuild && n < VECTOR_SIZE) {
+        uint32_t b = s->flush_pos++;
+        if (s->bmatched[b] == want) s->brow[n++] = b;
+    }
+    *more = s->flush_pos < s->nbuild;
+    if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(p, s, NULL, NULL, n, false, out);
+    build_columns(s, n, out->cols); /* the build rows are the output */
+    out->count = n;
+    return STRATA_OK;
+}
+
+/* ---- index joins -------------------------------------------------------------------------- */
+
+typedef struct ijoin_state {
+    data_chunk fetched;  /* right rows read by key: the columns of child[1]'s projection */
+    uint32_t *proj;
+    uint32_t nproj;
+    data_chunk pairs;    /* joined rows, left columns then right */
+    data_chunk right;    /* a view of pairs' right columns, for scan_output */
+    index_scan *open;    /* the lookup of the current probe row, when it did not fit one chunk */
+    table_reader *reader; /* keeps the right table's row groups open from lookup to lookup */
+    btree_buf key;
+    uint32_t pos_row;
+    int phase;           /* 0 lookups, 1 unmatched probe rows (LEFT), 2 done with this chunk */
+    sel_t prow[VECTOR_SIZE], kept[VECTOR_SIZE], sel[VECTOR_SIZE];
+    int64_t rids[VECTOR_SIZE];
+    uint8_t found[VECTOR_SIZE], pmatched[VECTOR_SIZE];
+} ijoin_state;
+
+static int ijoin_open(exec_ctx *x, op_node *nd) {
+    const plan_op *p = nd->op;
+    ijoin_state *s = calloc(1, sizeof *s);
+    if (!s) return exec_nomem(x);
+    nd->state = s;
+    s->phase = 2;
+    plan_op *r = p->child[1];
+    int rc = scan_projection(x, r->scan.table, r->scan.cols, r->scan.ncols, r->scan.need, &s->proj, &s->nproj, &s->fetched);
+    if (rc == STRATA_OK && table_reader_open(&r->scan.table->desc, s->proj, s->nproj, &s->reader)) rc = exec_nomem(x);
+    if (rc || (rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
+    if ((rc = expr_prepare(p->join.lkeys[0], x->err))) return rc;
+    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
+    s->right.ncols = r->ncols;
+    s->right.cols = s->pairs.cols + p->child[0]->ncols;
+    return STRATA_OK;
+}
+
+static void ijoin_close(op_node *nd, bool keep) {
+    (void)keep;
+    ijoin_state *s = nd->state;
+    if (!s) return;
+    nd->state = NULL;
+    if (s->open) index_scan_close(s->open);
+    table_reader_close(s->reader);
+    chunk_free(&s->fetched);
+    chunk_free(&s->pairs);
+    free(s->proj);
+    btree_buf_free(&s->key);
+    free(s);
+}
+
+static int ijoin_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
+    (void)finished;
+    const plan_op *p = nd->op;
+    ijoin_state *s = nd->state;
+    plan_op *r = p->child[1];
+    uint32_t nl = p->child[0]->ncols;
+    expr *key = p->join.lkeys[0];
+    int rc;
+    if (in->sel) chunk_apply_sel(in);
+    if (s->phase == 2) {
+        if ((rc = expr_eval(x, key, in, in->count))) return rc;
+        memset(s->pmatched, 0, in->count);
+        s->pos_row = 0;
+        s->phase = 0;
+    }
+    *more = true;
+    out->count = 0;
+    if (s->phase == 0) {
+        uint32_t n = 0;
+        while (s->pos_row < in->count && n < VECTOR_SIZE) {
+            uint32_t row = s->pos_row;
+            if (vec_is_null(key->result, row)) { /* a NULL key matches nothing */
+                s->pos_row++;
+                continue;
+            }
+            if (!p->join.lookup) {
+                sql_value v;
+                vec_get_value(key->result, row, &v);
+                s->prow[n] = row;
+                s->rids[n++] = v.v.i;
+                s->pos_row++;
+                continue;
+            }
+            if (!s->open) {
+                s->key.len = 0;
+                if ((rc = key_encode_row(&s->key, key->result, 1, row, x->err))) return rc;
+                if ((rc = index_scan_open(x->txn, p->join.lookup->root, s->key.data, s->key.len, 1, s->key.data, s->key.len, 1,
+                                          &s->open)))
+                    return exec_table_error(x, rc);
+            }
+            uint32_t got;
+            if ((rc = index_scan_next(s->open, s->rids + n, VECTOR_SIZE - n, &got))) return exec_table_error(x, rc);
+            for (uint32_t k = 0; k < got; k++) s->prow[n + k] = row;
+            n += got;
+            if (!got) {
+                index_scan_close(s->open);
+                s->open = NULL;
+                s->pos_row++;
+            }
+        }
+        if (s->pos_row >= in->count) s->phase = 1;
+        if (n) {
+            chunk_reset(&s->fetched);
+            if ((rc = table_reader_get(s->reader, x->txn, s->rids, n, &s->fetched, s->found)))
+                return exec_table_error(x, rc);
+            uint32_t m = 0;
+            for (uint32_t k = 0; k < n; k++)
+                if (s->found[k]) s->kept[m++] = s->prow[k];
+            chunk_reset(&s->pairs);
+            for (uint32_t c = 0; c < nl; c++) vec_slice(&s->pairs.cols[c], &in->cols[c], s->kept, m);
+            scan_output(&s->fetched, r->scan.need, r->scan.ncols, &s->right);
+            s->pairs.count = m;
+            uint32_t q = m;
+            if (p->join.pred) {
+                if ((rc = expr_select(x, p->join.pred, &s->pairs, m, s->sel, &q))) return rc;
+            } else {
+                for (uint32_t k = 0; k < m; k++) s->sel[k] = k;
+            }
+            for (uint32_t k = 0; k < q; k++) s->pmatched[s->kept[s->sel[k]]] = 1;
+            for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &s->pairs.cols[c], s->sel, q);
+            out->count = q;
+            return STRATA_OK;
+        }
+    }
+    if (s->phase == 1) {
+        s->phase = 2;
+        *more = false;
+        if (p->join.kind == JK_LEFT) { /* probe rows nothing matched, with NULLs on the right */
+            uint32_t m = 0;
+            for (uint32_t row = 0; row < in->count; row++)
+                if (!s->pmatched[row]) s->kept[m++] = row;
+            chunk_reset(&s->pairs);
+            for (uint32_t c = 0; c < nl; c++) vec_slice(&out->cols[c], &in->cols[c], s->kept, m);
+            for (uint32_t c = nl; c < p->ncols; c++) {
+                vector *v = &s->pairs.cols[c];
+                vec_set_null(v, 0, 1);
+                vec_make_constant(v);
+                vec_reference(&out->cols[c], v);
+            }
+            out->count = m;
+        }
+    }
+    return STRATA_OK;
+}
+
+
+static void join_release(const plan_op *p) {
+    exec_release_exprs(p->join.lkeys, p->join.nkeys);
+    exec_release_exprs(p->join.rkeys, p->join.nkeys);
+    expr_release(p->join.pred);
+}
+
+static const char *const join_kind_names[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI"};
+
+static void join_explain(const plan_op *p, char *buf, size_t cap) {
+    snprintf(buf, cap, " %s%s%s%s", join_kind_names[p->join.kind], p->join.null_aware ? " (null-aware)" : "",
+             p->join.nkeys ? " on equality keys" : "", p->join.pred ? " with condition" : "");
+}
+
+static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
+    snprintf(buf, cap, " %s %s %s%s", join_kind_names[p->join.kind], p->child[1]->scan.table->name,
+             p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
+}
+
+/* a nested-loop join is a hash join without keys: one table of functions, two names */
+#define JOIN_OPERATOR(label)                                                                     \
+    {                                                                                            \
+        .name = label, .child = {CHILD_STREAM, CHILD_SINK}, .open = join_open, .close = join_close, \
+        .release = join_release, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
+        .finalize = join_finalize, .explain = join_explain,                                      \
+    }
+const op_vtable op_hash_join = JOIN_OPERATOR("HASH_JOIN");
+const op_vtable op_nl_join = JOIN_OPERATOR("NESTED_LOOP_JOIN");
+
+/* the index join's right side (child 1) is not run: its table is read by key */
+const op_vtable op_index_join = {
+    .name = "INDEX_JOIN",
+    .child = {CHILD_STREAM, CHILD_NONE},
+    .open = ijoin_open,
+    .close = ijoin_close,
+    .release = join_release,
+    .execute = ijoin_exec,
+    .explain = ijoin_explain,
+};

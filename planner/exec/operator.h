@@ -1,0 +1,140 @@
+/*
+** operator.h -- the operator interface: one table of functions per operator kind.
+**
+** Each kind of plan_op (plan.h) is one op_vtable, defined in the file of its family (op_scan.c,
+** op_filter.c, op_aggregate.c, op_join.c, op_sort.c, op_setop.c, op_cte.c, op_dml.c, and COPY's
+** two in load/copy.c); op_table (pipeline.c) lists them by kind, and exec_check_operators says at
+** startup which kind has no entry, or an entry without the functions its roles need. The executor
+** never switches on the kind: pipeline.c builds pipelines from the children's roles and calls
+** the entries.
+**
+** The plan is not written while it runs: an operator's state lives in its op_node, one per
+** operator of a run's plan (pipeline.c keeps them with the pipelines, between runs of a prepared
+** statement), and so do the EXPLAIN ANALYZE counters. (Expressions still keep their evaluated
+** vectors on the expr, and a join filter and a recursive CTE's working table are written through
+** pointers of the plan: see plan.h.)
+**
+** A pipeline is a source, streaming operators and a sink: the source's `source` fills chunks,
+** each streaming operator's `execute` transforms them, and the sink's `sink` consumes them; once
+** every pipeline feeding a sink is done, its `finalize` runs, and it is the source of the next
+** pipeline. An operator may take more than one role: a hash join streams its probe side (child 0)
+** and is the sink of its build side (child 1); an aggregate is the sink of its input and the
+** source of what is above it.
+*/
+#ifndef STRATA_OPERATOR_H
+#define STRATA_OPERATOR_H
+
+#include "exec/exec.h"
+
+/* How an operator takes a child's rows. */
+typedef enum child_role {
+    CHILD_NONE,   /* no child, or one never run (an index join's right side, read by key) */
+    CHILD_STREAM, /* the child's rows flow through the operator in the child's pipeline */
+    CHILD_SINK,   /* a pipeline of its own ends in the operator (side: the child's index) */
+    CHILD_NESTED  /* the operator runs the child itself, as nested runs (WITH RECURSIVE) */
+} child_role;
+
+/* EXPLAIN ANALYZE's counters of one operator in one run. */
+typedef struct op_stats {
+    uint64_t rows_out;     /* rows it produced */
+    uint64_t ns;           /* time spent in it */
+    uint64_t rows_dropped; /* a scan: rows its join filters dropped */
+} op_stats;
+
+typedef struct op_vtable op_vtable;
+
+/* An operator of a run: the plan's operator, its table, and its run-time state. */
+typedef struct op_node {
+    const plan_op *op;
+    const op_vtable *vt;
+    void *state;    /* the operator's, made by open; kept between runs when close keeps it */
+    op_stats stats;
+} op_node;
+
+struct op_vtable {
+    const char *name;          /* as EXPLAIN shows it */
+    child_role child[2];
+    /* open starts a run (n->state is what close kept from the last run, or NULL); close ends it,
+    ** with keep leaving what the next run of the plan reuses in n->state (NULL otherwise). Both
+    ** are required. */
+    int (*open)(exec_ctx *x, op_node *n);
+    void (*close)(op_node *n, bool keep);
+    /* release frees what the operator prepared once for every run (expressions); may be NULL */
+    void (*release)(const plan_op *p);
+    /* a source: the next chunk, out->count 0 at the end */
+    int (*source)(exec_ctx *x, op_node *n, data_chunk *out);
+    /* a streaming operator: out from in; *more when it has more output for the same input, and
+    ** *finished when it will take no more input (LIMIT) */
+    int (*execute)(exec_ctx *x, op_node *n, data_chunk *in, data_chunk *out, bool *more, bool *finished);
+    /* a streaming operator's rows held back to the end of its input (an outer join's unmatched
+    ** build rows); may be NULL */
+    int (*flush)(exec_ctx *x, op_node *n, data_chunk *out, bool *more);
+    /* a sink: rows of the pipeline of child `side`; finalize once all of them are in (may be NULL) */
+    int (*sink)(exec_ctx *x, op_node *n, data_chunk *in, int side);
+    int (*finalize)(exec_ctx *x, op_node *n);
+    /* explain appends what EXPLAIN shows after the name (" lineitem", " top 10"); may be NULL */
+    void (*explain)(const plan_op *p, char *buf, size_t cap);
+    /* an operator with CHILD_NESTED children: the run plan of child i (NULL before it ran), for
+    ** EXPLAIN ANALYZE's counters */
+    void *(*nested)(op_node *n, int child);
+};
+
+extern const op_vtable op_scan, op_index_scan, op_values, op_series, op_storage_info, op_empty, op_filter,
+    op_project, op_limit, op_agg, op_hash_join, op_nl_join, op_index_join, op_sort, op_distinct, op_setop, op_insert,
+    op_update, op_delete, op_cte_scan, op_recursive, op_file_scan, op_copy_to;
+
+/* op_vt is the table of p's kind. */
+const op_vtable *op_vt(const plan_op *p);
+/* exec_check_operators checks that every kind has a table with the functions its roles need;
+** STRATA_OK, or an error naming the kind. */
+int exec_check_operators(strata_err *err);
+
+/* exec_node is operator p's node in the running plan of x (NULL when p is not one of its
+** operators): for an operator that reads another's state (an INSERT its COPY source's). */
+op_node *exec_node(exec_ctx *x, const plan_op *p);
+
+/* ---- what the operators share ----------------------------------------------------------- */
+
+int exec_nomem(exec_ctx *x);
+/* exec_table_error turns a storage error of x->txn into x->err. */
+int exec_table_error(exec_ctx *x, int rc);
+/* exec_eval_scalar evaluates an expression without columns, cheaply for constants and parameters. */
+int exec_eval_scalar(exec_ctx *x, expr *e, sql_value *out);
+/* The collections and hash tables of a run are charged to its query memory (x->budget). */
+int exec_rows_init(exec_ctx *x, vec_rows *c, const sql_type *types, uint32_t ncols);
+int exec_groups_init(exec_ctx *x, vec_groups *g, const sql_type *types, uint32_t ncols);
+int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, uint32_t nkeys);
+/* exec_small_state gives n->state zeroed bytes: those kept from the plan's last run, or new. */
+int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
+/* exec_small_close frees a small state, unless keep (exec_small_state zeroes it at the next run). */
+void exec_small_close(op_node *n, bool keep);
+/* exec_no_close is the close of an operator without a state. */
+void exec_no_close(op_node *n, bool keep);
+void exec_release_exprs(expr **list, uint32_t n);
+
+/* A row of a vec_rows: chunk index and row within it. */
+typedef struct row_ref {
+    uint32_t chunk, row;
+} row_ref;
+/* exec_emit_refs copies the rows refs[0..n) of rows into out. */
+int exec_emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out);
+
+/* A table's columns as a scan decodes them (op_scan.c; the index join reads its right side so):
+** scan_projection lists the table columns of the outputs some operator reads (need NULL: all)
+** and makes the chunk raw they are decoded into; scan_output shows raw as the outputs (the
+** unread ones constant NULLs). */
+int scan_projection(exec_ctx *x, const table_def *td, const uint32_t *cols, uint32_t ncols, const uint8_t *need,
+                    uint32_t **proj, uint32_t *nproj, data_chunk *raw);
+void scan_output(data_chunk *raw, const uint8_t *need, uint32_t ncols, data_chunk *out);
+/* null_column makes v a constant NULL: a column no one reads, or the side of an outer join's row
+** that has none. */
+void null_column(vector *v);
+
+/* The Bloom filter of a join filter (plan.h): a key's hash picks a word by its top bits and sets
+** three of its bits by its low ones, so that a probe reads one word; 16 bits a key, up to 2^24
+** words (a larger build side gives only the range). */
+static inline uint64_t bloom_bits(uint64_t h) {
+    return UINT64_C(1) << (h & 63) | UINT64_C(1) << ((h >> 6) & 63) | UINT64_C(1) << ((h >> 12) & 63);
+}
+
+#endif
