@@ -22,6 +22,7 @@
 #include "../rowstore/pager.h"
 #include "bind/bind.h"
 #include "optimize/estimate.h"
+#include "optimize/optimize.h"
 #include "exec/operator.h"
 #include "parser/parser.h"
 #include "recover.h"
@@ -241,7 +242,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     default: break;
     }
     if (!rc && s->plan && s->feed) rc = bind_feed(&b, s->plan, s->feed);
-    if (!rc && s->plan) rc = bind_prune(&b, s->plan);
+    if (!rc && s->plan) rc = optimize_prune(&b, s->plan);
     if (rc) return rc;
     estimate_plan(s->plan);
     if (b.nparams > s->nparams) {

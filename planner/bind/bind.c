@@ -12,7 +12,7 @@
 ** GROUP BY clause" error.
 */
 #include "bind/bind_internal.h"
-#include "optimize/joinorder.h"
+#include "optimize/optimize.h"
 
 #include "load/copy.h"
 
@@ -184,14 +184,6 @@ static void col_range(const expr *e, uint32_t *lo, uint32_t *hi) {
             if (e->sub.outer[i] > *hi || *hi == UINT32_MAX) *hi = e->sub.outer[i];
         }
     for (int i = 0; i < e->nargs; i++) col_range(e->args[i], lo, hi);
-}
-
-/* shift_cols adds delta to every column reference (pushing an expression to a join input). */
-static void shift_cols(expr *e, int64_t delta) {
-    if (e->kind == EXPR_COL) e->col = (uint32_t)((int64_t)e->col + delta);
-    if (e->kind == EXPR_SUBQUERY && e->sub.correlated)
-        for (uint32_t i = 0; i < e->sub.nouter; i++) e->sub.outer[i] = (uint32_t)((int64_t)e->sub.outer[i] + delta);
-    for (int i = 0; i < e->nargs; i++) shift_cols(e->args[i], delta);
 }
 
 /* ---- casts -------------------------------------------------------------------------------- */
@@ -423,32 +415,6 @@ static const value_op arith_of[] = {[OP_ADD] = VALUE_ADD, [OP_SUB] = VALUE_SUB, 
 static const cmp_op cmp_of[] = {[OP_EQ] = CMP_EQ, [OP_NE] = CMP_NE, [OP_LT] = CMP_LT,
                                 [OP_LE] = CMP_LE, [OP_GT] = CMP_GT, [OP_GE] = CMP_GE};
 
-/* date_vs_timestamp rewrites `date x op timestamp constant c` as a comparison of x with a DATE
-** constant, which compares the column as it is stored (no cast per row; zone maps and encoded
-** filters apply): with c at midnight of day d, x op d; with c later in day d, x < c and x <= c
-** are x <= d, x > c and x >= c are x > d. False when it does not apply (= and <> with a time of
-** day, a day outside DATE's range). */
-static bool date_vs_timestamp(bind_ctx *b, cmp_op *op, expr **x, expr **y) {
-    static const cmp_op mirrored[] = {CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE};
-    bool swap = (*x)->kind == EXPR_CONST;
-    expr *col = swap ? *y : *x, *k = swap ? *x : *y;
-    if (col->type.id != TYPE_DATE || k->kind != EXPR_CONST || k->type.id != TYPE_TIMESTAMP || k->value.is_null)
-        return false;
-    cmp_op o = swap ? mirrored[*op] : *op;
-    const int64_t day_us = INT64_C(86400000000);
-    int64_t ts = k->value.v.i, d = ts / day_us - (ts % day_us < 0), frac = ts - d * day_us;
-    if (d < INT32_MIN || d > INT32_MAX) return false;
-    if (frac != 0) {
-        if (o == CMP_EQ || o == CMP_NE) return false;
-        if (o == CMP_LT) o = CMP_LE;
-        if (o == CMP_GE) o = CMP_GT;
-    }
-    expr *c = mk_const(b, value_date((int32_t)d), k->off);
-    if (!c) return false;
-    *x = col, *y = c, *op = o;
-    return true;
-}
-
 /* longer_text: e is a string constant with more characters than type t allows. */
 static bool longer_text(const expr *e, sql_type t) {
     return e->kind == EXPR_CONST && !e->value.is_null && e->value.type.id == TYPE_VARCHAR && t.max_len &&
@@ -460,7 +426,7 @@ static bool longer_text(const expr *e, sql_type t) {
 ** rather than failing its cast. */
 static int make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr **out) {
     sql_type ct;
-    date_vs_timestamp(b, &op, &x, &y);
+    simplify_date_vs_timestamp(b, &op, &x, &y);
     int rc = common_type(b, x, y, off, &ct);
     if (rc) return rc;
     if (ct.id == TYPE_NULL) ct = sql_type_make(TYPE_VARCHAR);
@@ -713,7 +679,7 @@ static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_
     plan_op *p;
     int rc = bind_query(b, q, &p);
     b->corr = cc.parent;
-    if (!rc && !cc.n && !(rc = join_order(b, &p))) join_lookups(p);
+    if (!rc && !cc.n) rc = optimize_subquery(b, &p);
     if (rc) return rc;
     if (kind != SUB_EXISTS && p->ncols != 1)
         return bind_error(b, off, kind == SUB_IN ? "subquery has too many columns" : "subquery must return only one column");
@@ -730,7 +696,6 @@ static int bind_subquery(ectx *c, const sql_select *q, subquery_kind kind, size_
 }
 
 static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
-static int choose_access(bind_ctx *b, plan_op *p);
 
 static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
     bind_ctx *b = c->b;
@@ -860,11 +825,7 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
             if ((rc = bind_expr(c, a->in.list.items[i - 1], &list[i]))) return rc;
         sql_type t;
         if ((rc = fold_common(b, list, n, a->off, &t))) return rc;
-        if (n == 2) { /* x IN (y) is x = y, NULLs alike; an equality can be a key or a lookup */
-            if (!(*out = mk2(b, EXPR_CMP, tbool, a->off, list[0], list[1]))) return nomem(b);
-            (*out)->cmp = a->negated ? CMP_NE : CMP_EQ;
-            break;
-        }
+        if (n == 2) return simplify_in_one(b, list[0], list[1], a->negated, a->off, out);
         expr *e = mk(b, EXPR_IN_LIST, tbool, a->off, 0);
         if (!e) return nomem(b);
         e->nargs = n;
@@ -888,20 +849,8 @@ static int bind_expr_plain(ectx *c, const sql_expr *a, expr **out) {
                 return bind_error(b, a->like.escape->off, "invalid escape string");
             esc = a->like.escape->text.len ? (unsigned char)a->like.escape->text.ptr[0] : 0;
         }
-        char *lit;
-        size_t len;
-        if (!a->like.ilike && y->kind == EXPR_CONST && !y->value.is_null &&
-            (lit = arena_alloc(b->mem, y->value.v.s.len + 1)) &&
-            like_exact(sstr_data(&y->value.v.s), y->value.v.s.len, esc, lit, &len)) {
-            /* a pattern without wildcards: equality, which an index or a hash join can use */
-            sql_value v = {.type = tv};
-            if (sstr_copy(b->mem, lit, len, &v.v.s, b->err)) return STRATA_NOMEM;
-            expr *k = mk_const(b, v, y->off);
-            if (!k) return nomem(b);
-            k->untyped = true;
-            if ((rc = make_cmp(b, a->negated ? CMP_NE : CMP_EQ, text, k, a->off, out))) return rc;
-            break;
-        }
+        if ((rc = simplify_like(b, text, y, esc, a->like.ilike, a->negated, a->off, out))) return rc;
+        if (*out) break;
         expr *e = mk2(b, EXPR_LIKE, tbool, a->off, x, y);
         if (!e) return nomem(b);
         e->like.escape = esc;
@@ -1028,7 +977,6 @@ int bind_feed(bind_ctx *b, plan_op *insert, cte_store *feed) {
 
 static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out);
 static int project(bind_ctx *b, plan_op *child, expr **exprs, const char **names, uint32_t n, plan_op **out);
-static int cast_columns(bind_ctx *b, plan_op **p, const sql_type *types);
 
 /* A FROM item bound: its plan and scope. */
 static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc);
@@ -1073,209 +1021,15 @@ static int add_filter(bind_ctx *b, plan_op **p, expr *pred) {
     return STRATA_OK;
 }
 
-static int add_join_key(bind_ctx *b, plan_op *j, expr *l, expr *r) {
-    uint32_t n = j->join.nkeys;
-    expr **lk = alloc0(b, (n + 1) * sizeof *lk), **rk = alloc0(b, (n + 1) * sizeof *rk);
-    if (!lk || !rk) return nomem(b);
-    if (n) memcpy(lk, j->join.lkeys, n * sizeof *lk), memcpy(rk, j->join.rkeys, n * sizeof *rk);
-    lk[n] = l, rk[n] = r;
-    j->join.lkeys = lk, j->join.rkeys = rk;
-    j->join.nkeys = n + 1;
-    j->kind = PLAN_HASH_JOIN;
-    return STRATA_OK;
-}
-
-static int add_residual(bind_ctx *b, plan_op *j, expr *pred) {
-    if (!j->join.pred) {
-        j->join.pred = pred;
-        return STRATA_OK;
-    }
-    expr *both = mk2(b, EXPR_AND, sql_type_make(TYPE_BOOLEAN), pred->off, j->join.pred, pred);
-    if (!both) return nomem(b);
-    j->join.pred = both;
-    return STRATA_OK;
-}
-
-/* place pushes conjunct e (over p's output columns) as far down as it may go. from_on says e
-** comes from the ON clause of p itself (for outer joins, where it may not filter the preserved
-** side). */
-static int place(bind_ctx *b, plan_op **p, expr *e, bool from_on) {
-    uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
-    col_range(e, &lo, &hi);
-    plan_op *j = *p;
-    if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo == UINT32_MAX && from_on)
-        return add_residual(b, j, e); /* a constant ON condition of an outer join keeps its rows */
-    if ((j->kind == PLAN_HASH_JOIN || j->kind == PLAN_NL_JOIN) && lo != UINT32_MAX) {
-        uint32_t nl = j->child[0]->ncols;
-        join_kind k = j->join.kind;
-        bool left_ok = k == JK_INNER || k == JK_SEMI || k == JK_ANTI || (k == JK_LEFT && !from_on) || (k == JK_RIGHT && from_on);
-        bool right_ok = k == JK_INNER || (k == JK_RIGHT && !from_on) || (k == JK_LEFT && from_on);
-        if (hi < nl && left_ok) return place(b, &j->child[0], e, false);
-        if (lo >= nl && right_ok) {
-            shift_cols(e, -(int64_t)nl);
-            return place(b, &j->child[1], e, false);
-        }
-        if (k == JK_INNER || from_on) {
-            /* an equality between the two sides is a hash key */
-            if (e->kind == EXPR_CMP && e->cmp == CMP_EQ) {
-                uint32_t l0 = UINT32_MAX, h0 = UINT32_MAX, l1 = UINT32_MAX, h1 = UINT32_MAX;
-                col_range(e->args[0], &l0, &h0);
-                col_range(e->args[1], &l1, &h1);
-                expr *lk = NULL, *rk = NULL;
-                if (l0 != UINT32_MAX && l1 != UINT32_MAX && h0 < nl && l1 >= nl) lk = e->args[0], rk = e->args[1];
-                else if (l0 != UINT32_MAX && l1 != UINT32_MAX && h1 < nl && l0 >= nl) lk = e->args[1], rk = e->args[0];
-                if (lk) {
-                    shift_cols(rk, -(int64_t)nl);
-                    return add_join_key(b, j, lk, rk);
-                }
-            }
-            if (k == JK_INNER || from_on) return add_residual(b, j, e);
-        }
-    }
-    if (j->kind == PLAN_FILTER && j->child[0]->kind != PLAN_SCAN && lo != UINT32_MAX)
-        return place(b, &j->child[0], e, false) == STRATA_OK ? STRATA_OK : STRATA_ERROR;
-    return add_filter(b, p, e);
-}
-
-/* conjuncts flattens an AND tree. */
-static int conjuncts(bind_ctx *b, expr *e, expr ***list, int *n, int *cap) {
-    if (e->kind == EXPR_AND) {
-        for (int i = 0; i < e->nargs; i++) {
-            int rc = conjuncts(b, e->args[i], list, n, cap);
-            if (rc) return rc;
-        }
-        return STRATA_OK;
-    }
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 8;
-        expr **nl = alloc0(b, (size_t)nc * sizeof *nl);
-        if (!nl) return nomem(b);
-        if (*n) memcpy(nl, *list, (size_t)*n * sizeof *nl);
-        *list = nl;
-        *cap = nc;
-    }
-    (*list)[(*n)++] = e;
-    return STRATA_OK;
-}
-
-/* same_conjunct: x and y test the same (an equality also with its sides swapped). */
-static bool same_conjunct(const expr *x, const expr *y) {
-    if (expr_equal(x, y)) return true;
-    return x->kind == EXPR_CMP && y->kind == EXPR_CMP && x->cmp == CMP_EQ && y->cmp == CMP_EQ &&
-           expr_equal(x->args[0], y->args[1]) && expr_equal(x->args[1], y->args[0]);
-}
-
-static bool has_term(expr *const *terms, int n, const expr *x) {
-    for (int i = 0; i < n; i++)
-        if (same_conjunct(terms[i], x)) return true;
-    return false;
-}
-
-/* factor_or takes out of OR e the conjuncts that every branch has, appending them to list: (a AND
-** b) OR (a AND c) is a AND (b OR c), in three-valued logic too. *rest is what remains of e, NULL
-** when some branch had nothing else (a OR (a AND b) is a). A join condition repeated in every
-** branch so becomes a hash key. */
-/* or_branches lists the branches of nested ORs into out (NULL: counts them only). */
-static void or_branches(expr *e, expr **out, int *n) {
-    if (e->kind != EXPR_OR) {
-        if (out) out[*n] = e;
-        (*n)++;
-        return;
-    }
-    for (int i = 0; i < e->nargs; i++) or_branches(e->args[i], out, n);
-}
-
-static int factor_or(bind_ctx *b, expr *e, expr ***list, int *n, int *cap, expr **rest) {
-    int nb = 0;
-    or_branches(e, NULL, &nb);
-    int *nt = alloc0(b, (size_t)nb * sizeof *nt);
-    expr **branch = alloc0(b, (size_t)nb * sizeof *branch);
-    expr ***terms = alloc0(b, (size_t)nb * sizeof *terms);
-    if (!nt || !terms || !branch) return nomem(b);
-    nb = 0;
-    or_branches(e, branch, &nb);
-    for (int i = 0; i < nb; i++) {
-        int tcap = 0, rc = conjuncts(b, branch[i], &terms[i], &nt[i], &tcap);
-        if (rc) return rc;
-    }
-    int before = *n;
-    for (int k = 0; k < nt[0]; k++) {
-        bool common = !has_term(*list + before, *n - before, terms[0][k]);
-        for (int i = 1; i < nb && common; i++) common = has_term(terms[i], nt[i], terms[0][k]);
-        int rc = common ? conjuncts(b, terms[0][k], list, n, cap) : STRATA_OK;
-        if (rc) return rc;
-    }
-    *rest = e;
-    if (*n == before) return STRATA_OK;
-    expr *or = mk(b, EXPR_OR, e->type, e->off, nb);
-    if (!or) return nomem(b);
-    for (int i = 0; i < nb; i++) {
-        int m = 0;
-        for (int k = 0; k < nt[i]; k++)
-            if (!has_term(*list + before, *n - before, terms[i][k])) terms[i][m++] = terms[i][k];
-        if (m == 0) { /* this branch is just the common part: the OR adds nothing */
-            *rest = NULL;
-            return STRATA_OK;
-        }
-        if (m == 1) {
-            or->args[i] = terms[i][0];
-            continue;
-        }
-        if (!(or->args[i] = mk(b, EXPR_AND, e->type, branch[i]->off, m))) return nomem(b);
-        memcpy(or->args[i]->args, terms[i], (size_t)m * sizeof *terms[i]);
-    }
-    *rest = or;
-    return STRATA_OK;
-}
-
-/* place_listed places conjunct i of list[0..n), an OR's common conjuncts appended to the list. */
-static int place_listed(bind_ctx *b, plan_op **p, expr ***list, int *n, int *cap, int i, bool from_on) {
-    expr *e = (*list)[i];
-    int rc = e->kind == EXPR_OR ? factor_or(b, e, list, n, cap, &e) : STRATA_OK;
-    return rc || !e ? rc : place(b, p, e, from_on);
-}
-
-static int place_all(bind_ctx *b, plan_op **p, expr *pred, bool from_on) {
-    expr **list = NULL;
-    int n = 0, cap = 0;
-    int rc = conjuncts(b, pred, &list, &n, &cap);
-    for (int i = 0; i < n && !rc; i++) rc = place_listed(b, p, &list, &n, &cap, i, from_on);
-    return rc;
-}
-
-static bool has_subquery(const expr *e) {
-    if (e->kind == EXPR_SUBQUERY) return true;
-    for (int i = 0; i < e->nargs; i++)
-        if (has_subquery(e->args[i])) return true;
-    return false;
-}
-
-/* place_where places the conjuncts of a WHERE over p: first those without subqueries, pushed down,
-** so that the joins decorrelate.c makes of the others (semi and anti joins pushed down the same
-** way, LEFT joins with aggregates on top) see the filtered inputs. */
-static int place_where(bind_ctx *b, plan_op **p, expr *where) {
-    expr **list = NULL;
-    int n = 0, cap = 0, nsub = 0;
-    int rc = conjuncts(b, where, &list, &n, &cap);
-    for (int i = 0; i < n && !rc; i++) {
-        if (has_subquery(list[i])) list[nsub++] = list[i];
-        else rc = place_listed(b, p, &list, &n, &cap, i, false);
-    }
-    for (int i = 0; i < nsub && !rc; i++) {
-        expr *e = list[i];
-        if (!(rc = decorrelate_conjunct(b, p, &e)) && e) rc = place(b, p, e, false);
-    }
-    return rc;
-}
-
-/* What decorrelate.c uses of the binder (bind_internal.h). */
+/* What optimize/ builds with (bind_internal.h). */
+void *bind_alloc0(bind_ctx *b, size_t n) { return alloc0(b, n); }
 plan_op *bind_new_op(bind_ctx *b, plan_kind kind, uint32_t ncols) { return new_op(b, kind, ncols); }
 expr *bind_mk(bind_ctx *b, expr_kind kind, sql_type type, size_t off, int nargs) { return mk(b, kind, type, off, nargs); }
+expr *bind_mk2(bind_ctx *b, expr_kind kind, sql_type type, size_t off, expr *x, expr *y) { return mk2(b, kind, type, off, x, y); }
+expr *bind_mk_const(bind_ctx *b, sql_value v, size_t off) { return mk_const(b, v, off); }
 void bind_col_range(const expr *e, uint32_t *lo, uint32_t *hi) { col_range(e, lo, hi); }
-void bind_shift_cols(expr *e, int64_t delta) { shift_cols(e, delta); }
-int bind_conjuncts(bind_ctx *b, expr *e, expr ***list, int *n, int *cap) { return conjuncts(b, e, list, n, cap); }
-int bind_add_join_key(bind_ctx *b, plan_op *j, expr *l, expr *r) { return add_join_key(b, j, l, r); }
-int bind_add_residual(bind_ctx *b, plan_op *j, expr *pred) { return add_residual(b, j, pred); }
+int bind_make_cmp(bind_ctx *b, cmp_op op, expr *x, expr *y, size_t off, expr **out) { return make_cmp(b, op, x, y, off, out); }
+int bind_add_filter(bind_ctx *b, plan_op **p, expr *pred) { return add_filter(b, p, pred); }
 
 static int bind_subquery_from(bind_ctx *b, const sql_select *q, const char *alias, const sql_list *colnames,
                               size_t off, plan_op **out, scope *sc) {
@@ -1586,7 +1340,7 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
                               li < 0 ? "left" : "right");
         expr *x = mk_col(b, (uint32_t)li, ls.cols[li].type, f->off), *y = mk_col(b, l->ncols + (uint32_t)ri, rs.cols[ri].type, f->off), *eq;
         if (!x || !y) return nomem(b);
-        if ((rc = make_cmp(b, CMP_EQ, x, y, f->off, &eq)) || (rc = place(b, out, eq, true))) return rc;
+        if ((rc = make_cmp(b, CMP_EQ, x, y, f->off, &eq)) || (rc = pushdown_conjunct(b, out, eq, true))) return rc;
         /* the right side's copy is hidden from unqualified references (the left one answers) */
         all.cols[l->ncols + (uint32_t)ri].hidden = true;
         if (j->join.kind == JK_RIGHT) all.cols[(uint32_t)li].hidden = true, all.cols[l->ncols + (uint32_t)ri].hidden = false;
@@ -1628,7 +1382,7 @@ static int bind_from(bind_ctx *b, const sql_from *f, plan_op **out, scope *sc) {
         ectx c = {b, &all, NULL, "JOIN conditions"};
         expr *on;
         if ((rc = bind_expr(&c, f->join.on, &on)) || (rc = require_bool(b, &on, "JOIN/ON"))) return rc;
-        if ((rc = place_all(b, out, on, true))) return rc;
+        if ((rc = pushdown_conjuncts(b, out, on, true))) return rc;
     }
     *sc = all;
     return STRATA_OK;
@@ -1737,7 +1491,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
         ectx c = {b, &sc, NULL, "WHERE"};
         expr *w;
         if ((rc = bind_expr(&c, q->where, &w)) || (rc = require_bool(b, &w, "WHERE"))) return rc;
-        if ((rc = place_where(b, &p, w))) return rc;
+        if ((rc = pushdown_where(b, &p, w))) return rc;
     }
     /* aggregation? */
     bool aggregating = q->group_by.n > 0 || q->having;
@@ -1859,7 +1613,7 @@ static int bind_select_core(bind_ctx *b, const sql_select *q, plan_op **out) {
     /* correlated aggregates in the select list and ORDER BY join as they do in WHERE (an
     ** aggregating query refuses correlated subqueries there) */
     for (uint32_t i = 0; i < n && !aggregating; i++)
-        if (has_subquery(exprs[i]) && (rc = decorrelate_scalars(b, &p, &exprs[i]))) return rc;
+        if ((rc = decorrelate_scalars(b, &p, &exprs[i]))) return rc;
     if (aggregating) {
         plan_op *a = new_op(b, PLAN_AGG, ag.nkeys + ag.naggs);
         if (!a) return nomem(b);
@@ -2039,248 +1793,8 @@ int bind_query(bind_ctx *b, const sql_select *q, plan_op **out) {
     b->depth--;
     b->ctes = saved_ctes;
     if (rc) return rc;
-    /* a top-N sort: LIMIT directly over SORT */
-    if (p->kind == PLAN_LIMIT && p->child[0]->kind == PLAN_SORT && p->limit.limit && p->limit.limit->kind == EXPR_CONST &&
-        !p->limit.limit->value.is_null && (!p->limit.offset || (p->limit.offset->kind == EXPR_CONST && !p->limit.offset->value.is_null))) {
-        int64_t lim = p->limit.limit->value.v.i, off = p->limit.offset ? p->limit.offset->value.v.i : 0;
-        if (lim >= 0 && off >= 0 && lim <= INT64_MAX - off) p->child[0]->sort.limit = lim + off;
-    }
-    /* the joins of a correlated subquery are ordered once it is decorrelated, in the outer query
-    ** (bind_subquery orders an uncorrelated one) */
-    if ((rc = choose_access(b, p)) || (!b->corr && (rc = join_order(b, &p)))) return rc;
-    join_lookups(p);
+    if ((rc = optimize_query(b, &p))) return rc;
     *out = p;
-    return STRATA_OK;
-}
-
-/* ---- access paths ------------------------------------------------------------------------- */
-
-/* is_key_value: an expression a scan can evaluate once at its start (no columns, no correlation). */
-static bool is_key_value(const expr *e) {
-    uint32_t lo = UINT32_MAX, hi = UINT32_MAX;
-    col_range(e, &lo, &hi);
-    if (lo != UINT32_MAX) return false;
-    if (e->kind == EXPR_PARAM && e->param < 0) return false;
-    for (int i = 0; i < e->nargs; i++)
-        if (!is_key_value(e->args[i])) return false;
-    return !(e->kind == EXPR_SUBQUERY && e->sub.correlated);
-}
-
-/* match_cmp: conj is `target op value` (or reversed, op flipped) with value a key value. */
-static bool match_cmp(const expr *conj, const expr *target, cmp_op *op, expr **value) {
-    static const cmp_op flip[] = {[CMP_EQ] = CMP_EQ, [CMP_NE] = CMP_NE, [CMP_LT] = CMP_GT,
-                                  [CMP_LE] = CMP_GE, [CMP_GT] = CMP_LT, [CMP_GE] = CMP_LE};
-    if (conj->kind != EXPR_CMP || conj->cmp == CMP_NE) return false;
-    for (int side = 0; side < 2; side++) {
-        const expr *k = conj->args[side], *v = conj->args[1 - side];
-        if (!sql_type_equal(k->type, target->type) || !expr_equal(k, target) || !is_key_value(v)) continue;
-        *op = side == 0 ? conj->cmp : flip[conj->cmp];
-        *value = (expr *)v;
-        return true;
-    }
-    return false;
-}
-
-/* A range on one key: lo/hi values (NULL: unbounded), each inclusive or not, or an equality. */
-typedef struct key_range {
-    expr *eq, *lo, *hi;
-    bool lo_incl, hi_incl;
-    int eq_at; /* the conjunct eq comes from */
-} key_range;
-
-/* like_range: conj is `target LIKE 'prefix%'` (case-sensitive, a constant pattern), whose rows all
-** lie in [prefix, the prefix with its last byte below 0xFF raised by one): sets *lo and *hi (NULL
-** when every byte is 0xFF) to those bounds. The LIKE itself stays to re-check them. */
-static bool like_range(bind_ctx *b, const expr *conj, const expr *target, expr **lo, expr **hi) {
-    if (conj->kind != EXPR_LIKE || conj->negated || conj->like.ilike || target->type.id != TYPE_VARCHAR) return false;
-    const expr *text = conj->args[0], *pat = conj->args[1];
-    if (text->kind == EXPR_CAST) text = text->args[0];
-    if (!expr_equal(text, target) || pat->kind != EXPR_CONST || pat->value.is_null) return false;
-    const sstr *ps = &pat->value.v.s;
-    char *pre = arena_alloc(b->mem, ps->len + 1);
-    size_t n;
-    if (!pre || !like_prefix(sstr_data(ps), ps->len, conj->like.escape, pre, &n) || n == 0) return false;
-    if (target->type.max_len && utf8_length(pre, n) > target->type.max_len) return false; /* matches nothing */
-    sql_value v = {.type = target->type};
-    strata_err tmp; /* out of memory here only leaves the index unused */
-    err_clear(&tmp);
-    if (sstr_copy(b->mem, pre, n, &v.v.s, &tmp) || !(*lo = mk_const(b, v, conj->off))) return false;
-    *hi = NULL;
-    while (n > 0 && (unsigned char)pre[n - 1] == 0xFF) n--;
-    if (n == 0) return true;
-    pre[n - 1] = (char)((unsigned char)pre[n - 1] + 1);
-    return !sstr_copy(b->mem, pre, n, &v.v.s, &tmp) && (*hi = mk_const(b, v, conj->off));
-}
-
-static void find_range(bind_ctx *b, expr **conj, int n, const expr *target, key_range *r) {
-    memset(r, 0, sizeof *r);
-    for (int i = 0; i < n; i++) {
-        cmp_op op;
-        expr *v, *hi;
-        if (!r->lo && !r->hi && like_range(b, conj[i], target, &v, &hi)) {
-            r->lo = v, r->lo_incl = true;
-            r->hi = hi, r->hi_incl = false;
-            continue;
-        }
-        if (!match_cmp(conj[i], target, &op, &v)) continue;
-        switch (op) {
-        case CMP_EQ:
-            if (!r->eq) r->eq = v, r->eq_at = i;
-            break;
-        case CMP_GT:
-        case CMP_GE:
-            if (!r->lo) r->lo = v, r->lo_incl = op == CMP_GE;
-            break;
-        default:
-            if (!r->hi) r->hi = v, r->hi_incl = op == CMP_LE;
-            break;
-        }
-    }
-}
-
-#define MAX_ZONE_CONDS 8 /* ROWGROUP_MAX_PREDS */
-
-/* zone_conditions records in scan the conjuncts `column op value` of the filter over it (equality
-** and ranges, as find_range finds them), for the column store's zone maps to skip by. */
-static int zone_conditions(bind_ctx *b, plan_op *scan, expr **conj, int n) {
-    table_def *td = scan->scan.table;
-    uint32_t cols[MAX_ZONE_CONDS], k = 0;
-    uint8_t ops[MAX_ZONE_CONDS];
-    expr *vals[MAX_ZONE_CONDS];
-    for (uint32_t i = 0; i < scan->scan.ncols && k + 3 <= MAX_ZONE_CONDS; i++) {
-        expr target = {.kind = EXPR_COL, .col = i, .type = td->cols[scan->scan.cols[i]].type};
-        if (target.type.id == TYPE_VARCHAR) continue; /* zone maps keep no strings */
-        key_range r;
-        find_range(b, conj, n, &target, &r);
-        if (r.eq) cols[k] = i, ops[k] = CMP_EQ, vals[k++] = r.eq;
-        if (r.lo) cols[k] = i, ops[k] = r.lo_incl ? CMP_GE : CMP_GT, vals[k++] = r.lo;
-        if (r.hi) cols[k] = i, ops[k] = r.hi_incl ? CMP_LE : CMP_LT, vals[k++] = r.hi;
-    }
-    if (k == 0) return STRATA_OK;
-    scan->scan.zone_cols = alloc0(b, k * sizeof *cols);
-    scan->scan.zone_ops = alloc0(b, k);
-    scan->scan.zone_vals = alloc0(b, k * sizeof *vals);
-    if (!scan->scan.zone_cols || !scan->scan.zone_ops || !scan->scan.zone_vals) return nomem(b);
-    memcpy(scan->scan.zone_cols, cols, k * sizeof *cols);
-    memcpy(scan->scan.zone_ops, ops, k);
-    memcpy(scan->scan.zone_vals, vals, k * sizeof *vals);
-    scan->scan.nzone = k;
-    return STRATA_OK;
-}
-
-/* decided says whether an index scan bounded by key = value returns exactly the rows where the
-** conjunct holds, so that it needs no re-check: the key is a column, the value has its exact type,
-** and the type is not floating point (whose -0.0 and NaN the key encoding orders its own way).
-** (A NULL value makes the scan empty, as the comparison would.) */
-static bool decided(const expr *key, const expr *value) {
-    sql_type_id t = (sql_type_id)key->type.id;
-    return key->kind == EXPR_COL && sql_type_equal(key->type, value->type) && t != TYPE_DOUBLE;
-}
-
-/* choose_access turns FILTER over a full table scan into a rowid range scan or an index scan when
-** the filter has equality or range conjuncts on the rowid column or on an index's key prefix.
-** The filter stays to re-check the conjuncts, so the choice never changes a result, but for the
-** equalities the index decides exactly (decided): those go, and the filter with them when none is
-** left, so that a point lookup reads no column only to compare it again. */
-static int choose_access(bind_ctx *b, plan_op *p) {
-    if (!p) return STRATA_OK;
-    int rc;
-    if ((rc = choose_access(b, p->child[0])) || (rc = choose_access(b, p->child[1]))) return rc;
-    if (p->kind != PLAN_FILTER || p->child[0]->kind != PLAN_SCAN || p->child[0]->scan.lo_expr || p->child[0]->scan.hi_expr)
-        return STRATA_OK;
-    plan_op *scan = p->child[0];
-    table_def *td = scan->scan.table;
-    expr **conj = NULL;
-    int n = 0, cap = 0;
-    if ((rc = conjuncts(b, p->filter.pred, &conj, &n, &cap))) return rc;
-    if (td->rowid_col >= 0) {
-        expr target = {.kind = EXPR_COL, .col = (uint32_t)td->rowid_col, .type = td->cols[td->rowid_col].type};
-        key_range r;
-        find_range(b, conj, n, &target, &r);
-        if (r.eq || r.lo || r.hi) {
-            scan->scan.lo_expr = r.eq ? r.eq : r.lo;
-            scan->scan.hi_expr = r.eq ? r.eq : r.hi;
-            scan->scan.lo_excl = !r.eq && r.lo && !r.lo_incl;
-            scan->scan.hi_excl = !r.eq && r.hi && !r.hi_incl;
-            if (!r.eq && !r.lo) scan->scan.lo_expr = NULL;
-            return STRATA_OK;
-        }
-    }
-    /* the index whose key prefix has the most equalities (a range on the next key counts half) */
-    index_def *best = NULL;
-    int best_score = 0;
-    key_range best_ranges[16];
-    expr *best_targets[16];
-    int best_neq = 0;
-    for (uint32_t i = 0; i < td->nindexes; i++) {
-        index_def *ix = td->indexes[i];
-        key_range ranges[16];
-        expr *targets[16];
-        int neq = 0, score = 0;
-        for (uint32_t k = 0; k < ix->nkeys && k < 16; k++) {
-            expr *target;
-            if ((rc = bind_table_expr(b, td, ix->keys[k], &target))) {
-                err_clear(b->err);
-                break;
-            }
-            targets[k] = target;
-            find_range(b, conj, n, target, &ranges[k]);
-            if (ranges[k].eq) {
-                neq++;
-                score += 2;
-                continue;
-            }
-            if (ranges[k].lo || ranges[k].hi) score += 1;
-            break;
-        }
-        if (score > best_score) {
-            best = ix, best_score = score, best_neq = neq;
-            memcpy(best_ranges, ranges, sizeof ranges);
-            memcpy(best_targets, targets, sizeof targets);
-        }
-    }
-    if (!best) return zone_conditions(b, scan, conj, n);
-    plan_op *is = alloc0(b, sizeof *is);
-    if (!is) return nomem(b);
-    *is = *scan;
-    is->kind = PLAN_INDEX_SCAN;
-    memset(&is->iscan, 0, sizeof is->iscan);
-    is->iscan.table = td;
-    is->iscan.index = best;
-    is->iscan.ncols = scan->scan.ncols;
-    is->iscan.cols = scan->scan.cols;
-    is->iscan.with_rowid = scan->scan.with_rowid;
-    int nk = best_neq + (best_neq < (int)best->nkeys && best_neq < 16 ? 1 : 0);
-    is->iscan.lo = alloc0(b, (size_t)(nk + 1) * sizeof(expr *));
-    is->iscan.hi = alloc0(b, (size_t)(nk + 1) * sizeof(expr *));
-    if (!is->iscan.lo || !is->iscan.hi) return nomem(b);
-    for (int k = 0; k < best_neq; k++) is->iscan.lo[k] = is->iscan.hi[k] = best_ranges[k].eq;
-    is->iscan.nlo = is->iscan.nhi = best_neq;
-    is->iscan.lo_incl = is->iscan.hi_incl = true;
-    if (nk > best_neq) {
-        key_range *r = &best_ranges[best_neq];
-        if (r->lo) is->iscan.lo[is->iscan.nlo++] = r->lo, is->iscan.lo_incl = r->lo_incl;
-        if (r->hi) is->iscan.hi[is->iscan.nhi++] = r->hi, is->iscan.hi_incl = r->hi_incl;
-    }
-    int keep = 0;
-    for (int i = 0; i < n; i++) {
-        bool drop = false;
-        for (int k = 0; k < best_neq && !drop; k++)
-            drop = best_ranges[k].eq_at == i && decided(best_targets[k], best_ranges[k].eq);
-        if (!drop) conj[keep++] = conj[i];
-    }
-    if (keep == 0) { /* the index scan takes the filter's place */
-        *p = *is;
-        return STRATA_OK;
-    }
-    if (keep < n) {
-        expr *pred = conj[0];
-        for (int i = 1; i < keep && pred; i++)
-            pred = mk2(b, EXPR_AND, sql_type_make(TYPE_BOOLEAN), conj[i]->off, pred, conj[i]);
-        if (!pred) return nomem(b);
-        p->filter.pred = pred;
-    }
-    p->child[0] = is;
     return STRATA_OK;
 }
 
@@ -2643,7 +2157,7 @@ int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out) {
             ectx c = {b, &sc, NULL, "WHERE"};
             expr *w;
             if ((rc = bind_expr(&c, st->update.where, &w)) || (rc = require_bool(b, &w, "WHERE")) ||
-                (rc = place_all(b, &src, w, false)) || (rc = choose_access(b, src)))
+                (rc = pushdown_conjuncts(b, &src, w, false)) || (rc = choose_access(b, src)))
                 return rc;
         }
     } else if ((rc = dml_source(b, td, st->update.alias, st->update.where, &src, &sc))) {
@@ -2699,138 +2213,3 @@ int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     *out = p;
     return STRATA_OK;
 }
-
-/* ---- projection pruning ------------------------------------------------------------------- */
-
-static int prune(bind_ctx *b, plan_op *p, const uint8_t *need);
-
-/* refs marks the columns e reads in need[0..n) (shifted by -base), and prunes subquery plans. */
-static int refs(bind_ctx *b, const expr *e, uint8_t *need, uint32_t base, uint32_t n) {
-    if (!e) return STRATA_OK;
-    if (e->kind == EXPR_COL && e->col >= base && e->col - base < n) need[e->col - base] = 1;
-    if (e->kind == EXPR_SUBQUERY) {
-        for (uint32_t i = 0; e->sub.correlated && i < e->sub.nouter; i++)
-            if (e->sub.outer[i] >= base && e->sub.outer[i] - base < n) need[e->sub.outer[i] - base] = 1;
-        int rc = prune(b, e->sub.plan, NULL);
-        if (rc) return rc;
-    }
-    for (int i = 0; i < e->nargs; i++) {
-        int rc = refs(b, e->args[i], need, base, n);
-        if (rc) return rc;
-    }
-    return STRATA_OK;
-}
-
-static int refs_all(bind_ctx *b, expr *const *list, uint32_t count, uint8_t *need, uint32_t base, uint32_t n) {
-    for (uint32_t i = 0; i < count; i++) {
-        int rc = refs(b, list[i], need, base, n);
-        if (rc) return rc;
-    }
-    return STRATA_OK;
-}
-
-/* prune walks down from p, whose parent reads need[] of its output (NULL: all of it). */
-static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
-    if (!p) return STRATA_OK;
-    uint32_t n0 = p->child[0] ? p->child[0]->ncols : 0;
-    uint8_t *c0 = alloc0(b, n0 + 1);
-    if (!c0) return nomem(b);
-    int rc = STRATA_OK;
-    switch (p->kind) {
-    case PLAN_SCAN:
-    case PLAN_INDEX_SCAN: {
-        uint8_t *mark = alloc0(b, p->ncols + 1);
-        if (!mark) return nomem(b);
-        for (uint32_t i = 0; i < p->ncols; i++) mark[i] = need ? need[i] : 1;
-        if (p->kind == PLAN_SCAN) {
-            rc = refs(b, p->scan.lo_expr, NULL, 0, 0);
-            if (!rc) rc = refs(b, p->scan.hi_expr, NULL, 0, 0);
-            p->scan.need = mark;
-            return rc;
-        }
-        p->iscan.need = mark;
-        /* covering: every column read is a plain key of the index (and decodable from it) */
-        index_def *ix = p->iscan.index;
-        int32_t *pos = alloc0(b, (p->iscan.ncols + 1) * sizeof *pos);
-        if (!pos) return nomem(b);
-        for (uint32_t i = 0; i < p->iscan.ncols; i++) {
-            pos[i] = -1;
-            if (!mark[i]) continue;
-            for (uint32_t k = 0; k < ix->nkeys && pos[i] < 0; k++)
-                if (ix->key_cols[k] == (int32_t)p->iscan.cols[i]) pos[i] = (int32_t)k;
-            if (pos[i] < 0 && (int32_t)p->iscan.cols[i] == p->iscan.table->rowid_col) pos[i] = -2; /* the entry's rowid */
-            if (pos[i] == -1 || p->iscan.table->cols[p->iscan.cols[i]].type.id == TYPE_INTERVAL) return STRATA_OK;
-        }
-        for (uint32_t k = 0; k < ix->nkeys; k++) /* every key must decode to step over it */
-            if (ix->key_cols[k] < 0 || p->iscan.table->cols[ix->key_cols[k]].type.id == TYPE_INTERVAL) return STRATA_OK;
-        p->iscan.key_pos = pos;
-        return STRATA_OK;
-    }
-    case PLAN_FILTER:
-        for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
-        rc = refs(b, p->filter.pred, c0, 0, n0);
-        break;
-    case PLAN_PROJECT: /* the outputs no one reads need no input, and are not computed: a NULL
-                        ** stands for them (a view's or subquery's unused column raises no error) */
-        for (uint32_t i = 0; i < p->ncols && !rc; i++) {
-            expr *e = p->project.exprs[i];
-            if (!need || need[i]) {
-                rc = refs(b, e, c0, 0, n0);
-            } else if (e->kind != EXPR_COL && e->kind != EXPR_CONST) {
-                sql_value none = {.type = e->type, .is_null = true};
-                if (!(p->project.exprs[i] = mk_const(b, none, e->off))) return nomem(b);
-            }
-        }
-        break;
-    case PLAN_LIMIT:
-        for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
-        break;
-    case PLAN_SORT:
-        for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
-        for (uint32_t k = 0; k < p->sort.nkeys && !rc; k++) rc = refs(b, p->sort.keys[k].e, c0, 0, n0);
-        break;
-    case PLAN_AGG:
-        rc = refs_all(b, p->agg.keys, p->agg.nkeys, c0, 0, n0);
-        for (uint32_t a = 0; a < p->agg.naggs && !rc; a++) rc = refs(b, p->agg.aggs[a].arg, c0, 0, n0);
-        break;
-    case PLAN_HASH_JOIN:
-    case PLAN_NL_JOIN:
-    case PLAN_INDEX_JOIN: {
-        uint32_t n1 = p->child[1]->ncols;
-        uint8_t *c1 = alloc0(b, n1 + 1);
-        if (!c1) return nomem(b);
-        for (uint32_t i = 0; i < n0; i++) c0[i] = need ? need[i] : 1;
-        bool semi = p->join.kind == JK_SEMI || p->join.kind == JK_ANTI; /* the right side is not output */
-        bool rsemi = p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI; /* only the right side is */
-        if (rsemi) memset(c0, 0, n0);
-        for (uint32_t i = 0; i < n1; i++) c1[i] = semi ? 0 : need ? need[rsemi ? i : n0 + i] : 1;
-        rc = refs_all(b, p->join.lkeys, p->join.nkeys, c0, 0, n0);
-        if (!rc) rc = refs_all(b, p->join.rkeys, p->join.nkeys, c1, 0, n1);
-        if (!rc) rc = refs(b, p->join.pred, c0, 0, n0);
-        if (!rc) rc = refs(b, p->join.pred, c1, n0, n1);
-        if (!rc) rc = prune(b, p->child[1], c1);
-        if (!rc) rc = prune(b, p->child[0], c0);
-        if (!rc) rc = join_filter_place(b, p);
-        return rc;
-    }
-    case PLAN_VALUES:
-    case PLAN_SERIES:
-    case PLAN_STORAGE_INFO:
-    case PLAN_EMPTY:
-    case PLAN_FILE_SCAN:
-    case PLAN_CTE_SCAN: return STRATA_OK;
-    default: /* DISTINCT, set operations, DML, recursion: every input column counts */
-        if (p->kind == PLAN_INSERT || p->kind == PLAN_UPDATE || p->kind == PLAN_DELETE) {
-            if ((rc = refs_all(b, p->dml.returning, p->dml.nreturning, NULL, 0, 0)) ||
-                (rc = refs_all(b, p->dml.conflict_values, p->dml.nconflict_set, NULL, 0, 0)) ||
-                (rc = refs(b, p->dml.conflict_where, NULL, 0, 0)))
-                return rc;
-        }
-        if ((rc = prune(b, p->child[0], NULL))) return rc;
-        return prune(b, p->child[1], NULL);
-    }
-    if (rc) return rc;
-    return prune(b, p->child[0], c0);
-}
-
-int bind_prune(bind_ctx *b, plan_op *p) { return prune(b, p, NULL); }

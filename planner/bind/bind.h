@@ -3,10 +3,12 @@
 ** implicit casts made explicit (PostgreSQL's rules, core/value.h), errors positioned with a
 ** caret and, for unknown names, a suggestion.
 **
-** Plans come out ready to run, with the few rewrites that keep them sound without an optimizer:
-** conjuncts of WHERE and ON are pushed to the lowest join input that has their columns, equality
-** conjuncts between the two inputs of a join become hash-join keys (so comma joins linked in
-** WHERE never run as cross products), and ORDER BY ... LIMIT becomes a top-N sort.
+** The binder builds the plan; the optimizer (optimize/optimize.h) rewrites it as it is built, at
+** the moments each rewrite needs: conjuncts of WHERE and ON pushed to the lowest join input that
+** has their columns, equalities between the two inputs of a join as hash-join keys (so comma
+** joins linked in WHERE never run as cross products), subqueries decorrelated, and once a query is
+** bound its access paths, top-N sort and join order. api.c then prunes the finished plan's columns
+** (optimize_prune).
 */
 #ifndef STRATA_BIND_H
 #define STRATA_BIND_H
@@ -43,9 +45,6 @@ int bind_feed(bind_ctx *b, plan_op *insert, cte_store *feed);
 /* bind_table_expr binds an expression over the columns of one table (CHECK, DEFAULT, index keys;
 ** td NULL: no columns at all). */
 int bind_table_expr(bind_ctx *b, table_def *td, const sql_expr *e, expr **out);
-/* bind_prune marks, in every table scan of plan p (subqueries included), the columns that some
-** operator above reads, so that the scan decodes only those. Call it once on a finished plan. */
-int bind_prune(bind_ctx *b, plan_op *p);
 /* bind_cast wraps e in a cast to type t unless it has that type already. */
 int bind_cast(bind_ctx *b, expr *e, sql_type t, bool explicit_cast, expr **out);
 /* expr_equal says whether two bound expressions compute the same thing: the same kinds, types,

@@ -237,7 +237,7 @@ struct plan_op {
             expr **lkeys, **rkeys; /* over child[0] and child[1] columns */
             expr *pred;            /* residual, over the joined columns (left then right); may be NULL */
             index_def *lookup;     /* PLAN_INDEX_JOIN: the index of rkeys[0], NULL for the rowid */
-            bool ordered;          /* an inner join that join_order made (joinorder.h) */
+            bool ordered;          /* an inner join that join_order made (joinorder.c) */
             bool null_aware;       /* JK_ANTI of x NOT IN (subquery), one key: no row passes when a
                                    ** build key is NULL, nor a NULL probe key unless the build side
                                    ** is empty */

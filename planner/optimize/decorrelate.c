@@ -1,5 +1,5 @@
 /*
-** decorrelate.c -- subqueries of a WHERE turned into joins (bind_internal.h).
+** decorrelate.c -- subqueries of a WHERE turned into joins (optimize.h).
 **
 ** The binder binds a subquery as an EXPR_SUBQUERY whose plan reads the enclosing row's columns as
 ** correlation parameters (EXPR_PARAM with param < 0); the executor runs a correlated plan once per
@@ -26,6 +26,7 @@
 ** outer columns they read, as WHERE conjuncts do.
 */
 #include "bind/bind_internal.h"
+#include "optimize/optimize.h"
 
 #include <string.h>
 
@@ -124,7 +125,7 @@ static int pull_pred(pull_ctx *pc, expr **slot, uint32_t base) {
     }
     expr **list = NULL;
     int n = 0, cap = 0;
-    int rc = bind_conjuncts(pc->b, *slot, &list, &n, &cap);
+    int rc = expr_conjuncts(pc->b, *slot, &list, &n, &cap);
     if (rc) return rc;
     pc->slot[pc->nundo] = slot;
     pc->old[pc->nundo++] = *slot;
@@ -214,7 +215,7 @@ static void split(pull_ctx *pc, corr_split *cs) {
     memset(cs, 0, sizeof *cs);
     for (int i = 0; i < pc->n; i++) {
         expr *c = pc->conds[i];
-        bind_shift_cols(c, pc->base[i]);
+        expr_shift_cols(c, pc->base[i]);
         int side = key_side(c);
         if (side < 0) {
             cs->rest[cs->nrest++] = c;
@@ -393,23 +394,23 @@ static int semi_join(bind_ctx *b, plan_op **p, expr *sub, bool anti, bool *done)
     j->join.kind = anti ? JK_ANTI : JK_SEMI;
     for (int k = 0; k < cs.nkeys; k++) {
         unparam(cs.outer[k], sub, -(int64_t)off);
-        if ((rc = bind_add_join_key(b, j, cs.outer[k], cs.inner[k]))) return rc;
+        if ((rc = join_add_key(b, j, cs.outer[k], cs.inner[k]))) return rc;
     }
     for (int k = 0; k < cs.nrest; k++) {
-        bind_shift_cols(cs.rest[k], left->ncols);
+        expr_shift_cols(cs.rest[k], left->ncols);
         unparam(cs.rest[k], sub, -(int64_t)off);
-        if ((rc = bind_add_residual(b, j, cs.rest[k]))) return rc;
+        if ((rc = join_add_residual(b, j, cs.rest[k]))) return rc;
     }
     if (x) {
-        bind_shift_cols(x, -(int64_t)off);
+        expr_shift_cols(x, -(int64_t)off);
         if (!anti || !sub->sub.correlated) {
-            if ((rc = bind_add_join_key(b, j, x, y))) return rc;
+            if ((rc = join_add_key(b, j, x, y))) return rc;
             j->join.null_aware = anti;
         } else {
-            bind_shift_cols(y, left->ncols);
+            expr_shift_cols(y, left->ncols);
             expr *r = not_in_residual(b, x, y);
             if (!r) return nomem(b);
-            if ((rc = bind_add_residual(b, j, r))) return rc;
+            if ((rc = join_add_residual(b, j, r))) return rc;
         }
     }
     if (j->join.pred && (rc = narrow_build(b, j))) return rc;
@@ -478,7 +479,7 @@ static int scalar_join(bind_ctx *b, plan_op **p, expr *sub, expr **value) {
         if (!col) return nomem(b);
         col->col = k;
         unparam(cs.outer[k], sub, 0);
-        if ((rc = bind_add_join_key(b, j, cs.outer[k], col))) return rc;
+        if ((rc = join_add_key(b, j, cs.outer[k], col))) return rc;
     }
     expr *v = root->project.exprs[0];
     if ((rc = agg_columns(b, &v, agg, nl + nk))) return rc;

@@ -19,7 +19,7 @@
 */
 #include <string.h>
 
-#include "optimize/joinorder.h"
+#include "optimize/optimize.h"
 
 /* A scan takes at most this many join filters. */
 #define SCAN_MAX_FILTERS 4

@@ -1,5 +1,18 @@
 /*
-** joinorder.c -- the order of inner joins (see joinorder.h).
+** joinorder.c -- the order of inner joins, chosen from estimated row counts (join_order,
+** join_lookups; optimize.h).
+**
+** The binder builds joins in the order the FROM clause names the tables, with each WHERE and ON
+** conjunct placed at the lowest join that has its columns (pushdown.c). join_order takes each tree
+** of inner joins of a plan (its relations: the inputs that are not inner joins themselves) and
+** rebuilds it in the order that makes the smallest intermediate results by the estimates of
+** estimate.h (the sum of the joins' output rows): by dynamic programming over the subsets of up
+** to JOIN_ORDER_DP relations, greedily beyond. Two sets are joined only when some condition links
+** them, unless no order avoids a cross product (the query itself asks for one). Each hash join
+** builds on its smaller estimated input, unless the other way round its build side can be looked
+** up by key (an index join, see join_lookups); LEFT joins whose left input is the smaller become
+** RIGHT joins with their inputs swapped, and SEMI and ANTI joins RIGHT_SEMI and RIGHT_ANTI ones. A
+** projection on top gives the columns in the original order.
 **
 ** A tree of inner joins is taken apart into its relations and its conditions, each condition
 ** rewritten over the tree's output columns (the relations' columns one after the other, as the
@@ -11,7 +24,8 @@
 ** relations is estimated as the product of their rows and of the selectivities of the conditions
 ** within it, so every order of the same set gets the same estimate.
 */
-#include "optimize/joinorder.h"
+#include "bind/bind_internal.h"
+#include "optimize/optimize.h"
 
 #include "optimize/estimate.h"
 
@@ -64,12 +78,6 @@ typedef struct jo_graph {
 } jo_graph;
 
 static int nomem(bind_ctx *b) { return err_set(b->err, STRATA_NOMEM, "out of memory (join order)"); }
-
-static void *alloc0(bind_ctx *b, size_t n) {
-    void *p = arena_alloc(b->mem, n ? n : 1);
-    if (p) memset(p, 0, n ? n : 1);
-    return p;
-}
 
 /* rows_of is the estimated rows of p (at least 1). */
 static double rows_of(plan_op *p) {
@@ -125,8 +133,8 @@ static uint64_t rels_of(const jo_graph *g, expr *e) {
 /* ---- taking the tree apart ------------------------------------------------------------------ */
 
 static expr *mk_expr(jo_graph *g, expr_kind kind, int nargs) {
-    expr *e = alloc0(g->b, sizeof *e);
-    if (!e || !(e->args = alloc0(g->b, (size_t)(nargs ? nargs : 1) * sizeof *e->args))) return NULL;
+    expr *e = bind_alloc0(g->b, sizeof *e);
+    if (!e || !(e->args = bind_alloc0(g->b, (size_t)(nargs ? nargs : 1) * sizeof *e->args))) return NULL;
     e->kind = kind;
     e->type = sql_type_make(TYPE_BOOLEAN);
     e->nargs = nargs;
@@ -150,7 +158,7 @@ static int add_cond(jo_graph *g, expr *e, expr *l, expr *r) {
     }
     if (g->ncond == g->capcond) {
         int nc = g->capcond ? g->capcond * 2 : 16;
-        jo_cond *n = alloc0(g->b, (size_t)nc * sizeof *n);
+        jo_cond *n = bind_alloc0(g->b, (size_t)nc * sizeof *n);
         if (!n) return nomem(g->b);
         if (g->ncond) memcpy(n, g->conds, (size_t)g->ncond * sizeof *n);
         g->conds = n, g->capcond = nc;
@@ -296,7 +304,7 @@ static int by_selectivity(const void *x, const void *y) {
 
 /* make_edges groups the key conditions by the two sets they link into edges with selectivities. */
 static int make_edges(jo_graph *g) {
-    if (!(g->edges = alloc0(g->b, (size_t)(g->ncond + 1) * sizeof *g->edges))) return nomem(g->b);
+    if (!(g->edges = bind_alloc0(g->b, (size_t)(g->ncond + 1) * sizeof *g->edges))) return nomem(g->b);
     for (int i = 0; i < g->ncond; i++) {
         const jo_cond *c = &g->conds[i];
         if (!c->l) continue;
@@ -379,8 +387,8 @@ static int dp_node(jo_graph *g, const jo_dp *d, uint64_t set) {
 ** set has no other. */
 static int order_dp(jo_graph *g, int *root) {
     size_t nsets = (size_t)1 << g->n;
-    jo_dp d = {alloc0(g->b, nsets * sizeof *d.cost), alloc0(g->b, nsets * sizeof *d.rows),
-               alloc0(g->b, nsets * sizeof *d.split)};
+    jo_dp d = {bind_alloc0(g->b, nsets * sizeof *d.cost), bind_alloc0(g->b, nsets * sizeof *d.rows),
+               bind_alloc0(g->b, nsets * sizeof *d.split)};
     if (!d.cost || !d.rows || !d.split) return nomem(g->b);
     for (uint64_t s = 1; s < nsets; s++) {
         d.rows[s] = join_rows(g, s);
@@ -467,8 +475,8 @@ void join_lookups(plan_op *p) {
 ** predicate, and LEFT for RIGHT; map[i] (j's columns) is where column i went. */
 static int swap_inputs(bind_ctx *b, plan_op *j, uint32_t *map) {
     uint32_t nl = j->child[0]->ncols, nr = j->child[1]->ncols, n = nl + nr;
-    sql_type *types = alloc0(b, (n + 1) * sizeof *types);
-    const char **names = alloc0(b, (n + 1) * sizeof *names);
+    sql_type *types = bind_alloc0(b, (n + 1) * sizeof *types);
+    const char **names = bind_alloc0(b, (n + 1) * sizeof *names);
     if (!types || !names) return nomem(b);
     for (uint32_t i = 0; i < n; i++) {
         map[i] = i < nl ? nr + i : i - nl;
@@ -496,7 +504,7 @@ typedef struct jo_built {
 /* positions maps every tree column of built t to its position in t's output (others: never
 ** read). */
 static uint32_t *positions(jo_graph *g, const jo_built *t) {
-    uint32_t *pos = alloc0(g->b, g->ncols * sizeof *pos);
+    uint32_t *pos = bind_alloc0(g->b, g->ncols * sizeof *pos);
     if (pos)
         for (uint32_t i = 0; i < t->plan->ncols; i++) pos[t->cols[i]] = i;
     return pos;
@@ -507,8 +515,8 @@ static uint32_t *positions(jo_graph *g, const jo_built *t) {
 static int join_conditions(jo_graph *g, plan_op *j, uint64_t pset, uint64_t bset, const jo_built *probe,
                            const jo_built *build, const jo_built *joined) {
     uint32_t *pp = positions(g, probe), *bp = positions(g, build), *jp = positions(g, joined);
-    expr **lk = alloc0(g->b, (size_t)g->ncond * sizeof *lk), **rk = alloc0(g->b, (size_t)g->ncond * sizeof *rk);
-    expr **rest = alloc0(g->b, (size_t)g->ncond * sizeof *rest);
+    expr **lk = bind_alloc0(g->b, (size_t)g->ncond * sizeof *lk), **rk = bind_alloc0(g->b, (size_t)g->ncond * sizeof *rk);
+    expr **rest = bind_alloc0(g->b, (size_t)g->ncond * sizeof *rest);
     if (!pp || !bp || !jp || !lk || !rk || !rest) return nomem(g->b);
     uint32_t nkeys = 0;
     int nrest = 0;
@@ -547,7 +555,7 @@ static int build(jo_graph *g, int node, jo_built *out) {
     if (nd->rel >= 0) {
         const jo_rel *r = &g->rel[nd->rel];
         out->plan = r->plan;
-        if (!(out->cols = alloc0(g->b, (r->plan->ncols + 1) * sizeof *out->cols))) return nomem(g->b);
+        if (!(out->cols = bind_alloc0(g->b, (r->plan->ncols + 1) * sizeof *out->cols))) return nomem(g->b);
         for (uint32_t i = 0; i < r->plan->ncols; i++) out->cols[i] = r->base + i;
         return STRATA_OK;
     }
@@ -562,10 +570,10 @@ static int build(jo_graph *g, int node, jo_built *out) {
         aset = cset, cset = s;
     }
     uint32_t na = a.plan->ncols, nc = c.plan->ncols;
-    plan_op *j = alloc0(g->b, sizeof *j);
-    if (!j || !(j->types = alloc0(g->b, (na + nc + 1) * sizeof *j->types)) ||
-        !(j->names = alloc0(g->b, (na + nc + 1) * sizeof *j->names)) ||
-        !(out->cols = alloc0(g->b, (na + nc + 1) * sizeof *out->cols)))
+    plan_op *j = bind_alloc0(g->b, sizeof *j);
+    if (!j || !(j->types = bind_alloc0(g->b, (na + nc + 1) * sizeof *j->types)) ||
+        !(j->names = bind_alloc0(g->b, (na + nc + 1) * sizeof *j->names)) ||
+        !(out->cols = bind_alloc0(g->b, (na + nc + 1) * sizeof *out->cols)))
         return nomem(g->b);
     j->ncols = na + nc;
     j->child[0] = a.plan, j->child[1] = c.plan;
@@ -588,7 +596,7 @@ static int build(jo_graph *g, int node, jo_built *out) {
         return STRATA_OK;
     uint32_t map[j->ncols + 1]; /* the larger side is looked up by key: it goes to the build side */
     if ((rc = swap_inputs(g->b, j, map))) return rc;
-    uint32_t *cols = alloc0(g->b, (j->ncols + 1) * sizeof *cols);
+    uint32_t *cols = bind_alloc0(g->b, (j->ncols + 1) * sizeof *cols);
     if (!cols) return nomem(g->b);
     for (uint32_t i = 0; i < j->ncols; i++) cols[map[i]] = out->cols[i];
     out->cols = cols;
@@ -599,13 +607,13 @@ static int build(jo_graph *g, int node, jo_built *out) {
 ** is child's column pos[i]. */
 static int pick_columns(bind_ctx *b, plan_op *child, uint32_t n, sql_type *types, const char **names,
                         const uint32_t *pos, plan_op **out) {
-    plan_op *p = alloc0(b, sizeof *p);
-    if (!p || !(p->project.exprs = alloc0(b, n * sizeof *p->project.exprs))) return nomem(b);
+    plan_op *p = bind_alloc0(b, sizeof *p);
+    if (!p || !(p->project.exprs = bind_alloc0(b, n * sizeof *p->project.exprs))) return nomem(b);
     p->kind = PLAN_PROJECT;
     p->ncols = n, p->types = types, p->names = names;
     p->child[0] = child;
     for (uint32_t i = 0; i < n; i++) {
-        expr *e = alloc0(b, sizeof *e);
+        expr *e = bind_alloc0(b, sizeof *e);
         if (!e) return nomem(b);
         e->kind = EXPR_COL, e->type = types[i], e->col = pos[i];
         p->project.exprs[i] = e;
@@ -638,7 +646,7 @@ static int swap_outer(bind_ctx *b, plan_op **p) {
     if (j->kind != PLAN_HASH_JOIN || j->join.kind != JK_LEFT || lookup_index(j, &ix) ||
         rows_of(j->child[0]) >= rows_of(j->child[1]))
         return STRATA_OK;
-    uint32_t *map = alloc0(b, (j->ncols + 1) * sizeof *map);
+    uint32_t *map = bind_alloc0(b, (j->ncols + 1) * sizeof *map);
     sql_type *types = j->types; /* the LEFT join's columns, which the projection gives */
     const char **names = j->names;
     if (!map) return nomem(b);
@@ -698,14 +706,14 @@ int join_order(bind_ctx *b, plan_op **p) {
         swap_semi(*p);
         return swap_outer(b, p);
     }
-    jo_graph *g = alloc0(b, sizeof *g);
+    jo_graph *g = bind_alloc0(b, sizeof *g);
     if (!g) return nomem(b);
     g->b = b, g->ncols = (*p)->ncols;
     int rc = collect(g, p, 0);
     g->root = *p;
     estimate_plan(*p); /* before its conditions are rewritten over the tree's columns */
     if (rc || (rc = conditions(g, *p, 0))) return rc;
-    if (!(g->nodes = alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
+    if (!(g->nodes = bind_alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
     int root;
     if ((rc = order(g, &root))) return rc;
     if (keep_semis(g, join_rows(g, g->nodes[root].set)) && (rc = order(g, &root))) return rc; /* by their estimates */
