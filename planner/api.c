@@ -218,7 +218,7 @@ static void free_result(strata_stmt *s) {
 }
 
 static int bind_stmt(strata_stmt *s, strata_err *err) {
-    exec_destroy(s->plan, &s->pipelines); /* what the old plan kept between runs */
+    exec_destroy(&s->pipelines); /* what the old plan kept between runs */
     free_result(s);
     arena_reset(&s->mem);
     s->decltypes = NULL;
@@ -744,10 +744,9 @@ static int run_ddl(strata_stmt *s) {
                 if (!cols || !keys) rc = err_set(&err, STRATA_NOMEM, "out of memory");
                 else memset(keys, 0, ix->nkeys * sizeof *keys);
                 for (uint32_t i = 0; i < n && !rc; i++) cols[i] = i;
-                for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
-                    rc = bind_table_expr(&b, td, ix->keys[k], &keys[k]);
-                    if (!rc) rc = expr_prepare(keys[k], &err);
-                }
+                for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = bind_table_expr(&b, td, ix->keys[k], &keys[k]);
+                expr_state **ks = NULL;
+                if (!rc) rc = expr_states_make(keys, ix->nkeys, &err, &ks);
                 table_scan *sc = NULL;
                 data_chunk ch = {0};
                 int64_t *rowids = malloc(VECTOR_SIZE * sizeof *rowids);
@@ -765,13 +764,13 @@ static int run_ddl(strata_stmt *s) {
                     }
                     if (!ch.count) break;
                     /* the scan's cursor must not see the index change: collect then insert */
-                    for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = expr_eval(&x, keys[k], &ch, ch.count);
+                    for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = expr_eval(&x, ks[k], &ch, ch.count);
                     for (uint32_t r = 0; r < ch.count && !rc; r++) {
                         key.len = 0;
                         bool has_null = false;
                         for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
-                            has_null |= vec_is_null(keys[k]->result, r);
-                            rc = key_encode_row(&key, keys[k]->result, 1, r, &err);
+                            has_null |= vec_is_null(ks[k]->result, r);
+                            rc = key_encode_row(&key, ks[k]->result, 1, r, &err);
                         }
                         if (rc) break;
                         if (ix->unique && !has_null) {
@@ -790,8 +789,7 @@ static int run_ddl(strata_stmt *s) {
                 chunk_free(&ch);
                 free(rowids);
                 btree_buf_free(&key);
-                for (uint32_t k = 0; k < ix->nkeys && keys; k++)
-                    if (keys[k]) expr_release(keys[k]);
+                expr_states_free(ks, ix->nkeys);
             }
         }
         break;
@@ -812,7 +810,6 @@ static int run_ddl(strata_stmt *s) {
                 if (!rc) rc = bind_cast(&b, e, col->type, false, &e);
                 if (!rc) rc = expr_eval_const(&x, e, &v);
                 if (!rc) rc = catalog_set_added_default(&db->cat, t, td, &v, &err);
-                if (e && !rc) expr_release(e);
             } else if (col->not_null) {
                 int64_t mx = 0;
                 if ((rc = table_max_rowid(t, &td->desc, &mx))) err_set(&err, rc, "%s", pager_txn_err(t)->msg);
@@ -1237,7 +1234,7 @@ int strata_reset(strata_stmt *s) {
 int strata_finalize(strata_stmt *s) {
     if (!s) return STRATA_OK;
     strata_reset(s);
-    exec_destroy(s->plan, &s->pipelines);
+    exec_destroy(&s->pipelines);
     free_result(s);
     strata_db *db = s->db;
     if (s->prev) s->prev->next = s->next;

@@ -57,45 +57,63 @@ int vec_set_value(vector *v, uint32_t r, const sql_value *val, strata_err *err);
 
 /* ---- expressions (expr.c) ---------------------------------------------------------------- */
 
-/* expr_prepare allocates the run-time vectors of e and its subtree; expr_release frees them. */
-int expr_prepare(expr *e, strata_err *err);
-void expr_release(expr *e);
-/* expr_eval computes e for the count rows of in (in->sel applied), into e->result: row i of the
-** result is row i of in. in may be NULL for expressions without columns (count rows then). */
-int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
-/* expr_select evaluates a BOOLEAN e and writes the rows where it is true into sel; *n is their
-** number. */
-int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n);
+/* An expression's run-time state in one operator of one run (of one worker, once runs are
+** parallel): a tree mirroring the expression's, each node with its result vector and its kind's
+** scratch (CASE's sliced input, a predicate's prepared constants, a subquery's kept result). The
+** expression (plan.h) is never written while it runs: any number of states may evaluate it at
+** once. */
+typedef struct expr_state expr_state;
+struct expr_state {
+    const expr *e;
+    vector *result;      /* the evaluated vector */
+    void *aux;           /* per-kind scratch */
+    expr_state **args;   /* the arguments' states (e->nargs) */
+};
+
+/* expr_state_make makes the state of e and its subtree (e NULL: *out NULL); expr_state_free frees
+** one (NULL: nothing). expr_states_make / _free do so for a list. */
+int expr_state_make(const expr *e, strata_err *err, expr_state **out);
+void expr_state_free(expr_state *s);
+int expr_states_make(expr *const *list, uint32_t n, strata_err *err, expr_state ***out);
+void expr_states_free(expr_state **list, uint32_t n);
+/* expr_eval computes s's expression for the count rows of in (in->sel applied), into s->result:
+** row i of the result is row i of in. in may be NULL for expressions without columns (count rows
+** then). */
+int expr_eval(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count);
+/* expr_select evaluates a BOOLEAN expression and writes the rows where it is true into sel; *n is
+** their number. */
+int expr_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n);
 /* expr_param_value gives the value of an EXPR_PARAM (a bound parameter or a correlated
 ** subquery's outer value) cast to the parameter's type; strings are not copied. */
 int expr_param_value(exec_ctx *x, const expr *e, sql_value *out);
-/* expr_eval_const evaluates an expression without columns to one value (strings in x->mem). */
-int expr_eval_const(exec_ctx *x, expr *e, sql_value *out);
+/* expr_eval_const evaluates an expression without columns to one value (strings in x->mem),
+** through a state of its own. */
+int expr_eval_const(exec_ctx *x, const expr *e, sql_value *out);
 /* expr_error records a run-time error positioned at e. */
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg);
 
 /* ---- plans (pipeline.c) ------------------------------------------------------------------- */
 
-/* exec_open starts a run of root: its operators' states are made, its expressions prepared
-** (once: they stay prepared between runs) and its pipelines built, or reused when x->pipelines
-** holds those of an earlier run of the same plan. */
+/* exec_open starts a run of root: its operators' states are made, and its pipelines built with
+** the states of the expressions each operator evaluates, or reused when x->pipelines holds those
+** of an earlier run of the same plan. */
 int exec_open(exec_ctx *x, const plan_op *root);
 /* exec_next fills out (the root's output types) with the next rows: out->count 0 at the end. */
 int exec_next(exec_ctx *x, const plan_op *root, data_chunk *out);
-/* exec_close ends a run: the operators' states go; x->pipelines and the prepared expressions stay
-** for the next run. exec_destroy frees those too (pipelines: the x->pipelines of the last run). */
+/* exec_close ends a run: the operators' states go, but for what the next run reuses; the run's
+** plan (x->pipelines, with the expressions' states) stays for the next run. exec_destroy frees it
+** (pipelines: the x->pipelines of the last run), as exec_plan_free does. */
 void exec_close(exec_ctx *x, const plan_op *root);
-void exec_destroy(const plan_op *root, void **pipelines);
-/* exec_plan_free frees a run's plan (x->pipelines) and the states it kept, not the prepared
-** expressions. */
+void exec_destroy(void **pipelines);
 void exec_plan_free(void *pipelines);
 /* exec_stats is operator p's EXPLAIN ANALYZE counters in the last run of pipelines (NULL: p did
 ** not run). */
 const struct op_stats *exec_stats(void *pipelines, const plan_op *p);
-/* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into e->result (expr.c
-** calls it): an uncorrelated subquery runs once and its result is kept, a correlated one runs
-** for every row with that row's outer values. exec_subquery_release frees what it kept. */
-int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count);
-void exec_subquery_release(expr *e);
+/* exec_subquery evaluates an EXPR_SUBQUERY over the count rows of in into s->result (expr.c
+** calls it): an uncorrelated subquery runs once per statement run and its result is kept in
+** s->aux, a correlated one runs for every row with that row's outer values.
+** exec_subquery_release frees what s->aux kept. */
+int exec_subquery(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count);
+void exec_subquery_release(expr_state *s);
 
 #endif

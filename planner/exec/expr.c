@@ -1,7 +1,7 @@
 /*
 ** expr.c -- evaluating bound expressions a vector at a time.
 **
-** Each expression node owns a result vector (expr_prepare). Evaluating a node evaluates its
+** Each node of an expression's state (expr_state, exec.h) owns a result vector. Evaluating a node evaluates its
 ** arguments over the same rows and then runs one loop over the rows for the node, with the
 ** type dispatch outside the loop: comparisons, arithmetic on integers, DOUBLE and DECIMAL, and
 ** casts between numbers have typed loops (DECIMAL in 64 bits, handing a row to core/decimal.c
@@ -92,65 +92,95 @@ typedef struct and_aux {
 typedef struct pred_aux pred_aux; /* a predicate's state (the selection section) */
 static void pred_aux_free(pred_aux *a);
 
-int expr_prepare(expr *e, strata_err *err) {
-    if (e->result) return STRATA_OK;
-    for (int i = 0; i < e->nargs; i++) {
-        int rc = expr_prepare(e->args[i], err);
-        if (rc) return rc;
+void expr_state_free(expr_state *s) {
+    if (!s) return;
+    const expr *e = s->e;
+    for (int i = 0; i < e->nargs && s->args; i++) expr_state_free(s->args[i]);
+    free(s->args);
+    if (s->result) {
+        vec_free(s->result);
+        free(s->result);
     }
-    e->result = malloc(sizeof *e->result);
-    if (!e->result) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
-    int rc = vec_init(e->result, e->type, err);
+    if (e->kind == EXPR_CASE && s->aux) {
+        case_aux *a = s->aux;
+        if (a->ready) chunk_free(&a->slice);
+        free(a->remaining);
+        free(a);
+    }
+    if (e->kind == EXPR_AND && s->aux) {
+        and_aux *a = s->aux;
+        if (a->ready) chunk_free(&a->slice);
+        free(a);
+    }
+    if (e->kind == EXPR_SUBQUERY) exec_subquery_release(s);
+    if (e->kind == EXPR_CMP || e->kind == EXPR_LIKE || e->kind == EXPR_IN_LIST) pred_aux_free(s->aux);
+    free(s);
+}
+
+static int state_nomem(expr_state *s, strata_err *err) {
+    expr_state_free(s);
+    return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+}
+
+int expr_state_make(const expr *e, strata_err *err, expr_state **out) {
+    *out = NULL;
+    if (!e) return STRATA_OK;
+    expr_state *s = calloc(1, sizeof *s);
+    if (!s) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+    s->e = e;
+    if (e->nargs && !(s->args = calloc((size_t)e->nargs, sizeof *s->args))) return state_nomem(s, err);
+    for (int i = 0; i < e->nargs; i++) {
+        int rc = expr_state_make(e->args[i], err, &s->args[i]);
+        if (rc) {
+            expr_state_free(s);
+            return rc;
+        }
+    }
+    if (!(s->result = malloc(sizeof *s->result))) return state_nomem(s, err);
+    int rc = vec_init(s->result, e->type, err);
     if (rc) {
-        free(e->result);
-        e->result = NULL;
+        free(s->result);
+        s->result = NULL;
+        expr_state_free(s);
         return rc;
     }
     if (e->kind == EXPR_CASE) {
         case_aux *a = calloc(1, sizeof *a);
-        sel_t *s = a ? malloc(4 * VECTOR_SIZE * sizeof *s) : NULL;
-        if (!s) {
+        sel_t *sl = a ? malloc(4 * VECTOR_SIZE * sizeof *sl) : NULL;
+        if (!sl) {
             free(a);
-            return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+            return state_nomem(s, err);
         }
-        a->remaining = s, a->matched = s + VECTOR_SIZE, a->unmatched = s + 2 * VECTOR_SIZE, a->tmp = s + 3 * VECTOR_SIZE;
-        e->aux = a;
+        a->remaining = sl, a->matched = sl + VECTOR_SIZE, a->unmatched = sl + 2 * VECTOR_SIZE, a->tmp = sl + 3 * VECTOR_SIZE;
+        s->aux = a;
     }
     if (e->kind == EXPR_AND && e->nargs > 1 && e->nargs <= AND_ADAPT_MAX && cannot_fail(e)) {
         and_aux *a = calloc(1, sizeof *a);
-        if (!a) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+        if (!a) return state_nomem(s, err);
         for (int i = 0; i < e->nargs; i++) a->order[i] = (uint8_t)i, a->pass[i] = 0.5;
-        e->aux = a;
+        s->aux = a;
+    }
+    *out = s;
+    return STRATA_OK;
+}
+
+int expr_states_make(expr *const *list, uint32_t n, strata_err *err, expr_state ***out) {
+    *out = calloc(n + 1, sizeof **out);
+    if (!*out) return err_set(err, STRATA_NOMEM, "out of memory (expression)");
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = expr_state_make(list[i], err, &(*out)[i]);
+        if (rc) {
+            expr_states_free(*out, n);
+            *out = NULL;
+            return rc;
+        }
     }
     return STRATA_OK;
 }
 
-void expr_release(expr *e) {
-    if (!e) return;
-    for (int i = 0; i < e->nargs; i++) expr_release(e->args[i]);
-    if (e->result) {
-        vec_free(e->result);
-        free(e->result);
-        e->result = NULL;
-    }
-    if (e->kind == EXPR_CASE && e->aux) {
-        case_aux *a = e->aux;
-        if (a->ready) chunk_free(&a->slice);
-        free(a->remaining);
-        free(a);
-        e->aux = NULL;
-    }
-    if (e->kind == EXPR_AND && e->aux) {
-        and_aux *a = e->aux;
-        if (a->ready) chunk_free(&a->slice);
-        free(a);
-        e->aux = NULL;
-    }
-    if (e->kind == EXPR_SUBQUERY) exec_subquery_release(e);
-    if (e->kind == EXPR_CMP || e->kind == EXPR_LIKE || e->kind == EXPR_IN_LIST) {
-        pred_aux_free(e->aux);
-        e->aux = NULL;
-    }
+void expr_states_free(expr_state **list, uint32_t n) {
+    for (uint32_t i = 0; list && i < n; i++) expr_state_free(list[i]);
+    free(list);
 }
 
 int expr_error(exec_ctx *x, const expr *e, int code, const char *msg) {
@@ -240,9 +270,10 @@ static void dec_side_init(dec_side *s, const vector *a, int64_t *wide, uint32_t 
 /* dec_row computes row r of e with dec_arith into o[r]: the exact path for a row the 64-bit
 ** kernel gave up on, and the error, positioned at e, when it overflows. A NULL row (whose slot
 ** may hold anything) is left for set_nulls_of. */
-static __attribute__((noinline)) int dec_row(exec_ctx *x, expr *e, const dec_side *a, const dec_side *b,
+static __attribute__((noinline)) int dec_row(exec_ctx *x, const expr_state *s, const dec_side *a, const dec_side *b,
                                              uint32_t r, int64_t *o) {
-    if (row_null(e->args[0]->result, r) || row_null(e->args[1]->result, r)) {
+    const expr *e = s->e;
+    if (row_null(s->args[0]->result, r) || row_null(s->args[1]->result, r)) {
         o[r] = 0;
         return STRATA_OK;
     }
@@ -297,7 +328,7 @@ static inline bool mul_round(int64_t u, int64_t v, int64_t d, int64_t *res) {
         bool bad = (STEP);                                                                       \
         bad |= out_of_range(res, lim);                                                           \
         o[r] = res;                                                                              \
-        if (__builtin_expect(bad, 0) && (rc = dec_row(x, e, a, b, r, o))) return rc;             \
+        if (__builtin_expect(bad, 0) && (rc = dec_row(x, s, a, b, r, o))) return rc;             \
     }
 
 /* eval_dec_arith: e's result is DECIMAL and its operands DECIMAL or integers, of the types
@@ -305,8 +336,9 @@ static inline bool mul_round(int64_t u, int64_t v, int64_t d, int64_t *res) {
 ** + and - bring both sides to the larger scale (the result's), * keeps the sum of the scales
 ** unless the result type drops digits, which are then rounded half away from zero as div_round
 ** does. / and % go to dec_arith row by row. */
-static int eval_dec_arith(exec_ctx *x, expr *e, uint32_t count) {
-    vector *va = e->args[0]->result, *vb = e->args[1]->result, *out = e->result;
+static int eval_dec_arith(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *va = s->args[0]->result, *vb = s->args[1]->result, *out = s->result;
     int64_t *o = out->data;
     /* a narrow side is widened apart from o: the kernels write o before they may give up and
     ** leave the vector to the loops, which then read both sides again */
@@ -343,12 +375,12 @@ static int eval_dec_arith(exec_ctx *x, expr *e, uint32_t count) {
             DEC_LOOP(mul_round(u, v, d, &res));
         } else {
             for (uint32_t r = 0; r < count; r++)
-                if ((rc = dec_row(x, e, a, b, r, o))) return rc;
+                if ((rc = dec_row(x, s, a, b, r, o))) return rc;
         }
         break;
     default:
         for (uint32_t r = 0; r < count; r++)
-            if ((rc = dec_row(x, e, a, b, r, o))) return rc;
+            if ((rc = dec_row(x, s, a, b, r, o))) return rc;
         break;
     }
     set_nulls_of(out, va, vb, count);
@@ -365,8 +397,9 @@ static bool dec_operands(const expr *e, sql_type a, sql_type b) {
 
 /* dbl_row computes row r of e with dbl_arith into o[r]: a row whose result may be one of its
 ** errors (infinite, zero, a zero divisor). A NULL row is left for set_nulls_of. */
-static __attribute__((noinline)) int dbl_row(exec_ctx *x, expr *e, uint32_t r, double u, double v, double *o) {
-    if (row_null(e->args[0]->result, r) || row_null(e->args[1]->result, r)) {
+static __attribute__((noinline)) int dbl_row(exec_ctx *x, const expr_state *s, uint32_t r, double u, double v, double *o) {
+    const expr *e = s->e;
+    if (row_null(s->args[0]->result, r) || row_null(s->args[1]->result, r)) {
         o[r] = 0;
         return STRATA_OK;
     }
@@ -382,13 +415,14 @@ static __attribute__((noinline)) int dbl_row(exec_ctx *x, expr *e, uint32_t r, d
     for (uint32_t r = 0; r < count; r++) {                                                       \
         double u = da[as[r]], v = db[bs[r]], res = (RES);                                        \
         o[r] = res;                                                                              \
-        if (__builtin_expect((SUSPECT), 0) && (rc = dbl_row(x, e, r, u, v, o))) return rc;       \
+        if (__builtin_expect((SUSPECT), 0) && (rc = dbl_row(x, s, r, u, v, o))) return rc;       \
     }
 
 /* eval_dbl_arith: DOUBLE with DOUBLE (the binder casts other numbers to DOUBLE first), with
 ** dbl_arith's results and errors. */
-static int eval_dbl_arith(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
+static int eval_dbl_arith(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *b = s->args[1]->result, *out = s->result;
     const double *da = a->data, *db = b->data;
     const sel_t *as = a->sel, *bs = b->sel;
     double *o = out->data;
@@ -434,15 +468,16 @@ static bool small_int_kernel(const expr *e, const vector *a, const vector *b, ve
     return !kern_arith_i32(op, da, sa, db, sb, count, out->data);
 }
 
-static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
+static int eval_arith(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *b = s->args[1]->result, *out = s->result;
     strata_err tmp;
     err_clear(&tmp);
     uint8_t id = e->type.id;
     bool ints = sql_type_is_integer(id) && sql_type_is_integer(a->type.id) && sql_type_is_integer(b->type.id);
     bool dbls = id == TYPE_DOUBLE && a->type.id == TYPE_DOUBLE && b->type.id == TYPE_DOUBLE;
-    if (id == TYPE_DECIMAL && dec_operands(e, a->type, b->type)) return eval_dec_arith(x, e, count);
-    if (dbls && e->aop != VALUE_MOD) return eval_dbl_arith(x, e, count);
+    if (id == TYPE_DECIMAL && dec_operands(e, a->type, b->type)) return eval_dec_arith(x, s, count);
+    if (dbls && e->aop != VALUE_MOD) return eval_dbl_arith(x, s, count);
     if (ints) {
         int64_t lo = id == TYPE_SMALLINT ? INT16_MIN : id == TYPE_INTEGER ? INT32_MIN : INT64_MIN;
         int64_t hi = id == TYPE_SMALLINT ? INT16_MAX : id == TYPE_INTEGER ? INT32_MAX : INT64_MAX;
@@ -505,8 +540,9 @@ static int eval_arith(exec_ctx *x, expr *e, uint32_t count) {
 
 /* eval_neg: numbers in a typed loop with value_negate's rules (an integer type's minimum has no
 ** negation: int_neg's error; DECIMAL and DOUBLE cannot overflow), intervals through it. */
-static int eval_neg(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *out = e->result;
+static int eval_neg(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *out = s->result;
     strata_err tmp;
     err_clear(&tmp);
     uint8_t id = a->type.id;
@@ -584,7 +620,8 @@ static inline bool cmp_holds(cmp_op op, int c) {
 /* cmp_dict compares a column-segment dictionary (vector.h's dict_id) with a constant once per
 ** dictionary entry, and the rows through their indexes: for dictionaries no larger than the
 ** rows compared. false when a and b are not such a pair. */
-static bool cmp_dict(expr *e, const vector *a, const vector *b, uint32_t count, uint8_t *o) {
+static bool cmp_dict(expr_state *s, const vector *a, const vector *b, uint32_t count, uint8_t *o) {
+    const expr *e = s->e;
     bool swap = b->dict_id != 0;
     const vector *d = swap ? b : a, *c = swap ? a : b;
     if (d->phys != PHYS_STR || !d->dict_id || d->kind != VEC_DICTIONARY || c->kind != VEC_CONSTANT ||
@@ -601,11 +638,12 @@ static bool cmp_dict(expr *e, const vector *a, const vector *b, uint32_t count, 
     return true;
 }
 
-static int eval_cmp(exec_ctx *x, expr *e, uint32_t count) {
+static int eval_cmp(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
     (void)x;
-    vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
+    vector *a = s->args[0]->result, *b = s->args[1]->result, *out = s->result;
     uint8_t *o = out->data;
-    if ((a->dict_id || b->dict_id) && cmp_dict(e, a, b, count, o)) {
+    if ((a->dict_id || b->dict_id) && cmp_dict(s, a, b, count, o)) {
         /* done through the dictionary */
     } else if (a->phys == b->phys && a->type.id != TYPE_DECIMAL) {
         switch ((vec_phys)a->phys) {
@@ -635,14 +673,15 @@ static int eval_cmp(exec_ctx *x, expr *e, uint32_t count) {
 
 /* Three-valued logic over BOOLEAN vectors: AND is false if any is false, else NULL if any is
 ** NULL; OR dually. */
-static int eval_andor(expr *e, uint32_t count) {
-    vector *out = e->result;
+static int eval_andor(expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *out = s->result;
     uint8_t *o = out->data;
     bool is_and = e->kind == EXPR_AND;
     for (uint32_t r = 0; r < count; r++) {
         bool decided = false, any_null = false;
         for (int i = 0; i < e->nargs && !decided; i++) {
-            vector *a = e->args[i]->result;
+            vector *a = s->args[i]->result;
             if (row_null(a, r)) {
                 any_null = true;
                 continue;
@@ -657,24 +696,26 @@ static int eval_andor(expr *e, uint32_t count) {
     return STRATA_OK;
 }
 
-static int eval_not(expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *out = e->result;
+static int eval_not(expr_state *s, uint32_t count) {
+    vector *a = s->args[0]->result, *out = s->result;
     uint8_t *o = out->data;
     for (uint32_t r = 0; r < count; r++) o[r] = !((const uint8_t *)a->data)[a->sel[r]];
     set_nulls_of(out, a, NULL, count);
     return STRATA_OK;
 }
 
-static int eval_is_null(expr *e, uint32_t count) {
-    vector *a = e->args[0]->result;
-    uint8_t *o = e->result->data;
+static int eval_is_null(expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result;
+    uint8_t *o = s->result->data;
     for (uint32_t r = 0; r < count; r++) o[r] = (uint8_t)(row_null(a, r) != e->negated);
     return STRATA_OK;
 }
 
-static int eval_is_distinct(expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *b = e->args[1]->result;
-    uint8_t *o = e->result->data;
+static int eval_is_distinct(expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *b = s->args[1]->result;
+    uint8_t *o = s->result->data;
     for (uint32_t r = 0; r < count; r++) {
         sql_value u, v;
         vec_get_value(a, r, &u);
@@ -685,9 +726,10 @@ static int eval_is_distinct(expr *e, uint32_t count) {
     return STRATA_OK;
 }
 
-static int eval_in_list(exec_ctx *x, expr *e, uint32_t count) {
+static int eval_in_list(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
     (void)x;
-    vector *a = e->args[0]->result, *out = e->result;
+    vector *a = s->args[0]->result, *out = s->result;
     uint8_t *o = out->data;
     for (uint32_t r = 0; r < count; r++) {
         sql_value u;
@@ -699,7 +741,7 @@ static int eval_in_list(exec_ctx *x, expr *e, uint32_t count) {
         bool found = false, any_null = false;
         for (int i = 1; i < e->nargs && !found; i++) {
             sql_value v;
-            vec_get_value(e->args[i]->result, r, &v);
+            vec_get_value(s->args[i]->result, r, &v);
             if (v.is_null) any_null = true;
             else if (value_compare(&u, &v) == 0) found = true;
         }
@@ -716,26 +758,27 @@ static int eval_in_list(exec_ctx *x, expr *e, uint32_t count) {
 ** integer being a DECIMAL of scale 0, for which dec_from_int is the same rescale): the scale goes
 ** up by a multiplication or down by a division rounded half away from zero; a row whose product
 ** overflows 64 bits or whose result is out of range goes to dec_rescale, for its error. */
-static int cast_to_decimal(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *out = e->result;
+static int cast_to_decimal(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *out = s->result;
     int64_t *o = out->data;
-    dec_side s;
-    dec_side_init(&s, a, o, count);
-    int up = e->type.scale - s.scale;
+    dec_side ds;
+    dec_side_init(&ds, a, o, count);
+    int up = e->type.scale - ds.scale;
     int64_t f = dec_pow10[up >= 0 ? up : -up], lim = dec_pow10[e->type.precision > 18 ? 18 : e->type.precision];
     for (uint32_t r = 0; r < count; r++) {
         if (row_null(a, r)) {
             vec_set_null(out, r, 1);
             continue;
         }
-        int64_t v = s.v[s.sel[r]], res;
+        int64_t v = ds.v[ds.sel[r]], res;
         bool bad = false;
         if (up >= 0) bad = __builtin_mul_overflow(v, f, &res);
         else res = div_round_i64(v, f);
         if (__builtin_expect(bad || out_of_range(res, lim), 0)) {
             strata_err tmp;
             err_clear(&tmp);
-            if (dec_rescale(v, s.scale, e->type, &res, &tmp)) return fail_at(x, e, &tmp);
+            if (dec_rescale(v, ds.scale, e->type, &res, &tmp)) return fail_at(x, e, &tmp);
         }
         o[r] = res;
     }
@@ -755,8 +798,9 @@ static void ints_to_double(const vector *a, double *o, uint32_t count) {
     }
 }
 
-static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *out = e->result;
+static int eval_cast(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *out = s->result;
     strata_err tmp;
     err_clear(&tmp);
     uint8_t from = a->type.id, to = e->type.id;
@@ -766,7 +810,7 @@ static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
         vec_reference(out, a);
         return STRATA_OK;
     }
-    if (to == TYPE_DECIMAL && (from == TYPE_DECIMAL || sql_type_is_integer(from))) return cast_to_decimal(x, e, count);
+    if (to == TYPE_DECIMAL && (from == TYPE_DECIMAL || sql_type_is_integer(from))) return cast_to_decimal(x, s, count);
     if (sql_type_is_integer(from) && to == TYPE_DOUBLE) {
         ints_to_double(a, out->data, count);
         set_nulls_of(out, a, NULL, count);
@@ -804,8 +848,9 @@ static int eval_cast(exec_ctx *x, expr *e, uint32_t count) {
     return STRATA_OK;
 }
 
-static int eval_extract(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *out = e->result;
+static int eval_extract(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *a = s->args[0]->result, *out = s->result;
     strata_err tmp;
     err_clear(&tmp);
     for (uint32_t r = 0; r < count; r++) {
@@ -826,8 +871,8 @@ static int eval_extract(exec_ctx *x, expr *e, uint32_t count) {
     return STRATA_OK;
 }
 
-static int eval_concat(exec_ctx *x, expr *e, uint32_t count) {
-    vector *a = e->args[0]->result, *b = e->args[1]->result, *out = e->result;
+static int eval_concat(exec_ctx *x, expr_state *s, uint32_t count) {
+    vector *a = s->args[0]->result, *b = s->args[1]->result, *out = s->result;
     char *buf = NULL;
     size_t cap = 0;
     int rc = STRATA_OK;
@@ -858,13 +903,14 @@ static int eval_concat(exec_ctx *x, expr *e, uint32_t count) {
     return rc;
 }
 
-static int eval_coalesce(exec_ctx *x, expr *e, uint32_t count) {
-    vector *out = e->result;
+static int eval_coalesce(exec_ctx *x, expr_state *s, uint32_t count) {
+    const expr *e = s->e;
+    vector *out = s->result;
     for (uint32_t r = 0; r < count; r++) {
         int i = 0;
-        while (i < e->nargs - 1 && row_null(e->args[i]->result, r)) i++;
+        while (i < e->nargs - 1 && row_null(s->args[i]->result, r)) i++;
         sql_value v;
-        vec_get_value(e->args[i]->result, r, &v);
+        vec_get_value(s->args[i]->result, r, &v);
         if (vec_set_value(out, r, &v, x->err)) return STRATA_NOMEM;
     }
     return STRATA_OK;
@@ -873,17 +919,18 @@ static int eval_coalesce(exec_ctx *x, expr *e, uint32_t count) {
 /* ---- CASE --------------------------------------------------------------------------------- */
 
 /* eval_on evaluates e over rows sel[0..n) of in (in may be NULL), through a sliced chunk. */
-static int eval_on(exec_ctx *x, case_aux *a, expr *e, data_chunk *in, const sel_t *sel, uint32_t n) {
-    if (!in) return expr_eval(x, e, NULL, n);
+static int eval_on(exec_ctx *x, case_aux *a, expr_state *s, data_chunk *in, const sel_t *sel, uint32_t n) {
+    if (!in) return expr_eval(x, s, NULL, n);
     for (uint32_t c = 0; c < in->ncols; c++) vec_slice(&a->slice.cols[c], &in->cols[c], sel, n);
     a->slice.count = n;
     a->slice.sel = NULL;
-    return expr_eval(x, e, &a->slice, n);
+    return expr_eval(x, s, &a->slice, n);
 }
 
-static int eval_case(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
-    case_aux *a = e->aux;
-    vector *out = e->result;
+static int eval_case(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count) {
+    const expr *e = s->e;
+    case_aux *a = s->aux;
+    vector *out = s->result;
     if (in && !a->ready) {
         sql_type types[in->ncols ? in->ncols : 1];
         for (uint32_t c = 0; c < in->ncols; c++) types[c] = in->cols[c].type;
@@ -895,11 +942,11 @@ static int eval_case(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     for (uint32_t r = 0; r < count; r++) a->remaining[r] = r;
     int narms = (e->nargs - 1) / 2;
     for (int arm = 0; arm <= narms && nrem > 0; arm++) {
-        expr *then;
+        expr_state *then;
         uint32_t nm = 0, nu = 0;
         if (arm < narms) {
-            expr *when = e->args[2 * arm];
-            then = e->args[2 * arm + 1];
+            expr_state *when = s->args[2 * arm];
+            then = s->args[2 * arm + 1];
             int rc = eval_on(x, a, when, in, a->remaining, nrem);
             if (rc) return rc;
             vector *w = when->result;
@@ -909,7 +956,7 @@ static int eval_case(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
                 else a->unmatched[nu++] = a->remaining[k];
             }
         } else {
-            then = e->args[e->nargs - 1];
+            then = s->args[e->nargs - 1];
             memcpy(a->matched, a->remaining, nrem * sizeof(sel_t));
             nm = nrem;
         }
@@ -950,27 +997,28 @@ int expr_param_value(exec_ctx *x, const expr *e, sql_value *out) {
 }
 
 /* eval_op computes e into its reset result from its arguments' results (evaluated already). */
-static int eval_op(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
-    vector *out = e->result;
+static int eval_op(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count) {
+    const expr *e = s->e;
+    vector *out = s->result;
     int rc = STRATA_OK;
     switch (e->kind) {
-    case EXPR_CAST: rc = eval_cast(x, e, count); break;
-    case EXPR_ARITH: rc = eval_arith(x, e, count); break;
-    case EXPR_NEG: rc = eval_neg(x, e, count); break;
-    case EXPR_CMP: rc = eval_cmp(x, e, count); break;
+    case EXPR_CAST: rc = eval_cast(x, s, count); break;
+    case EXPR_ARITH: rc = eval_arith(x, s, count); break;
+    case EXPR_NEG: rc = eval_neg(x, s, count); break;
+    case EXPR_CMP: rc = eval_cmp(x, s, count); break;
     case EXPR_AND:
-    case EXPR_OR: rc = eval_andor(e, count); break;
-    case EXPR_NOT: rc = eval_not(e, count); break;
-    case EXPR_IS_NULL: rc = eval_is_null(e, count); break;
-    case EXPR_IS_DISTINCT: rc = eval_is_distinct(e, count); break;
-    case EXPR_COALESCE: rc = eval_coalesce(x, e, count); break;
-    case EXPR_IN_LIST: rc = eval_in_list(x, e, count); break;
-    case EXPR_EXTRACT: rc = eval_extract(x, e, count); break;
-    case EXPR_CONCAT: rc = eval_concat(x, e, count); break;
-    case EXPR_SUBQUERY: rc = exec_subquery(x, e, in, count); break;
+    case EXPR_OR: rc = eval_andor(s, count); break;
+    case EXPR_NOT: rc = eval_not(s, count); break;
+    case EXPR_IS_NULL: rc = eval_is_null(s, count); break;
+    case EXPR_IS_DISTINCT: rc = eval_is_distinct(s, count); break;
+    case EXPR_COALESCE: rc = eval_coalesce(x, s, count); break;
+    case EXPR_IN_LIST: rc = eval_in_list(x, s, count); break;
+    case EXPR_EXTRACT: rc = eval_extract(x, s, count); break;
+    case EXPR_CONCAT: rc = eval_concat(x, s, count); break;
+    case EXPR_SUBQUERY: rc = exec_subquery(x, s, in, count); break;
     case EXPR_FUNC: {
         vector args[FUNC_MAX_ARGS];
-        for (int i = 0; i < e->nargs; i++) args[i] = *e->args[i]->result;
+        for (int i = 0; i < e->nargs; i++) args[i] = *s->args[i]->result;
         strata_err tmp;
         err_clear(&tmp);
         rc = e->fn->exec(args, e->nargs, count, out, &tmp);
@@ -980,7 +1028,7 @@ static int eval_op(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     case EXPR_LIKE: {
         strata_err tmp;
         err_clear(&tmp);
-        rc = like_exec(e->args[0]->result, e->args[1]->result, e->like.escape, e->like.ilike, e->negated, count, out,
+        rc = like_exec(s->args[0]->result, s->args[1]->result, e->like.escape, e->like.ilike, e->negated, count, out,
                        &tmp);
         if (rc) return fail_at(x, e, &tmp);
         break;
@@ -990,8 +1038,9 @@ static int eval_op(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
     return rc;
 }
 
-int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
-    vector *out = e->result;
+int expr_eval(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count) {
+    const expr *e = s->e;
+    vector *out = s->result;
     vec_reset(out);
     int rc = STRATA_OK;
     switch (e->kind) {
@@ -1005,13 +1054,13 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
         int rc2 = expr_param_value(x, e, &v);
         return rc2 ? rc2 : set_const(out, &v, x->err);
     }
-    case EXPR_CASE: return eval_case(x, e, in, count);
+    case EXPR_CASE: return eval_case(x, s, in, count);
     default: break;
     }
     if (in && in->sel) chunk_apply_sel(in);
     for (int i = 0; i < e->nargs; i++)
-        if ((rc = expr_eval(x, e->args[i], in, count))) return rc;
-    return eval_op(x, e, in, count);
+        if ((rc = expr_eval(x, s->args[i], in, count))) return rc;
+    return eval_op(x, s, in, count);
 }
 
 /* ---- selection ---------------------------------------------------------------------------- */
@@ -1019,7 +1068,7 @@ int expr_eval(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
 /* A predicate selects rows into a row mask (kernel.h): with negate the rows where it is false
 ** rather than true (NOT's true rows); NULL rows are in neither, which is what a WHERE keeps. */
 
-/* What a predicate keeps between vectors, in e->aux (EXPR_CMP, EXPR_LIKE, EXPR_IN_LIST): an
+/* What a predicate keeps between vectors, in s->aux (EXPR_CMP, EXPR_LIKE, EXPR_IN_LIST): an
 ** IN-list's constants prepared for the kernels, a LIKE pattern's prefix, and the bits of the last
 ** column-segment dictionary it was evaluated on (one per entry, 1 = selected), reused while the
 ** vectors come from that dictionary and the constants are the statement's own. */
@@ -1046,9 +1095,9 @@ static void pred_aux_free(pred_aux *a) {
     free(a);
 }
 
-static int pred_aux_of(exec_ctx *x, expr *e, pred_aux **out) {
-    if (!e->aux && !(e->aux = calloc(1, sizeof(pred_aux)))) return err_set(x->err, STRATA_NOMEM, "out of memory (predicate)");
-    *out = e->aux;
+static int pred_aux_of(exec_ctx *x, expr_state *s, pred_aux **out) {
+    if (!s->aux && !(s->aux = calloc(1, sizeof(pred_aux)))) return err_set(x->err, STRATA_NOMEM, "out of memory (predicate)");
+    *out = s->aux;
     return STRATA_OK;
 }
 
@@ -1073,10 +1122,10 @@ static void bool_mask(const vector *v, uint32_t count, bool negate, uint64_t *ma
 
 /* op_mask computes e, whose arguments are evaluated, as expr_eval would, into mask: the way for
 ** the shapes the kernels do not take. */
-static int op_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
-    vec_reset(e->result);
-    int rc = eval_op(x, e, in, count);
-    if (rc == STRATA_OK) bool_mask(e->result, count, negate, mask);
+static int op_mask(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
+    vec_reset(s->result);
+    int rc = eval_op(x, s, in, count);
+    if (rc == STRATA_OK) bool_mask(s->result, count, negate, mask);
     return rc;
 }
 
@@ -1200,11 +1249,11 @@ static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const u
 ** cannot change; otherwise only for a dictionary no larger than the rows); numbers through the
 ** kernels, other strings row by row on their typed values (a search of the sorted IN items, the
 ** byte order, like_match). */
-static int leaf_select(exec_ctx *x, expr *e, const leaf *p, bool keep, const vector *v, uint32_t count,
+static int leaf_select(exec_ctx *x, expr_state *s, const leaf *p, bool keep, const vector *v, uint32_t count,
                        uint64_t *mask) {
     if (v->phys == PHYS_STR && v->dict_id && v->kind == VEC_DICTIONARY && (keep || v->dict_size <= count)) {
         pred_aux *a = NULL;
-        int rc = pred_aux_of(x, e, &a);
+        int rc = pred_aux_of(x, s, &a);
         if (rc) return rc;
         /* the NULL entry is the dictionary's last; a vector without NULLs does not say so (validity NULL)
         ** and none of its rows uses it, so bits computed from such a vector serve only vectors alike */
@@ -1234,14 +1283,16 @@ static int leaf_select(exec_ctx *x, expr *e, const leaf *p, bool keep, const vec
 ** columns of numbers, of one physical type (DECIMALs of one scale, as eval_cmp's typed loops
 ** need); other comparisons are evaluated by eval_cmp. *done false when e is none of these shapes
 ** (nothing evaluated). */
-static int cmp_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+static int cmp_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+    const expr *e = s->e;
     static const kern_cmp mirrored[] = {KERN_EQ, KERN_NE, KERN_GT, KERN_GE, KERN_LT, KERN_LE};
     static const kern_cmp negated[] = {KERN_NE, KERN_EQ, KERN_GE, KERN_GT, KERN_LE, KERN_LT};
     *done = false;
-    expr *ea = e->args[0], *eb = e->args[1];
+    const expr *ea = e->args[0], *eb = e->args[1];
+    int ia = 0; /* ea's argument */
     kern_cmp op = (kern_cmp)e->cmp;
     if (is_const(ea)) { /* 5 < x is x > 5 */
-        ea = e->args[1], eb = e->args[0];
+        ea = e->args[1], eb = e->args[0], ia = 1;
         op = mirrored[op];
     }
     vec_phys phys = vec_phys_of(ea->type.id);
@@ -1250,17 +1301,17 @@ static int cmp_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool
         (ea->type.id != eb->type.id || ea->type.scale != eb->type.scale))
         return STRATA_OK;
     int rc; /* evaluated left to right, as expr_eval does: the first error reported is the same */
-    if ((rc = expr_eval(x, e->args[0], in, count)) || (rc = expr_eval(x, e->args[1], in, count))) return rc;
+    if ((rc = expr_eval(x, s->args[0], in, count)) || (rc = expr_eval(x, s->args[1], in, count))) return rc;
     *done = true;
-    vector *u = ea->result, *v = eb->result;
-    if (u->kind == VEC_CONSTANT) return op_mask(x, e, in, count, negate, mask); /* both constant: rare */
+    vector *u = s->args[ia]->result, *v = s->args[1 - ia]->result;
+    if (u->kind == VEC_CONSTANT) return op_mask(x, s, in, count, negate, mask); /* both constant: rare */
     if (v->kind == VEC_CONSTANT) {
         if (row_null(v, 0)) { /* x op NULL holds nowhere, and fails nowhere */
             clear_mask(mask, count);
             return STRATA_OK;
         }
         leaf p = {.kind = LEAF_CMP, .phys = phys, .negate = negate, .op = op, .c = v};
-        return leaf_select(x, e, &p, eb->kind == EXPR_CONST, u, count, mask);
+        return leaf_select(x, s, &p, eb->kind == EXPR_CONST, u, count, mask);
     }
     if (negate) op = negated[op];
     const sel_t *us = kern_sel(u), *vs = kern_sel(v);
@@ -1279,8 +1330,9 @@ static int cmp_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool
 ** expressions), lo and hi constants or parameters of x's type, numbers: x evaluated once and one
 ** pass of kern_between_T. negate (NOT BETWEEN) selects x < lo OR x > hi. *done false for any
 ** other AND (nothing evaluated). */
-static int between_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask,
+static int between_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask,
                           bool *done) {
+    const expr *e = s->e;
     *done = false;
     if (e->nargs != 2 || e->args[0]->kind != EXPR_CMP || e->args[1]->kind != EXPR_CMP || e->args[0]->cmp != CMP_GE ||
         e->args[1]->cmp != CMP_LE)
@@ -1291,10 +1343,11 @@ static int between_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, 
         !expr_equal(xe, e->args[1]->args[0]))
         return STRATA_OK;
     int rc;
-    if ((rc = expr_eval(x, xe, in, count)) || (rc = expr_eval(x, lo, in, count)) || (rc = expr_eval(x, hi, in, count)))
+    expr_state *xs = s->args[0]->args[0], *los = s->args[0]->args[1], *his = s->args[1]->args[1];
+    if ((rc = expr_eval(x, xs, in, count)) || (rc = expr_eval(x, los, in, count)) || (rc = expr_eval(x, his, in, count)))
         return rc;
     *done = true;
-    const vector *u = xe->result, *lv = lo->result, *hv = hi->result;
+    const vector *u = xs->result, *lv = los->result, *hv = his->result;
     bool lnull = row_null(lv, 0), hnull = row_null(hv, 0);
     leaf p = {.kind = LEAF_BETWEEN, .phys = u->phys, .negate = negate, .c = lv, .c2 = hv};
     if (lnull || hnull) { /* x >= NULL is NULL: BETWEEN holds nowhere, NOT BETWEEN where the other side fails */
@@ -1312,14 +1365,15 @@ static int between_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, 
 ** column-segment dictionary's strings (through kern_in_T, or once per dictionary entry); other
 ** operands are evaluated by eval_in_list. *done false for a list with another item (nothing
 ** evaluated). */
-static int in_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+static int in_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+    const expr *e = s->e;
     *done = false;
     vec_phys phys = vec_phys_of(e->args[0]->type.id);
     if (!kernel_phys(phys) && phys != PHYS_STR) return STRATA_OK;
     for (int i = 1; i < e->nargs; i++)
         if (e->args[i]->kind != EXPR_CONST || vec_phys_of(e->args[i]->type.id) != phys) return STRATA_OK;
     pred_aux *a = NULL;
-    int rc = pred_aux_of(x, e, &a);
+    int rc = pred_aux_of(x, s, &a);
     if (rc) return rc;
     if (!a->prepared) {
         uint32_t width = vec_phys_width(phys), n = 0;
@@ -1348,30 +1402,31 @@ static int in_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool 
         a->nitems = n;
         a->prepared = true;
     }
-    if ((rc = expr_eval(x, e->args[0], in, count))) return rc;
+    if ((rc = expr_eval(x, s->args[0], in, count))) return rc;
     leaf p = {.kind = LEAF_IN, .phys = phys, .negate = negate != e->negated, .set = a};
     *done = true;
-    return leaf_select(x, e, &p, true, e->args[0]->result, count, mask);
+    return leaf_select(x, s, &p, true, s->args[0]->result, count, mask);
 }
 
 /* like_select selects by LIKE e (not ILIKE) with a constant or parameter pattern: a literal prefix
 ** and '%' (like_prefix) through kern_prefix, any pattern on a column-segment dictionary once per
 ** entry; the rest by like_exec, which also reports a malformed pattern. *done false for ILIKE
 ** (nothing evaluated). */
-static int like_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+static int like_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask, bool *done) {
+    const expr *e = s->e;
     *done = false;
     if (e->like.ilike) return STRATA_OK;
     int rc;
-    if ((rc = expr_eval(x, e->args[0], in, count)) || (rc = expr_eval(x, e->args[1], in, count))) return rc;
+    if ((rc = expr_eval(x, s->args[0], in, count)) || (rc = expr_eval(x, s->args[1], in, count))) return rc;
     *done = true;
-    const vector *t = e->args[0]->result, *pv = e->args[1]->result;
-    if (pv->kind != VEC_CONSTANT || t->phys != PHYS_STR) return op_mask(x, e, in, count, negate, mask);
+    const vector *t = s->args[0]->result, *pv = s->args[1]->result;
+    if (pv->kind != VEC_CONSTANT || t->phys != PHYS_STR) return op_mask(x, s, in, count, negate, mask);
     if (row_null(pv, 0)) { /* LIKE NULL is NULL */
         clear_mask(mask, count);
         return STRATA_OK;
     }
     pred_aux *a = NULL;
-    if ((rc = pred_aux_of(x, e, &a))) return rc;
+    if ((rc = pred_aux_of(x, s, &a))) return rc;
     const sstr *pat = &VEC_DATA(pv, sstr)[0];
     if (pat->len + 1 > a->prefix_cap) {
         char *b = realloc(a->prefix, pat->len + 1);
@@ -1389,11 +1444,11 @@ static int like_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, boo
             err_clear(&tmp);
             rc = like_plan_init(lp, sstr_data(pat), pat->len, e->like.escape, false, &tmp);
             if (rc == STRATA_NOMEM) return err_set(x->err, rc, "%s", tmp.msg);
-            if (rc) return op_mask(x, e, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
+            if (rc) return op_mask(x, s, in, count, negate, mask); /* malformed: like_exec reports it if a row needs it */
         }
         p.kind = LEAF_LIKE, p.like = lp;
     }
-    return leaf_select(x, e, &p, e->args[1]->kind == EXPR_CONST, t, count, mask);
+    return leaf_select(x, s, &p, e->args[1]->kind == EXPR_CONST, t, count, mask);
 }
 
 /* cannot_fail says whether evaluating e can raise no error (nor has effects), so that a filter
@@ -1423,15 +1478,16 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask);
+static int select_mask(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask);
 
 /* and_mask is select_mask for an AND of arguments that cannot fail, in an adaptive order: the
 ** argument that removes the most rows for its time goes first (ranked by nanoseconds a row over
 ** the share of rows it removes, both measured as the filter runs), and each later one sees only
 ** the rows still in: all of them through the kernels while most are, a slice of the survivors
 ** once few are, none once no row is left. false in *done: not such an AND. */
-static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
-    and_aux *a = e->aux;
+static int and_mask(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, uint64_t *mask, bool *done) {
+    const expr *e = s->e;
+    and_aux *a = s->aux;
     *done = false;
     if (!a || !in) return STRATA_OK;
     *done = true;
@@ -1454,7 +1510,7 @@ static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
     uint64_t m[VALIDITY_WORDS];
     sel_t rows[VECTOR_SIZE];
     for (int i = 0; i < n; i++) {
-        expr *arg = e->args[ord[i]];
+        expr_state *arg = s->args[ord[i]];
         uint32_t evaluated = live, passed;
         uint64_t t0 = now_ns();
         if (i == 0) {
@@ -1498,57 +1554,66 @@ static int and_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, uint64
 ** other way round); BETWEEN, comparisons, IN-lists and LIKE go through the kernels where their
 ** shapes allow; anything else is evaluated into its BOOLEAN vector. Every argument is evaluated on
 ** every row, in expr_eval's order, but for an AND of arguments that cannot fail (and_mask). */
-static int select_mask(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
+static int select_mask(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, bool negate, uint64_t *mask) {
+    const expr *e = s->e;
     int rc = STRATA_OK;
     bool done = false;
     uint32_t words = KERN_WORDS(count);
     if (in && in->sel) chunk_apply_sel(in);
     switch (e->kind) {
-    case EXPR_NOT: return select_mask(x, e->args[0], in, count, !negate, mask);
+    case EXPR_NOT: return select_mask(x, s->args[0], in, count, !negate, mask);
     case EXPR_AND:
     case EXPR_OR: {
-        if (e->kind == EXPR_AND && ((rc = between_select(x, e, in, count, negate, mask, &done)) || done)) return rc;
-        if (e->kind == EXPR_AND && !negate && ((rc = and_mask(x, e, in, count, mask, &done)) || done)) return rc;
+        if (e->kind == EXPR_AND && ((rc = between_select(x, s, in, count, negate, mask, &done)) || done)) return rc;
+        if (e->kind == EXPR_AND && !negate && ((rc = and_mask(x, s, in, count, mask, &done)) || done)) return rc;
         if (e->nargs == 0) break;
         bool all = (e->kind == EXPR_AND) != negate;
-        if ((rc = select_mask(x, e->args[0], in, count, negate, mask))) return rc;
+        if ((rc = select_mask(x, s->args[0], in, count, negate, mask))) return rc;
         uint64_t m[VALIDITY_WORDS];
         for (int i = 1; i < e->nargs; i++) {
-            if ((rc = select_mask(x, e->args[i], in, count, negate, m))) return rc;
+            if ((rc = select_mask(x, s->args[i], in, count, negate, m))) return rc;
             for (uint32_t w = 0; w < words; w++) mask[w] = all ? mask[w] & m[w] : mask[w] | m[w];
         }
         return STRATA_OK;
     }
-    case EXPR_CMP: rc = cmp_select(x, e, in, count, negate, mask, &done); break;
-    case EXPR_IN_LIST: rc = in_select(x, e, in, count, negate, mask, &done); break;
-    case EXPR_LIKE: rc = like_select(x, e, in, count, negate, mask, &done); break;
+    case EXPR_CMP: rc = cmp_select(x, s, in, count, negate, mask, &done); break;
+    case EXPR_IN_LIST: rc = in_select(x, s, in, count, negate, mask, &done); break;
+    case EXPR_LIKE: rc = like_select(x, s, in, count, negate, mask, &done); break;
     default: break;
     }
     if (rc || done) return rc;
-    if ((rc = expr_eval(x, e, in, count))) return rc;
-    bool_mask(e->result, count, negate, mask);
+    if ((rc = expr_eval(x, s, in, count))) return rc;
+    bool_mask(s->result, count, negate, mask);
     return STRATA_OK;
 }
 
-int expr_select(exec_ctx *x, expr *e, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n) {
+int expr_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count, sel_t *sel, uint32_t *n) {
     uint64_t mask[VALIDITY_WORDS];
-    int rc = select_mask(x, e, in, count, false, mask);
+    int rc = select_mask(x, s, in, count, false, mask);
     if (rc) return rc;
     *n = kern_mask_to_sel(mask, count, sel);
     return STRATA_OK;
 }
 
-int expr_eval_const(exec_ctx *x, expr *e, sql_value *out) {
-    int rc = expr_prepare(e, x->err);
+int expr_eval_const(exec_ctx *x, const expr *e, sql_value *out) {
+    expr_state *s;
+    int rc = expr_state_make(e, x->err, &s);
     if (rc) return rc;
-    if ((rc = expr_eval(x, e, NULL, 1))) return rc;
-    sql_value v;
-    vec_get_value(e->result, 0, &v);
-    if (!v.is_null && (v.type.id == TYPE_VARCHAR || v.type.id == TYPE_BLOB)) {
-        sstr s;
-        if ((rc = sstr_copy(x->mem, sstr_data(&v.v.s), v.v.s.len, &s, x->err))) return rc;
-        v.v.s = s;
+    if ((rc = expr_eval(x, s, NULL, 1))) {
+        expr_state_free(s);
+        return rc;
     }
+    sql_value v;
+    vec_get_value(s->result, 0, &v);
+    if (!v.is_null && (v.type.id == TYPE_VARCHAR || v.type.id == TYPE_BLOB)) {
+        sstr cp;
+        if ((rc = sstr_copy(x->mem, sstr_data(&v.v.s), v.v.s.len, &cp, x->err))) {
+            expr_state_free(s);
+            return rc;
+        }
+        v.v.s = cp;
+    }
+    expr_state_free(s);
     *out = v;
     return STRATA_OK;
 }

@@ -103,11 +103,8 @@ static int agg_open(exec_ctx *x, op_node *nd) {
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
     int rc = exec_groups_init(x, &s->groups, kt, p->agg.nkeys);
     if (rc) return rc;
-    for (uint32_t k = 0; k < p->agg.nkeys; k++)
-        if ((rc = expr_prepare(p->agg.keys[k], x->err))) return rc;
     for (uint32_t a = 0; a < p->agg.naggs; a++) {
         agg_expr *ag = &p->agg.aggs[a];
-        if (ag->arg && (rc = expr_prepare(ag->arg, x->err))) return rc;
         if (ag->distinct) {
             if (!s->distinct && !(s->distinct = calloc(p->agg.naggs, sizeof *s->distinct))) return exec_nomem(x);
             sql_type dt[2] = {sql_type_make(TYPE_INTEGER), ag->arg ? ag->arg->type : sql_type_make(TYPE_INTEGER)};
@@ -294,9 +291,9 @@ static int agg_best(exec_ctx *x, agg_state *s, agg_fn fn, best_slot *sl, sql_val
     return STRATA_OK;
 }
 
-static int agg_update(exec_ctx *x, const plan_op *p, agg_state *s, uint32_t a, const uint32_t *gids, uint32_t count) {
+static int agg_update(exec_ctx *x, const plan_op *p, agg_state *s, uint32_t a, vector *v, const uint32_t *gids,
+                      uint32_t count) {
     agg_expr *ag = &p->agg.aggs[a];
-    vector *v = ag->arg ? ag->arg->result : NULL;
     uint8_t *fresh = NULL;
     if (ag->distinct && v) {
         /* only the first (group, value) pair counts */
@@ -505,8 +502,8 @@ static int agg_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     if (in->sel) chunk_apply_sel(in);
     vector *keys[p->agg.nkeys + 1];
     for (uint32_t k = 0; k < p->agg.nkeys; k++) {
-        if ((rc = expr_eval(x, p->agg.keys[k], in, count))) return rc;
-        keys[k] = p->agg.keys[k]->result;
+        if ((rc = expr_eval(x, nd->ex[k], in, count))) return rc;
+        keys[k] = nd->ex[k]->result;
     }
     bool mapped = false;
     if (p->agg.nkeys && (rc = dict_groups(x, p, s, keys, count, &mapped))) return rc;
@@ -528,10 +525,10 @@ static int agg_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
         kern_group_count(s->gids, count, s->groups.ngroups, rows);
     }
     for (uint32_t a = 0; a < p->agg.naggs; a++) {
-        agg_expr *ag = &p->agg.aggs[a];
-        if (ag->arg && (rc = expr_eval(x, ag->arg, in, count))) return rc;
-        if (few && agg_few_groups(p, s, a, ag->arg ? ag->arg->result : NULL, count, rows)) continue;
-        if ((rc = agg_update(x, p, s, a, s->gids, count))) return rc;
+        expr_state *arg = nd->ex[p->agg.nkeys + a]; /* NULL: count(*) */
+        if (arg && (rc = expr_eval(x, arg, in, count))) return rc;
+        if (few && agg_few_groups(p, s, a, arg ? arg->result : NULL, count, rows)) continue;
+        if ((rc = agg_update(x, p, s, a, arg ? arg->result : NULL, s->gids, count))) return rc;
     }
     return STRATA_OK;
 }
@@ -652,10 +649,11 @@ static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     return STRATA_OK;
 }
 
-
-static void agg_release(const plan_op *p) {
-    exec_release_exprs(p->agg.keys, p->agg.nkeys);
-    for (uint32_t a = 0; a < p->agg.naggs; a++) expr_release(p->agg.aggs[a].arg);
+/* the keys, then each aggregate's argument (NULL for count(*)) */
+static uint32_t agg_exprs(const plan_op *p, const expr **list) {
+    exec_list_exprs(p->agg.keys, p->agg.nkeys, list);
+    for (uint32_t a = 0; list && a < p->agg.naggs; a++) list[p->agg.nkeys + a] = p->agg.aggs[a].arg;
+    return p->agg.nkeys + p->agg.naggs;
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {
@@ -668,7 +666,7 @@ const op_vtable op_agg = {
     .child = {CHILD_SINK},
     .open = agg_open,
     .close = agg_close,
-    .release = agg_release,
+    .exprs = agg_exprs,
     .sink = agg_sink,
     .finalize = agg_finalize,
     .source = agg_next,

@@ -26,8 +26,9 @@ typedef struct dml_state {
     vec_rows returned; /* RETURNING rows */
     uint32_t emit_chunk;
     bool done;
-    expr **checks;       /* bound CHECK constraints */
-    expr ***index_keys;  /* per index: bound key expressions */
+    expr_state **checks;      /* bound CHECK constraints */
+    expr_state ***index_keys; /* per index: bound key expressions */
+    expr_state **ex;          /* the node's: RETURNING, then DO UPDATE's SET values and WHERE */
     data_chunk pair;     /* ON CONFLICT DO UPDATE: the existing row, then the proposed one */
     data_chunk upd;      /* ... and the row it becomes: rowid, then the table's columns */
     int64_t *aff;        /* ... rowids this statement inserted or updated (open addressing) */
@@ -82,9 +83,10 @@ static int dml_state_new(exec_ctx *x, op_node *nd, dml_state **out) {
     memset(s->index_keys, 0, (td->nindexes + 1) * sizeof *s->index_keys);
     s->nchecks = td->nchecks;
     s->nindexes = td->nindexes;
+    expr *bound;
     for (uint32_t i = 0; i < td->nchecks; i++) {
-        if ((rc = bind_table_expr(&b, td, td->checks[i].expr, &s->checks[i]))) return rc;
-        if ((rc = expr_prepare(s->checks[i], x->err))) return rc;
+        if ((rc = bind_table_expr(&b, td, td->checks[i].expr, &bound))) return rc;
+        if ((rc = expr_state_make(bound, x->err, &s->checks[i]))) return rc;
     }
     for (uint32_t i = 0; i < td->nindexes; i++) {
         index_def *ix = td->indexes[i];
@@ -94,12 +96,10 @@ static int dml_state_new(exec_ctx *x, op_node *nd, dml_state **out) {
         memset(s->index_keys[i], 0, ix->nkeys * sizeof **s->index_keys);
         s->index_nkeys[i] = ix->nkeys;
         for (uint32_t k = 0; k < ix->nkeys; k++) {
-            if ((rc = bind_table_expr(&b, td, ix->keys[k], &s->index_keys[i][k]))) return rc;
-            if ((rc = expr_prepare(s->index_keys[i][k], x->err))) return rc;
+            if ((rc = bind_table_expr(&b, td, ix->keys[k], &bound))) return rc;
+            if ((rc = expr_state_make(bound, x->err, &s->index_keys[i][k]))) return rc;
         }
     }
-    for (uint32_t i = 0; i < p->dml.nreturning; i++)
-        if ((rc = expr_prepare(p->dml.returning[i], x->err))) return rc;
     s->hold = dml_must_hold(p->child[0], td);
     if (p->dml.on_conflict_update) {
         sql_type *t2 = arena_alloc(&s->mem, (2 * td->ncols + 1) * sizeof *t2);
@@ -109,9 +109,6 @@ static int dml_state_new(exec_ctx *x, op_node *nd, dml_state **out) {
         if ((rc = chunk_init(&s->upd, t2, td->ncols + 1, x->err))) return rc;
         for (uint32_t i = 0; i < 2 * td->ncols; i++) t2[i] = td->types[i % td->ncols];
         if ((rc = chunk_init(&s->pair, t2, 2 * td->ncols, x->err))) return rc;
-        for (uint32_t k = 0; k < p->dml.nconflict_set; k++)
-            if ((rc = expr_prepare(p->dml.conflict_values[k], x->err))) return rc;
-        if (p->dml.conflict_where && (rc = expr_prepare(p->dml.conflict_where, x->err))) return rc;
     }
     s->row.ncols = td->ncols;
     return STRATA_OK;
@@ -125,6 +122,7 @@ static int dml_open(exec_ctx *x, op_node *nd) {
         dml_close(nd, false); /* nothing half-made is kept for the next run */
         return rc;
     }
+    s->ex = nd->ex;
     s->emit_chunk = 0;
     s->done = false;
     if (p->dml.nreturning && (rc = exec_rows_init(x, &s->returned, p->types, p->ncols))) return rc;
@@ -158,9 +156,9 @@ static void dml_close(op_node *nd, bool keep) {
         return;
     }
     nd->state = NULL;
-    for (uint32_t i = 0; i < s->nchecks && s->checks; i++) expr_release(s->checks[i]);
+    for (uint32_t i = 0; i < s->nchecks && s->checks; i++) expr_state_free(s->checks[i]);
     for (uint32_t i = 0; i < s->nindexes && s->index_keys && s->index_nkeys; i++)
-        for (uint32_t k = 0; k < s->index_nkeys[i] && s->index_keys[i]; k++) expr_release(s->index_keys[i][k]);
+        for (uint32_t k = 0; k < s->index_nkeys[i] && s->index_keys[i]; k++) expr_state_free(s->index_keys[i][k]);
     chunk_free(&s->pair);
     chunk_free(&s->upd);
     chunk_free(&s->old);
@@ -379,7 +377,7 @@ static int upsert_update(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk
     if (p->dml.conflict_where) {
         sel_t sel[1];
         uint32_t m;
-        if ((rc = expr_select(x, p->dml.conflict_where, &s->pair, 1, sel, &m))) return rc;
+        if ((rc = expr_select(x, s->ex[p->dml.nreturning + p->dml.nconflict_set], &s->pair, 1, sel, &m))) return rc;
         if (!m) return STRATA_OK; /* the WHERE of DO UPDATE keeps the row as it is */
     }
     chunk_reset(&s->upd);
@@ -387,7 +385,7 @@ static int upsert_update(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk
     for (uint32_t c = 0; c < n; c++)
         if ((rc = vec_copy(&s->upd.cols[1 + c], 0, &s->old.cols[c], NULL, 1, x->err))) return rc;
     for (uint32_t k = 0; k < p->dml.nconflict_set; k++) {
-        expr *e = p->dml.conflict_values[k];
+        expr_state *e = s->ex[p->dml.nreturning + k];
         if ((rc = expr_eval(x, e, &s->pair, 1))) return rc;
         vector *dst = &s->upd.cols[1 + p->dml.conflict_cols[k]];
         vec_reset(dst);
@@ -528,9 +526,9 @@ static int dml_return(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk *r
     data_chunk out = {.ncols = p->dml.nreturning, .count = n};
     vector cols[p->dml.nreturning];
     for (uint32_t i = 0; i < p->dml.nreturning; i++) {
-        int rc = expr_eval(x, p->dml.returning[i], &src, n);
+        int rc = expr_eval(x, s->ex[i], &src, n);
         if (rc) return rc;
-        cols[i] = *p->dml.returning[i]->result;
+        cols[i] = *s->ex[i]->result;
     }
     out.cols = cols;
     return vec_rows_append(&s->returned, &out, NULL, n, x->err);
@@ -1066,10 +1064,12 @@ static int dml_next(exec_ctx *x, op_node *nd, data_chunk *out) {
 }
 
 
-static void dml_release(const plan_op *p) {
-    exec_release_exprs(p->dml.returning, p->dml.nreturning);
-    exec_release_exprs(p->dml.conflict_values, p->dml.nconflict_set);
-    expr_release(p->dml.conflict_where);
+static uint32_t dml_exprs(const plan_op *p, const expr **list) {
+    uint32_t nr = p->dml.nreturning, nc = p->dml.nconflict_set;
+    exec_list_exprs(p->dml.returning, nr, list);
+    exec_list_exprs(p->dml.conflict_values, nc, list ? list + nr : NULL);
+    if (list) list[nr + nc] = p->dml.conflict_where;
+    return nr + nc + 1;
 }
 
 static void dml_explain(const plan_op *p, char *buf, size_t cap) { snprintf(buf, cap, " %s", p->dml.table->name); }
@@ -1122,7 +1122,7 @@ static int delete_finalize(exec_ctx *x, op_node *nd) { return dml_apply_pending(
 ** runs (the bound CHECK and index key expressions). */
 #define DML_OPERATOR(label, sink_fn, finalize_fn)                                                    \
     {                                                                                                \
-        .name = label, .child = {CHILD_SINK}, .open = dml_open, .close = dml_close, .release = dml_release, \
+        .name = label, .child = {CHILD_SINK}, .open = dml_open, .close = dml_close, .exprs = dml_exprs, \
         .sink = sink_fn, .finalize = finalize_fn, .source = dml_next, .explain = dml_explain,          \
     }
 const op_vtable op_insert = DML_OPERATOR("INSERT", insert_sink, insert_finalize);

@@ -8,16 +8,15 @@
 
 /* ---- filter ------------------------------------------------------------------------------- */
 
-static int filter_open(exec_ctx *x, op_node *n) { return expr_prepare(n->op->filter.pred, x->err); }
+static uint32_t filter_exprs(const plan_op *p, const expr **list) { return exec_list_exprs(&p->filter.pred, 1, list); }
 
-static void filter_release(const plan_op *p) { expr_release(p->filter.pred); }
 
 static int filter_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
     (void)more, (void)finished;
     const plan_op *p = nd->op;
     sel_t sel[VECTOR_SIZE];
     uint32_t n;
-    int rc = expr_select(x, p->filter.pred, in, in->count, sel, &n);
+    int rc = expr_select(x, nd->ex[0], in, in->count, sel, &n);
     if (rc) return rc;
     for (uint32_t c = 0; c < p->ncols; c++) vec_slice(&out->cols[c], &in->cols[c], sel, n);
     out->count = n;
@@ -27,33 +26,24 @@ static int filter_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out
 const op_vtable op_filter = {
     .name = "FILTER",
     .child = {CHILD_STREAM},
-    .open = filter_open,
+    .open = exec_no_open,
     .close = exec_no_close,
-    .release = filter_release,
+    .exprs = filter_exprs,
     .execute = filter_exec,
 };
 
 /* ---- projection --------------------------------------------------------------------------- */
 
-static int project_open(exec_ctx *x, op_node *n) {
-    const plan_op *p = n->op;
-    for (uint32_t i = 0; i < p->ncols; i++) {
-        int rc = expr_prepare(p->project.exprs[i], x->err);
-        if (rc) return rc;
-    }
-    return STRATA_OK;
-}
-
-static void project_release(const plan_op *p) { exec_release_exprs(p->project.exprs, p->ncols); }
+static uint32_t project_exprs(const plan_op *p, const expr **list) { return exec_list_exprs(p->project.exprs, p->ncols, list); }
 
 static int project_exec(exec_ctx *x, op_node *n, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
     (void)more, (void)finished;
     const plan_op *p = n->op;
     if (in->sel) chunk_apply_sel(in);
     for (uint32_t c = 0; c < p->ncols; c++) {
-        int rc = expr_eval(x, p->project.exprs[c], in, in->count);
+        int rc = expr_eval(x, n->ex[c], in, in->count);
         if (rc) return rc;
-        vec_reference(&out->cols[c], p->project.exprs[c]->result);
+        vec_reference(&out->cols[c], n->ex[c]->result);
     }
     out->count = in->count;
     return STRATA_OK;
@@ -62,9 +52,9 @@ static int project_exec(exec_ctx *x, op_node *n, data_chunk *in, data_chunk *out
 const op_vtable op_project = {
     .name = "PROJECTION",
     .child = {CHILD_STREAM},
-    .open = project_open,
+    .open = exec_no_open,
     .close = exec_no_close,
-    .release = project_release,
+    .exprs = project_exprs,
     .execute = project_exec,
 };
 
@@ -76,11 +66,6 @@ typedef struct limit_state {
 } limit_state;
 
 static int limit_open(exec_ctx *x, op_node *n) { return exec_small_state(x, n, sizeof(limit_state)); }
-
-static void limit_release(const plan_op *p) {
-    expr_release(p->limit.limit);
-    expr_release(p->limit.offset);
-}
 
 static int limit_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out, bool *more, bool *finished) {
     (void)more;
@@ -128,6 +113,5 @@ const op_vtable op_limit = {
     .child = {CHILD_STREAM},
     .open = limit_open,
     .close = exec_small_close,
-    .release = limit_release,
     .execute = limit_exec,
 };

@@ -13,7 +13,14 @@
 /* ---- hash and nested-loop joins ---------------------------------------------------------- */
 
 
+/* The states of a join's expressions (its node's ex, join_exprs' order): the probe keys, the
+** build keys, the residual. */
+static inline expr_state *lkey(expr_state **ex, uint32_t k) { return ex[k]; }
+static inline expr_state *rkey(const plan_op *p, expr_state **ex, uint32_t k) { return ex[p->join.nkeys + k]; }
+static inline expr_state *residual(const plan_op *p, expr_state **ex) { return ex[2 * p->join.nkeys]; }
+
 typedef struct join_state {
+    expr_state **ex;     /* the node's expression states */
     vec_rowtable build; /* build rows */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
     vec_join_table table; /* their keys */
@@ -78,10 +85,9 @@ static int join_open(exec_ctx *x, op_node *nd) {
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         kt[k] = p->join.rkeys[k]->type;
-        if ((rc = expr_prepare(p->join.lkeys[k], x->err)) || (rc = expr_prepare(p->join.rkeys[k], x->err))) return rc;
     }
     if ((rc = exec_join_table_init(x, &s->table, kt, p->join.nkeys))) return rc;
-    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
+    s->ex = nd->ex;
     /* pairs hold both sides' columns, also for SEMI and ANTI, which output the left ones only */
     plan_op *l = p->child[0];
     sql_type both[l->ncols + r->ncols + 1];
@@ -134,8 +140,8 @@ static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     if (rc || !p->join.nkeys) return rc;
     vector *keys[p->join.nkeys];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        if ((rc = expr_eval(x, p->join.rkeys[k], in, in->count))) return rc;
-        keys[k] = p->join.rkeys[k]->result;
+        if ((rc = expr_eval(x, rkey(p, s->ex, k), in, in->count))) return rc;
+        keys[k] = rkey(p, s->ex, k)->result;
     }
     for (uint32_t r = 0; p->join.null_aware && !s->build_null && r < in->count; r++) s->build_null = vec_is_null(keys[0], r);
     return vec_join_add(&s->table, keys, in->count, x->err);
@@ -178,7 +184,7 @@ static int join_match_pairs(exec_ctx *x, const plan_op *p, join_state *s, data_c
     s->pairs.count = n;
     *m = n;
     if (p->join.pred) {
-        int rc = expr_select(x, p->join.pred, &s->pairs, n, s->sel, m);
+        int rc = expr_select(x, residual(p, s->ex), &s->pairs, n, s->sel, m);
         if (rc) return rc;
     } else {
         for (uint32_t k = 0; k < n; k++) s->sel[k] = k;
@@ -221,9 +227,9 @@ static int join_emit_outer(const plan_op *p, join_state *s, data_chunk *in, cons
 ** sets each row's chain in s->heads (vec_join_probe). */
 static int probe_chunk(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in, vector **pkeys) {
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        int rc = expr_eval(x, p->join.lkeys[k], in, in->count);
+        int rc = expr_eval(x, lkey(s->ex, k), in, in->count);
         if (rc) return rc;
-        pkeys[k] = p->join.lkeys[k]->result;
+        pkeys[k] = lkey(s->ex, k)->result;
     }
     if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
     return STRATA_OK;
@@ -420,8 +426,6 @@ static int ijoin_open(exec_ctx *x, op_node *nd) {
     int rc = scan_projection(x, r->scan.table, r->scan.cols, r->scan.ncols, r->scan.need, &s->proj, &s->nproj, &s->fetched);
     if (rc == STRATA_OK && table_reader_open(&r->scan.table->desc, s->proj, s->nproj, &s->reader)) rc = exec_nomem(x);
     if (rc || (rc = chunk_init(&s->pairs, p->types, p->ncols, x->err))) return rc;
-    if ((rc = expr_prepare(p->join.lkeys[0], x->err))) return rc;
-    if (p->join.pred && (rc = expr_prepare(p->join.pred, x->err))) return rc;
     s->right.ncols = r->ncols;
     s->right.cols = s->pairs.cols + p->child[0]->ncols;
     return STRATA_OK;
@@ -447,7 +451,7 @@ static int ijoin_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out,
     ijoin_state *s = nd->state;
     plan_op *r = p->child[1];
     uint32_t nl = p->child[0]->ncols;
-    expr *key = p->join.lkeys[0];
+    expr_state *key = lkey(nd->ex, 0);
     int rc;
     if (in->sel) chunk_apply_sel(in);
     if (s->phase == 2) {
@@ -505,7 +509,7 @@ static int ijoin_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out,
             s->pairs.count = m;
             uint32_t q = m;
             if (p->join.pred) {
-                if ((rc = expr_select(x, p->join.pred, &s->pairs, m, s->sel, &q))) return rc;
+                if ((rc = expr_select(x, residual(p, nd->ex), &s->pairs, m, s->sel, &q))) return rc;
             } else {
                 for (uint32_t k = 0; k < m; k++) s->sel[k] = k;
             }
@@ -537,10 +541,12 @@ static int ijoin_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out,
 }
 
 
-static void join_release(const plan_op *p) {
-    exec_release_exprs(p->join.lkeys, p->join.nkeys);
-    exec_release_exprs(p->join.rkeys, p->join.nkeys);
-    expr_release(p->join.pred);
+static uint32_t join_exprs(const plan_op *p, const expr **list) {
+    uint32_t nk = p->join.nkeys;
+    exec_list_exprs(p->join.lkeys, nk, list);
+    exec_list_exprs(p->join.rkeys, nk, list ? list + nk : NULL);
+    if (list) list[2 * nk] = p->join.pred;
+    return 2 * nk + 1;
 }
 
 static const char *const join_kind_names[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "RIGHT_SEMI", "RIGHT_ANTI"};
@@ -559,7 +565,7 @@ static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
 #define JOIN_OPERATOR(label)                                                                     \
     {                                                                                            \
         .name = label, .child = {CHILD_STREAM, CHILD_SINK}, .open = join_open, .close = join_close, \
-        .release = join_release, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
+        .exprs = join_exprs, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
         .finalize = join_finalize, .explain = join_explain,                                      \
     }
 const op_vtable op_hash_join = JOIN_OPERATOR("HASH_JOIN");
@@ -571,7 +577,7 @@ const op_vtable op_index_join = {
     .child = {CHILD_STREAM, CHILD_NONE},
     .open = ijoin_open,
     .close = ijoin_close,
-    .release = join_release,
+    .exprs = join_exprs,
     .execute = ijoin_exec,
     .explain = ijoin_explain,
 };

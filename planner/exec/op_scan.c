@@ -611,13 +611,7 @@ static void info_close(op_node *nd, bool keep) {
     nd->state = NULL;
 }
 
-
 /* ---- the operators ------------------------------------------------------------------------ */
-
-static void scan_release(const plan_op *p) {
-    expr_release(p->scan.lo_expr);
-    expr_release(p->scan.hi_expr);
-}
 
 static void scan_explain(const plan_op *p, char *buf, size_t cap) {
     int n = snprintf(buf, cap, " %s%s", p->scan.table->name,
@@ -634,15 +628,9 @@ const op_vtable op_scan = {
     .name = "SCAN",
     .open = scan_open,
     .close = scan_close,
-    .release = scan_release,
     .source = scan_next,
     .explain = scan_explain,
 };
-
-static void iscan_release(const plan_op *p) {
-    for (int k = 0; k < p->iscan.nlo; k++) expr_release(p->iscan.lo[k]);
-    for (int k = 0; k < p->iscan.nhi; k++) expr_release(p->iscan.hi[k]);
-}
 
 static void iscan_explain(const plan_op *p, char *buf, size_t cap) {
     int keys = p->iscan.nlo > p->iscan.nhi ? p->iscan.nlo : p->iscan.nhi;
@@ -654,38 +642,25 @@ const op_vtable op_index_scan = {
     .name = "INDEX_SCAN",
     .open = iscan_open,
     .close = iscan_close,
-    .release = iscan_release,
     .source = iscan_next,
     .explain = iscan_explain,
 };
 
 static int values_open(exec_ctx *x, op_node *nd) { return exec_small_state(x, nd, sizeof(values_state)); }
 
-static void values_release(const plan_op *p) {
-    for (uint64_t i = 0; i < (uint64_t)p->values.nrows * p->ncols; i++) expr_release(p->values.cells[i]);
-}
-
 const op_vtable op_values = {
     .name = "VALUES",
     .open = values_open,
     .close = exec_small_close,
-    .release = values_release,
     .source = values_next,
 };
 
 static int series_open(exec_ctx *x, op_node *nd) { return exec_small_state(x, nd, sizeof(series_state)); }
 
-static void series_release(const plan_op *p) {
-    expr_release(p->series.start);
-    expr_release(p->series.stop);
-    expr_release(p->series.step);
-}
-
 const op_vtable op_series = {
     .name = "SERIES",
     .open = series_open,
     .close = exec_small_close,
-    .release = series_release,
     .source = series_next,
 };
 

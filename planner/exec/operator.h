@@ -10,9 +10,9 @@
 **
 ** The plan is not written while it runs: an operator's state lives in its op_node, one per
 ** operator of a run's plan (pipeline.c keeps them with the pipelines, between runs of a prepared
-** statement), and so do the EXPLAIN ANALYZE counters. (Expressions still keep their evaluated
-** vectors on the expr, and a join filter and a recursive CTE's working table are written through
-** pointers of the plan: see plan.h.)
+** statement), and so do the EXPLAIN ANALYZE counters and the states of the expressions it
+** evaluates (op_node.ex). (A join filter and a recursive CTE's working table are still written
+** through pointers of the plan: see plan.h.)
 **
 ** A pipeline is a source, streaming operators and a sink: the source's `source` fills chunks,
 ** each streaming operator's `execute` transforms them, and the sink's `sink` consumes them; once
@@ -48,6 +48,9 @@ typedef struct op_node {
     const plan_op *op;
     const op_vtable *vt;
     void *state;    /* the operator's, made by open; kept between runs when close keeps it */
+    expr_state **ex; /* the states of the expressions it evaluates (vt->exprs' order), made before
+                     ** its first open and kept while the run's plan is */
+    uint32_t nex;
     op_stats stats;
 } op_node;
 
@@ -59,8 +62,9 @@ struct op_vtable {
     ** are required. */
     int (*open)(exec_ctx *x, op_node *n);
     void (*close)(op_node *n, bool keep);
-    /* release frees what the operator prepared once for every run (expressions); may be NULL */
-    void (*release)(const plan_op *p);
+    /* exprs lists the expressions the operator evaluates over its rows into list (NULL: only
+    ** their number), entries may be NULL; the node's ex[i] is the state of list[i]. May be NULL. */
+    uint32_t (*exprs)(const plan_op *p, const expr **list);
     /* a source: the next chunk, out->count 0 at the end */
     int (*source)(exec_ctx *x, op_node *n, data_chunk *out);
     /* a streaming operator: out from in; *more when it has more output for the same input, and
@@ -108,9 +112,11 @@ int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, 
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
 /* exec_small_close frees a small state, unless keep (exec_small_state zeroes it at the next run). */
 void exec_small_close(op_node *n, bool keep);
-/* exec_no_close is the close of an operator without a state. */
+/* exec_no_open and exec_no_close are the open and close of an operator without a state. */
+int exec_no_open(exec_ctx *x, op_node *n);
 void exec_no_close(op_node *n, bool keep);
-void exec_release_exprs(expr **list, uint32_t n);
+/* exec_list_exprs copies n expressions to list (when not NULL) and returns n: for vt->exprs. */
+uint32_t exec_list_exprs(expr *const *from, uint32_t n, const expr **list);
 
 /* A row of a vec_rows: chunk index and row within it. */
 typedef struct row_ref {

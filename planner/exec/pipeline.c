@@ -121,10 +121,26 @@ void exec_small_close(op_node *n, bool keep) {
     n->state = NULL;
 }
 
+int exec_no_open(exec_ctx *x, op_node *n) {
+    (void)x, (void)n;
+    return STRATA_OK;
+}
+
 void exec_no_close(op_node *n, bool keep) { (void)n, (void)keep; }
 
-void exec_release_exprs(expr **list, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) expr_release(list[i]);
+uint32_t exec_list_exprs(expr *const *from, uint32_t n, const expr **list) {
+    for (uint32_t i = 0; list && i < n; i++) list[i] = from[i];
+    return n;
+}
+
+/* node_exprs makes the states of the expressions node n evaluates. */
+static int node_exprs(exec_ctx *x, op_node *n) {
+    uint32_t k = n->vt->exprs(n->op, NULL);
+    const expr *list[k + 1];
+    n->vt->exprs(n->op, list);
+    int rc = expr_states_make((expr *const *)list, k, x->err, &n->ex);
+    if (!rc) n->nex = k;
+    return rc;
 }
 
 /* ---- pipelines ---------------------------------------------------------------------------- */
@@ -236,6 +252,9 @@ static void nodes_close(exec_plan *ep, bool keep) {
     for (uint32_t i = 0; i < ep->nnodes; i++) {
         op_node *n = &ep->nodes[i];
         n->vt->close(n, keep);
+        if (keep) continue;
+        expr_states_free(n->ex, n->nex);
+        n->ex = NULL, n->nex = 0;
     }
 }
 
@@ -418,6 +437,7 @@ int exec_open(exec_ctx *x, const plan_op *root) {
     if (x->analyze && !x->nested) stats_reset(ep); /* a nested run's counters add up over its runs */
     for (uint32_t i = 0; i < ep->nnodes; i++) {
         op_node *n = &ep->nodes[i];
+        if (n->vt->exprs && !n->ex && (rc = node_exprs(x, n))) return rc;
         if ((rc = n->vt->open(x, n))) return rc;
     }
     return STRATA_OK;
@@ -461,19 +481,9 @@ void exec_close(exec_ctx *x, const plan_op *root) {
     if (x->pipelines) nodes_close(x->pipelines, true);
 }
 
-/* op_release frees the prepared expressions of p's tree (the plan is done with for good). */
-static void op_release(const plan_op *p) {
-    if (!p) return;
-    op_release(p->child[0]);
-    op_release(p->child[1]);
-    const op_vtable *v = op_vt(p);
-    if (v->release) v->release(p);
-}
-
-void exec_destroy(const plan_op *root, void **pipelines) {
+void exec_destroy(void **pipelines) {
     exec_plan_free(*pipelines);
     *pipelines = NULL;
-    op_release(root);
 }
 
 const op_stats *exec_stats(void *pipelines, const plan_op *p) {

@@ -10,9 +10,9 @@
 **
 ** Everything of a plan lives in the statement's arena. The executor does not write an operator:
 ** its run-time state (hash tables, cursors, counters) lives in the run's op_node (operator.h).
-** What a run still writes through the plan: an expression's evaluated vector and scratch (expr's
-** result and aux), a join filter (filled by its join, read by its scan) and a recursive CTE's
-** working table (cte_store).
+** An expression's evaluated vectors are its expr_state's (exec.h), one per operator that runs
+** it. What a run still writes through the plan: a join filter (filled by its join, read by its
+** scan) and a recursive CTE's working table (cte_store).
 */
 #ifndef STRATA_PLAN_H
 #define STRATA_PLAN_H
@@ -90,9 +90,6 @@ struct expr {
             cmp_op cmp;       /* SUB_ANY, SUB_ALL: x cmp ANY|ALL (subquery), x = args[0] */
         } sub;
     };
-    /* run time (expr.c) */
-    vector *result; /* the evaluated vector; NULL until the expression is prepared */
-    void *aux;      /* per-kind scratch (CASE's sliced input, a subquery's cached result) */
 };
 
 /* ---- operators --------------------------------------------------------------------------- */

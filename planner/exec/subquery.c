@@ -25,22 +25,22 @@ typedef struct sub_state {
     uint64_t hashes[VECTOR_SIZE];
 } sub_state;
 
-void exec_subquery_release(expr *e) {
-    sub_state *s = e->aux;
+void exec_subquery_release(expr_state *es) {
+    sub_state *s = es->aux;
     if (!s) return;
-    exec_destroy(s->plan, &s->pipelines);
+    exec_destroy(&s->pipelines);
     if (s->ready) chunk_free(&s->out);
     if (s->set_ready) vec_groups_free(&s->set);
     arena_free(&s->mem);
     free(s->vals);
     free(s);
-    e->aux = NULL;
+    es->aux = NULL;
 }
 
 /* sub_run runs e's plan once with the given outer values: for SUB_SCALAR *value gets the single
 ** row's value (NULL when none; more than one is an error); for SUB_EXISTS whether any row came;
 ** for SUB_IN the rows go into s->set. */
-static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_value *value) {
+static int sub_run(exec_ctx *x, const expr *e, sub_state *s, sql_value *outer, sql_value *value) {
     if (x->depth > 64) return expr_error(x, e, STRATA_ERROR, "subqueries nested too deeply");
     exec_ctx sub = *x;
     sub.pipelines = s->pipelines;
@@ -111,9 +111,9 @@ static int sub_run(exec_ctx *x, expr *e, sub_state *s, sql_value *outer, sql_val
 /* quantified_result: x cmp ANY|ALL (the values) with SQL's NULL rules: ANY is true when some
 ** comparison is true, else NULL when some is NULL, else false (so false for no values); ALL is
 ** false when some comparison is false, else NULL when some is NULL, else true. */
-static void quantified_result(sub_state *s, expr *e, uint32_t r, vector *out) {
+static void quantified_result(sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
     sql_value a;
-    vec_get_value(e->args[0]->result, r, &a);
+    vec_get_value(arg, r, &a);
     bool any_null = false, decided = false, is_all = e->sub.kind == SUB_ALL;
     for (uint32_t i = 0; i < s->nvals && !decided; i++) {
         if (a.is_null || s->vals[i].is_null) {
@@ -138,8 +138,7 @@ static void quantified_result(sub_state *s, expr *e, uint32_t r, vector *out) {
 }
 
 /* in_result: x IN (the set) with SQL's NULL rules. */
-static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
-    vector *arg = e->args[0]->result;
+static void in_result(sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
     if (vec_is_null(arg, r)) { /* NULL IN (nothing) is false; NULL IN (anything) is NULL */
         if (s->set.ngroups == 0) ((uint8_t *)out->data)[r] = e->negated;
         else vec_set_null(out, r, 1);
@@ -158,19 +157,20 @@ static void in_result(sub_state *s, expr *e, uint32_t r, vector *out) {
     else ((uint8_t *)out->data)[r] = e->negated;
 }
 
-int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
-    sub_state *s = e->aux;
+int exec_subquery(exec_ctx *x, expr_state *es, data_chunk *in, uint32_t count) {
+    const expr *e = es->e;
+    sub_state *s = es->aux;
     if (!s) {
         if (!(s = calloc(1, sizeof *s))) return exec_nomem(x);
         arena_init(&s->mem, 0);
-        e->aux = s;
+        es->aux = s;
     }
     if (!s->ready) {
         int rc = chunk_init(&s->out, e->sub.plan->types, e->sub.plan->ncols, x->err);
         if (rc) return rc;
         s->ready = true;
     }
-    vector *out = e->result;
+    vector *out = es->result, *arg = e->nargs ? es->args[0]->result : NULL;
     int rc;
     if (!e->sub.correlated) {
         if (!s->computed || s->run != x->run) { /* once per run of the statement */
@@ -185,7 +185,7 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
             s->run = x->run;
         }
         if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) {
-            for (uint32_t r = 0; r < count; r++) quantified_result(s, e, r, out);
+            for (uint32_t r = 0; r < count; r++) quantified_result(s, e, arg, r, out);
             return STRATA_OK;
         }
         if (e->sub.kind != SUB_IN) {
@@ -194,7 +194,7 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
             vec_make_constant(out);
             return STRATA_OK;
         }
-        for (uint32_t r = 0; r < count; r++) in_result(s, e, r, out);
+        for (uint32_t r = 0; r < count; r++) in_result(s, e, arg, r, out);
         return STRATA_OK;
     }
     sql_value outer[e->sub.nouter ? e->sub.nouter : 1];
@@ -209,8 +209,8 @@ int exec_subquery(exec_ctx *x, expr *e, data_chunk *in, uint32_t count) {
         arena_reset(&s->mem);
         s->nvals = 0;
         if ((rc = sub_run(x, e, s, outer, &v))) return rc;
-        if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) quantified_result(s, e, r, out);
-        else if (e->sub.kind == SUB_IN) in_result(s, e, r, out);
+        if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) quantified_result(s, e, arg, r, out);
+        else if (e->sub.kind == SUB_IN) in_result(s, e, arg, r, out);
         else if ((rc = vec_set_value(out, r, &v, x->err))) return rc;
     }
     return STRATA_OK;
