@@ -81,7 +81,7 @@ LDFLAGS_ALL := $(filter -fsanitize=%,$(OPT)) $(if $(LTO),-Wno-maybe-uninitialize
 TEST_LINK := $(CFLAGS_ALL) -fno-lto
 
 # The SQL layer's rooms (planner/README.md): its files include each other as "room/file.h" (-Iplanner).
-PLANNER_ROOMS := parser catalog bind optimize exec func load
+PLANNER_ROOMS := parser catalog bind optimize exec func load storage
 LIB_DIRS := core vector rowstore colstore planner $(addprefix planner/,$(PLANNER_ROOMS))
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC))

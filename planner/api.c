@@ -1,5 +1,6 @@
 /*
-** api.c -- the public C API of include/strata.h over the parser, binder, executor and pager.
+** api.c -- the public C API of include/strata.h over the parser, binder, executor, the storage
+** policy (storage/) and the pager.
 **
 ** A statement is parsed and bound when prepared (so its columns are known at once) and bound
 ** again when the catalog changed since (schema_version), as SQLite re-prepares. Running it opens
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "../colstore/rowgroup.h"
 #include "../colstore/segcache.h"
@@ -26,7 +26,8 @@
 #include "exec/operator.h"
 #include "parser/parser.h"
 #include "recover.h"
-#include "catalog/stats.h"
+#include "storage/maintain.h"
+#include "storage/memory.h"
 #include "strata.h"
 #include "vfs.h"
 
@@ -52,8 +53,6 @@ struct strata_db {
 };
 
 static void apply_memory_limit(strata_db *db, size_t limit);
-#define SEGMENT_CACHE_MAX ((size_t)64 << 20)
-static size_t default_memory_limit(void);
 
 struct strata_chunk {
     data_chunk *c;
@@ -177,7 +176,7 @@ int strata_open(const char *path, strata_db **out) {
                          "readable into a new database (in the shell: strata -c \".recover %s NEWFILE\")",
                          path, err.msg, path);
     }
-    apply_memory_limit(db, default_memory_limit());
+    apply_memory_limit(db, memory_limit_default());
     return STRATA_OK;
 }
 
@@ -416,88 +415,8 @@ static int statement_txn(strata_stmt *s, bool write, pager_txn **t) {
     return STRATA_OK;
 }
 
-/* ---- the tuple mover ---------------------------------------------------------------------- */
-
-/* migrate_table moves up to max_groups full row groups of td's row store into its column tree,
-** in a write transaction of its own (the column tree is made the first time), and recounts the
-** rows left waiting. On error the transaction rolls back and the catalog is read again. */
-static int migrate_table(strata_db *db, table_def *td, uint32_t max_groups, strata_err *err) {
-    pager_txn *t;
-    int rc = pager_begin(db->p, 1, &t, err);
-    if (rc) return rc;
-    uint32_t moved = 0, pending = 0;
-    if (!td->desc.col_root) {
-        pgno_t root;
-        if ((rc = btree_create(t, &root)) || (rc = catalog_set_col_root(&db->cat, t, td, root, err))) goto fail;
-    }
-    if ((rc = rowgroup_migrate(t, &td->desc, max_groups, &moved)) ||
-        (rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending)))
-        goto fail;
-    if ((rc = pager_commit(t, err))) {
-        t = NULL;
-        goto fail;
-    }
-    td->pending = pending;
-    return STRATA_OK;
-fail:
-    if (err->code == STRATA_OK && t) err_set(err, rc, "%s", pager_txn_err(t)->msg);
-    if (t) pager_rollback(t);
-    strata_err e2;
-    err_clear(&e2);
-    load_catalog(db, &e2);
-    return rc;
-}
-
 static int end_own(strata_stmt *s, bool ok);
 static int fail_statement(strata_stmt *s, const strata_err *err, int rc);
-
-/* ---- statistics --------------------------------------------------------------------------- */
-
-/* A table's statistics are brought up to date automatically once this many rows were inserted
-** since they last saw it, and a tenth of the rows they count: each refresh reads only the new
-** rows, so the work stays proportional to the rows inserted (bulk loads, COPY and the appender
-** included), while a table that grows by single rows is read again only now and then. A table
-** without statistics gets them after the first commit that inserts into it, however few its rows:
-** the small tables of a join (TPC-H's nation and region) need them as much as the large. */
-#define STATS_REFRESH_ROWS 1000
-
-/* analyze_rows folds td's rows above the watermark of st (fresh statistics: all of them) into
-** st and stores it, in write transaction t; st is taken over. */
-static int analyze_rows(catalog *c, pager_txn *t, table_def *td, table_stats *st, strata_err *err) {
-    if (!st) return err_set(err, STRATA_NOMEM, "out of memory");
-    int rc = stats_scan(t, td, st, err);
-    if (rc) {
-        stats_free(st);
-        return rc;
-    }
-    td->unanalyzed = 0;
-    return catalog_set_stats(c, t, td, st, err);
-}
-
-/* refresh_stats brings the statistics of tables with enough new rows up to date, each in a write
-** transaction of its own (no transaction is open). Like the tuple mover's work it is best effort:
-** on error the transaction rolls back, the catalog is read again and the refresh is tried after a
-** later commit. */
-static void refresh_stats(strata_db *db) {
-    catalog *c = &db->cat;
-    for (uint32_t i = 0; i < c->ntables; i++) {
-        table_def *td = c->tables[i];
-        int64_t counted = td->stats ? td->stats->rows : 0;
-        if ((td->stats ? td->unanalyzed < STATS_REFRESH_ROWS : td->unanalyzed <= 0) || td->unanalyzed < counted / 10)
-            continue;
-        strata_err err;
-        err_clear(&err);
-        pager_txn *t;
-        if (pager_begin(db->p, 1, &t, &err)) return;
-        table_stats *st = td->stats ? stats_copy(td->stats) : stats_new(td->ncols);
-        int rc = analyze_rows(c, t, td, st, &err);
-        if (rc) pager_rollback(t);
-        if (rc || pager_commit(t, &err)) { /* a failed commit has ended the transaction */
-            load_catalog(db, &err);
-            return;
-        }
-    }
-}
 
 /* run_analyze carries out ANALYZE [table]: the statistics of the table (of every table) are
 ** computed again from all its rows, in the statement's transaction. Prepared statements bind
@@ -511,95 +430,18 @@ static int run_analyze(strata_stmt *s) {
     if (rc) return rc;
     strata_err err;
     err_clear(&err);
-    for (uint32_t i = 0; i < db->cat.ntables && !rc; i++) {
-        table_def *td = db->cat.tables[i];
-        if (!name || !strcmp(td->name, name)) rc = analyze_rows(&db->cat, t, td, stats_new(td->ncols), &err);
-    }
+    rc = storage_analyze(&db->cat, t, name, &err);
     db->schema_version++;
     if (rc) return fail_statement(s, &err, rc);
     return end_own(s, true);
 }
 
-/* after_commit runs the automatic tuple mover after a transaction that inserted rows committed
-** (no transaction is open): a table whose row store holds a full row group beyond its migrated
-** rows moves one row group (storage 'auto': the work per commit stays bounded) or all of them
-** (storage 'column'). The commit has succeeded whatever happens here: a failed migration is
-** rolled back and leaves the rows where they were, to be tried again after a later commit. */
+/* after_commit lets the storage policy work after a commit (no transaction is open): the tuple
+** mover and the statistics refresh. When it read the catalog again, statements bind again. */
 static void after_commit(strata_db *db) {
-    catalog *c = &db->cat;
-    for (uint32_t i = 0; i < c->ntables; i++) {
-        table_def *td = c->tables[i];
-        if (td->inserted == 0 && td->bulk_inserted == 0) continue;
-        td->unanalyzed += td->inserted + td->bulk_inserted;
-        td->bulk_inserted = 0;
-        if (td->storage == TABLE_STORAGE_ROW) {
-            td->inserted = 0;
-            continue;
-        }
-        strata_err err;
-        err_clear(&err);
-        if (td->pending < 0) { /* not counted since the catalog was read */
-            pager_txn *t;
-            uint32_t pending = 0;
-            if (pager_begin(db->p, 0, &t, &err)) continue;
-            int rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending);
-            pager_rollback(t);
-            if (rc) continue;
-            td->pending = pending;
-        } else {
-            td->pending += td->inserted;
-        }
-        td->inserted = 0;
-        if (td->pending >= rowgroup_rows(&td->desc) &&
-            migrate_table(db, td, td->storage == TABLE_STORAGE_COLUMN ? UINT32_MAX : 1, &err) != STRATA_OK)
-            return; /* the catalog was read again: c->tables changed */
-    }
-    refresh_stats(db);
-}
-
-/* vacuum_tables rewrites, in a transaction per table, the row groups of table `name` (NULL: of
-** every table) whose deleted rows reach VACUUM_PERCENT of their rows. */
-#define VACUUM_PERCENT 10
-static int vacuum_tables(strata_db *db, const char *name, strata_err *err) {
-    catalog *c = &db->cat;
-    if (name && !catalog_table(c, name)) return err_set(err, STRATA_ERROR, "relation \"%s\" does not exist", name);
-    for (uint32_t i = 0; i < c->ntables; i++) {
-        table_def *td = c->tables[i];
-        if ((name && strcmp(td->name, name)) || !td->desc.col_root) continue;
-        pager_txn *t;
-        uint32_t n;
-        int rc = pager_begin(db->p, 1, &t, err);
-        if (rc) return rc;
-        if ((rc = rowgroup_vacuum(t, &td->desc, VACUUM_PERCENT, &n))) {
-            err_set(err, rc, "%s", pager_txn_err(t)->msg);
-            pager_rollback(t);
-            return rc;
-        }
-        if ((rc = pager_commit(t, err))) return rc;
-    }
-    return STRATA_OK;
-}
-
-/* checkpoint_tables migrates every full row group of table `name` (NULL: of every table whose
-** storage is not 'row'), for CHECKPOINT. */
-static int checkpoint_tables(strata_db *db, const char *name, strata_err *err) {
-    catalog *c = &db->cat;
-    if (name && !catalog_table(c, name)) return err_set(err, STRATA_ERROR, "relation \"%s\" does not exist", name);
-    for (uint32_t i = 0; i < c->ntables; i++) {
-        table_def *td = c->tables[i];
-        if ((name && strcmp(td->name, name)) || td->storage == TABLE_STORAGE_ROW) continue;
-        td->inserted = 0;
-        uint32_t pending = 0;
-        pager_txn *t;
-        int rc = pager_begin(db->p, 0, &t, err);
-        if (rc) return rc;
-        rc = rowgroup_pending(t, &td->desc, rowgroup_rows(&td->desc), &pending);
-        pager_rollback(t);
-        if (rc) return rc;
-        td->pending = pending;
-        if (pending >= rowgroup_rows(&td->desc) && (rc = migrate_table(db, td, UINT32_MAX, err))) return rc;
-    }
-    return STRATA_OK;
+    bool reread = false;
+    storage_after_commit(db->p, &db->cat, &reread);
+    if (reread) db->schema_version++;
 }
 
 /* end_own ends a statement that succeeded or was abandoned: its savepoint in the explicit
@@ -698,13 +540,16 @@ static int run_control(strata_stmt *s) {
         return STRATA_OK;
     case ST_VACUUM:
         if (db->txn) return db_errorf(db, STRATA_ERROR, "VACUUM cannot run inside a transaction block");
-        if ((rc = vacuum_tables(db, s->ast->maint.table, &err))) return db_error(db, &err, rc);
+        if ((rc = storage_vacuum(db->p, &db->cat, s->ast->maint.table, &err))) return db_error(db, &err, rc);
         return STRATA_OK;
-    case ST_CHECKPOINT:
+    case ST_CHECKPOINT: {
         if (db->txn) return db_errorf(db, STRATA_ERROR, "CHECKPOINT cannot run inside a transaction block");
-        if ((rc = checkpoint_tables(db, s->ast->maint.table, &err)) || (rc = pager_checkpoint(db->p, &err)))
-            return db_error(db, &err, rc);
+        bool reread = false;
+        rc = storage_checkpoint(db->p, &db->cat, s->ast->maint.table, &reread, &err);
+        if (reread) db->schema_version++;
+        if (rc) return db_error(db, &err, rc);
         return STRATA_OK;
+    }
     default: return STRATA_OK;
     }
 }
@@ -927,62 +772,23 @@ void strata_interrupt(strata_db *db) {
 ** PRAGMA integrity_check(N) asks for another number. */
 #define INTEGRITY_MAX_ROWS 100
 
-typedef struct integrity_sink {
-    strata_stmt *s;
-    uint64_t shown, max;
-} integrity_sink;
+/* integrity_add gives one of storage_check's lines to the statement arg as a row. */
+static void integrity_add(void *arg, const char *line) { explain_add(arg, line); }
 
-static void integrity_add(void *arg, const char *line) {
-    integrity_sink *k = arg;
-    if (k->shown < k->max) explain_add(k->s, line);
-    k->shown++;
-}
-
-/* integrity_lines runs the whole-file check over every tree the catalog names (the B+tree
-** structure and the page accounting, btree_check_file) and opens every column segment
-** (rowgroup_check_segments), one row per problem, at most the cap's rows; "ok" when none. */
+/* integrity_lines carries out PRAGMA integrity_check [(N)]: storage_check's lines, at most the
+** cap's, in the explicit transaction or a read transaction of its own. */
 static int integrity_lines(strata_stmt *s) {
     strata_db *db = s->db;
     strata_err err;
     err_clear(&err);
-    integrity_sink sink = {.s = s, .max = INTEGRITY_MAX_ROWS};
+    uint64_t max = INTEGRITY_MAX_ROWS;
     const sql_expr *v = s->ast->set.value;
-    if (v && v->kind == EX_INT && v->integer > 0) sink.max = (uint64_t)v->integer;
+    if (v && v->kind == EX_INT && v->integer > 0) max = (uint64_t)v->integer;
     else if (v) return db_errorf(db, STRATA_ERROR, "PRAGMA integrity_check takes a positive number of rows");
     pager_txn *t = db->txn;
     int rc = STRATA_OK;
     if (!t && (rc = pager_begin(db->p, 0, &t, &err))) return db_error(db, &err, rc);
-    catalog *c = &db->cat;
-    pgno_t *roots = malloc((2 * c->ntables + c->nindexes + 1) * sizeof *roots);
-    uint32_t n = 0;
-    if (!roots) rc = err_set(&err, STRATA_NOMEM, "out of memory");
-    uint64_t problems = 0;
-    if (!rc) {
-        pgno_t croot = (pgno_t)pager_meta_get(t, CATALOG_ROOT_SLOT);
-        if (croot) roots[n++] = croot;
-        for (uint32_t i = 0; i < c->ntables; i++) {
-            roots[n++] = c->tables[i]->root;
-            if (c->tables[i]->desc.col_root) roots[n++] = c->tables[i]->desc.col_root;
-        }
-        for (uint32_t i = 0; i < c->nindexes; i++) roots[n++] = c->indexes[i]->root;
-        btree_buf report = {0};
-        rc = btree_check_file(t, roots, n, &report, &problems, &err);
-        for (char *line = (char *)report.data; !rc && line && *line;) {
-            char *nl = strchr(line, '\n');
-            if (nl) *nl = 0;
-            integrity_add(&sink, line);
-            line = nl ? nl + 1 : NULL;
-        }
-        btree_buf_free(&report);
-    }
-    for (uint32_t i = 0; !rc && i < c->ntables; i++) {
-        uint64_t found = 0;
-        if ((rc = rowgroup_check_segments(t, &c->tables[i]->desc, integrity_add, &sink, &found)))
-            err_set(&err, rc, "out of memory");
-        problems += found;
-    }
-    if (!rc && !problems) explain_add(s, "ok");
-    free(roots);
+    rc = storage_check(t, &db->cat, max, integrity_add, s, &err);
     if (t != db->txn) pager_rollback(t);
     return rc ? db_error(db, &err, rc) : STRATA_OK;
 }
@@ -1013,52 +819,11 @@ static int progress_bar(strata_stmt *s) {
 
 /* ---- settings ------------------------------------------------------------------------------ */
 
-/* memory_limit bounds the page cache and the memory of running statements (their hash tables,
-** sorts and collections) together, as DuckDB's setting of that name does. The page cache takes
-** at most PAGE_CACHE_MAX of it and at most half, the cache of opened column segments at most
-** SEGMENT_CACHE_MAX and an eighth; a statement's run may take the rest. The default is 80 % of
-** the machine's memory, DuckDB's default too. */
-#define PAGE_CACHE_MAX ((size_t)64 << 20)
-#define MEMORY_LIMIT_MIN ((size_t)1 << 20)
-
+/* apply_memory_limit sets the memory limit: the caches' shares (storage/memory.h) and the rest,
+** each statement run's. */
 static void apply_memory_limit(strata_db *db, size_t limit) {
-    size_t cache = limit / 2 < PAGE_CACHE_MAX ? limit / 2 : PAGE_CACHE_MAX;
-    size_t segs = limit / 8 < SEGMENT_CACHE_MAX ? limit / 8 : SEGMENT_CACHE_MAX;
     db->memory_limit = limit;
-    db->query_limit = limit - cache - segs;
-    pager_set_cache_bytes(db->p, cache);
-    segcache_set_budget(db->cat.segs, segs);
-}
-
-static size_t default_memory_limit(void) {
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || psz <= 0) return (size_t)1 << 30;
-    return (size_t)((double)pages * (double)psz * 0.8);
-}
-
-/* parse_size reads a size such as '512MB', '1.5 GiB', '2000000' or '4 kb': a number, then an
-** optional unit B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), in
-** any case. Returns -1 when the text is not such a size. */
-static int parse_size(const char *text, size_t *out) {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || !(v >= 0)) return -1;
-    while (*end == ' ') end++;
-    static const struct {
-        const char *unit;
-        double mult;
-    } units[] = {
-        {"", 1}, {"b", 1}, {"bytes", 1}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
-        {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (!strcasecmp(end, units[i].unit)) {
-            double bytes = v * units[i].mult;
-            if (bytes >= 18e18) return -1;
-            *out = (size_t)bytes;
-            return 0;
-        }
-    return -1;
+    db->query_limit = memory_limit_apply(db->p, db->cat.segs, limit);
 }
 
 /* run_setting carries out SET name = value (and PRAGMA name = value). */
@@ -1079,11 +844,10 @@ static int run_setting(strata_stmt *s) {
         text = v->text.ptr;
     }
     size_t limit;
-    if (!text || parse_size(text, &limit))
-        return db_errorf(db, STRATA_ERROR,
-                         "invalid value for memory_limit: a size such as '512MB' or '2GiB' (units B, KB, MB, GB, TB, "
-                         "KiB, MiB, GiB, TiB) was expected");
-    if (limit < MEMORY_LIMIT_MIN) return db_errorf(db, STRATA_ERROR, "memory_limit must be at least 1 MiB");
+    strata_err err;
+    err_clear(&err);
+    int rc = memory_limit_parse(text, &limit, &err);
+    if (rc) return db_error(db, &err, rc);
     apply_memory_limit(db, limit);
     return STRATA_OK;
 }

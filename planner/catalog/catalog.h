@@ -91,7 +91,7 @@ struct table_def {
     int64_t next_rowid;  /* 0: not known yet in this transaction */
     uint8_t storage;     /* table_storage */
     int64_t pending;     /* about how many row-store rows wait to migrate; -1 not counted yet */
-    int64_t inserted;    /* rows inserted into the row store since the tuple mover last looked (after_commit) */
+    int64_t inserted;    /* rows inserted into the row store since the tuple mover last looked (storage_after_commit) */
     int64_t bulk_inserted; /* rows the bulk path wrote straight into row groups since then */
     struct table_stats *stats; /* stats.h; NULL: never analyzed (owned, freed with the catalog) */
     int64_t unanalyzed;  /* rows inserted since the statistics last saw the table (in memory) */

@@ -5,11 +5,11 @@
 ** A table's statistics cover its rows with rowids up to a watermark (max_rowid). ANALYZE counts
 ** every row of both stores; after a commit that inserted enough rows (and so after every bulk
 ** load and migration of a row group) the rows above the watermark are read and folded in
-** (stats_scan: the sketches merge, min and max widen), which costs a read of the new rows only.
-** Deleted rows are not taken out until the next ANALYZE (a sketch cannot forget a value), so
-** between ANALYZEs the statistics describe a superset of the rows, as DuckDB's do. Rows inserted
-** below the watermark (an INTEGER PRIMARY KEY chosen smaller than the largest) are likewise seen
-** by ANALYZE only.
+** (stats_scan, storage/stats_gather.h: the sketches merge, min and max widen), which costs a read
+** of the new rows only. Deleted rows are not taken out until the next ANALYZE (a sketch cannot
+** forget a value), so between ANALYZEs the statistics describe a superset of the rows, as
+** DuckDB's do. Rows inserted below the watermark (an INTEGER PRIMARY KEY chosen smaller than the
+** largest) are likewise seen by ANALYZE only.
 **
 ** The statistics are stored in the catalog (catalog_set_stats), in a binary form of their own
 ** (stats_encode); a stored form this build does not read is ignored, as if never analyzed.
@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../rowstore/pager.h"
 #include "colstats.h"
 #include "status.h"
 #include "value.h"
@@ -40,10 +39,9 @@ void stats_free(table_stats *s);
 /* stats_copy returns a copy of s (malloc'd; NULL when out of memory). */
 table_stats *stats_copy(const table_stats *s);
 
-/* stats_scan folds the rows of td with rowids above s->max_rowid (both stores), as transaction
-** t sees them, into s, and moves the watermark to the largest rowid read. s->ncols must be
-** td->ncols. On error s is partly updated: the caller drops it. */
-int stats_scan(pager_txn *t, const table_def *td, table_stats *s, strata_err *err);
+/* stats_finish computes each column's distinct estimate from its sketch, at most its non-NULL
+** rows (the sketches alone do not bound it), once s's counts are complete. */
+void stats_finish(table_stats *s);
 
 /* stats_encode returns the stored form of s (malloc'd, *len bytes; NULL when out of memory);
 ** stats_decode reads one back for a table of ncols columns, or returns NULL when the bytes are
