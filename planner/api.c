@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../colstore/rowgroup.h"
 #include "../colstore/segcache.h"
@@ -49,6 +50,7 @@ struct strata_db {
     volatile int interrupted; /* strata_interrupt: running statements stop; set and read with
                                ** __atomic builtins (another thread or a signal handler sets it) */
     size_t memory_limit;      /* SET memory_limit: page cache and query memory together */
+    unsigned threads;         /* SET threads: the workers a statement's pipelines may run on */
     size_t query_limit;       /* ... of which a statement's run may take (the rest is the cache's) */
 };
 
@@ -149,6 +151,10 @@ static int load_catalog(strata_db *db, strata_err *err) {
     return rc;
 }
 
+/* SET threads takes 1 .. THREADS_MAX (the worker pool's bound); the default is the machine's
+** online cores. */
+#define THREADS_MAX 256
+
 int strata_open(const char *path, strata_db **out) {
     *out = NULL;
     strata_db *db = calloc(1, sizeof *db);
@@ -177,6 +183,8 @@ int strata_open(const char *path, strata_db **out) {
                          path, err.msg, path);
     }
     apply_memory_limit(db, memory_limit_default());
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    db->threads = cores < 1 ? 1 : cores > THREADS_MAX ? THREADS_MAX : (unsigned)cores;
     return STRATA_OK;
 }
 
@@ -727,7 +735,7 @@ static exec_ctx run_ctx(strata_stmt *s, pager_txn *t) {
     s->budget = (vec_budget){.used = 0, .limit = s->db->query_limit};
     return (exec_ctx){.txn = t, .cat = &s->db->cat, .params = s->params, .nparams = s->nparams, .mem = &s->run,
                       .err = &s->run_err, .sql = s->sql, .sqllen = s->sqllen, .interrupt = &s->db->interrupted,
-                      .pipelines = s->pipelines, .run = ++s->runs, .budget = &s->budget,
+                      .pipelines = s->pipelines, .run = ++s->runs, .budget = &s->budget, .threads = s->db->threads,
                       .progress = s->db->progress_off ? NULL : s->db->progress, .progress_arg = s->db->progress_arg};
 }
 
@@ -795,6 +803,7 @@ static int integrity_lines(strata_stmt *s) {
 
 static const char *integrity_names[] = {"integrity_check"};
 static const char *memory_limit_names[] = {"memory_limit"};
+static const char *threads_names[] = {"threads"};
 static const char *progress_bar_names[] = {"progress_bar"};
 
 /* progress_bar carries out PRAGMA progress_bar [= on|off]: whether strata_progress_handler's
@@ -826,11 +835,20 @@ static void apply_memory_limit(strata_db *db, size_t limit) {
     db->query_limit = memory_limit_apply(db->p, db->cat.segs, limit);
 }
 
+/* set_threads carries out SET threads = n (PRAGMA threads = n): a whole number 1 .. THREADS_MAX. */
+static int set_threads(strata_db *db, const sql_expr *v) {
+    if (!v || v->kind != EX_INT || v->integer < 1 || v->integer > THREADS_MAX)
+        return db_errorf(db, STRATA_ERROR, "threads must be a whole number from 1 to %d", THREADS_MAX);
+    db->threads = (unsigned)v->integer;
+    return STRATA_OK;
+}
+
 /* run_setting carries out SET name = value (and PRAGMA name = value). */
 static int run_setting(strata_stmt *s) {
     strata_db *db = s->db;
     const char *name = s->ast->set.name;
     const sql_expr *v = s->ast->set.value;
+    if (!strcasecmp(name, "threads")) return set_threads(db, v);
     if (strcasecmp(name, "memory_limit") != 0)
         return db_errorf(db, STRATA_ERROR, "unrecognized configuration parameter \"%s\"", name);
     char num[32];
@@ -887,6 +905,16 @@ static int start(strata_stmt *s) {
     case ST_COPY: break;
     case ST_SET: return (rc = run_setting(s)) ? rc : STRATA_DONE;
     case ST_PRAGMA:
+        if (!strcasecmp(s->ast->set.name, "threads")) {
+            if (s->ast->set.value) return (rc = run_setting(s)) ? rc : STRATA_DONE;
+            char buf[16];
+            snprintf(buf, sizeof buf, "%u", db->threads);
+            explain_add(s, buf);
+            s->ncols_fixed = 1;
+            s->names_fixed = threads_names;
+            s->running = true;
+            return STRATA_OK;
+        }
         if (!strcasecmp(s->ast->set.name, "memory_limit")) {
             if (s->ast->set.value) return (rc = run_setting(s)) ? rc : STRATA_DONE;
             char buf[32];

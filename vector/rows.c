@@ -31,18 +31,23 @@ void vec_format_bytes(char *buf, size_t cap, size_t n) {
 
 int vec_budget_charge(vec_budget *b, size_t n, strata_err *err) {
     if (b == NULL) return STRATA_OK;
-    if (n > b->limit || b->used > b->limit - n) {
-        char lim[32];
-        vec_format_bytes(lim, sizeof lim, b->limit);
-        return err_set(err, STRATA_NOMEM,
-                       "out of memory: the query needs more than the %s that memory_limit leaves for queries", lim);
-    }
-    b->used += n;
+    size_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+    do {
+        if (n > b->limit || used > b->limit - n) {
+            char lim[32];
+            vec_format_bytes(lim, sizeof lim, b->limit);
+            return err_set(err, STRATA_NOMEM,
+                           "out of memory: the query needs more than the %s that memory_limit leaves for queries", lim);
+        }
+    } while (!__atomic_compare_exchange_n(&b->used, &used, used + n, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return STRATA_OK;
 }
 
 void vec_budget_release(vec_budget *b, size_t n) {
-    if (b) b->used = n < b->used ? b->used - n : 0;
+    if (!b) return;
+    size_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&b->used, &used, n < used ? used - n : 0, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
 }
 
 int vec_rows_charge(vec_rows *c, size_t n, strata_err *err) {

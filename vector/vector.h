@@ -297,6 +297,8 @@ int chunk_append(data_chunk *dst, const data_chunk *src, const sel_t *sel, uint3
 ** part of SET memory_limit). Each charges what it allocates -- chunks with their string bytes,
 ** hash arrays -- and gives it back when freed; an allocation that would pass the limit fails
 ** with STRATA_NOMEM and a message naming the limit. */
+/* A run's query memory: the workers of a parallel run charge one budget, so used changes only
+** through vec_budget_charge / _release (atomically); limit is set before the run. */
 typedef struct vec_budget {
     size_t used, limit;
 } vec_budget;

@@ -36,6 +36,7 @@ struct exec_ctx {
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (op_node stats) */
     bool nested;       /* a run nested in an operator (WITH RECURSIVE's): its counters add up */
+    unsigned threads;  /* workers a pipeline may run on (SET threads); 0 or 1: one */
     vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
     int64_t rejects;   /* records a COPY ... FROM sent to its REJECTS file */
     /* progress of a long statement: the sources add what they read (a COPY's file in bytes, the

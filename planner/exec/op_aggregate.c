@@ -656,6 +656,62 @@ static uint32_t agg_exprs(const plan_op *p, const expr **list) {
     return p->agg.nkeys + p->agg.naggs;
 }
 
+/* A GROUP BY without DISTINCT aggregates runs on several workers: each worker's node aggregates
+** its rows in tables of its own, which agg_combine adds to the run's node group by group. */
+static bool agg_parallel(const plan_op *p) {
+    for (uint32_t a = 0; a < p->agg.naggs; a++)
+        if (p->agg.aggs[a].distinct) return false;
+    return true;
+}
+
+/* agg_merge adds aggregate a's state from (a worker's) into to, both of group's kind of state. */
+static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, const void *from) {
+    switch (ag->fn) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: *(int64_t *)dst += *(const int64_t *)from; return STRATA_OK;
+    case AGG_MIN:
+    case AGG_MAX: {
+        const best_slot *b = from;
+        return b->count ? agg_best(x, to, ag->fn, dst, b->best) : STRATA_OK;
+    }
+    default:
+        if (vec_phys_of(ag->arg->type.id) == PHYS_F64) {
+            ((dsum_slot *)dst)->count += ((const dsum_slot *)from)->count;
+            ((dsum_slot *)dst)->sum += ((const dsum_slot *)from)->sum;
+        } else {
+            ((isum_slot *)dst)->count += ((const isum_slot *)from)->count;
+            ((isum_slot *)dst)->sum += ((const isum_slot *)from)->sum;
+        }
+        return STRATA_OK;
+    }
+}
+
+/* agg_combine adds a worker's groups to the run's: each worker's group found or added by its
+** keys (a chunk of them at a time), its states added to the group's. */
+static int agg_combine(exec_ctx *x, op_node *gn, op_node *ln) {
+    const plan_op *p = gn->op;
+    agg_state *g = gn->state, *l = ln->state;
+    uint32_t nk = p->agg.nkeys, gids[VECTOR_SIZE];
+    int rc;
+    for (uint32_t first = 0; first < l->groups.ngroups; first += VECTOR_SIZE) {
+        uint32_t n = l->groups.ngroups - first < VECTOR_SIZE ? l->groups.ngroups - first : VECTOR_SIZE;
+        if (nk) {
+            data_chunk *ch = (data_chunk *)vec_rows_chunk(&l->groups.keys, first);
+            vector *cols[nk];
+            for (uint32_t k = 0; k < nk; k++) cols[k] = &ch->cols[k];
+            if ((rc = vec_groups_find_or_add(&g->groups, cols, n, gids, NULL, g->hashes, x->err))) return rc;
+        } else {
+            g->groups.ngroups = 1; /* the one group */
+            gids[0] = 0;
+        }
+        if ((rc = agg_ensure_slots(x, g, p->agg.naggs))) return rc;
+        for (uint32_t a = 0; a < p->agg.naggs; a++)
+            for (uint32_t r = 0; r < n; r++)
+                if ((rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, first + r)))) return rc;
+    }
+    return STRATA_OK;
+}
+
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {
     snprintf(buf, cap, " (%u key%s, %u aggregate%s)", p->agg.nkeys, p->agg.nkeys == 1 ? "" : "s", p->agg.naggs,
              p->agg.naggs == 1 ? "" : "s");
@@ -671,4 +727,6 @@ const op_vtable op_agg = {
     .finalize = agg_finalize,
     .source = agg_next,
     .explain = agg_explain,
+    .parallel = agg_parallel,
+    .combine = agg_combine,
 };

@@ -29,6 +29,7 @@ const op_vtable op_filter = {
     .open = exec_no_open,
     .close = exec_no_close,
     .exprs = filter_exprs,
+    .parallel = exec_parallel_always,
     .execute = filter_exec,
 };
 
@@ -55,6 +56,7 @@ const op_vtable op_project = {
     .open = exec_no_open,
     .close = exec_no_close,
     .exprs = project_exprs,
+    .parallel = exec_parallel_always,
     .execute = project_exec,
 };
 

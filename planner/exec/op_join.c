@@ -19,14 +19,24 @@ static inline expr_state *lkey(expr_state **ex, uint32_t k) { return ex[k]; }
 static inline expr_state *rkey(const plan_op *p, expr_state **ex, uint32_t k) { return ex[p->join.nkeys + k]; }
 static inline expr_state *residual(const plan_op *p, expr_state **ex) { return ex[2 * p->join.nkeys]; }
 
-typedef struct join_state {
-    expr_state **ex;     /* the node's expression states */
+/* marks_build: the kinds of join that mark the build rows matched, for the end (join_flush). */
+static inline bool marks_build(join_kind k) { return k == JK_RIGHT || k == JK_FULL || k == JK_RSEMI || k == JK_RANTI; }
+
+/* The build side: the run's node's, which its workers' nodes read (and do not write: a join that
+** marks build rows, RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI, does not run on several workers). */
+typedef struct join_build {
     vec_rowtable build; /* build rows */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
     vec_join_table table; /* their keys */
-    uint8_t *bmatched;   /* RIGHT/FULL: build row matched */
+    uint8_t *bmatched;   /* RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI: build row matched */
     uint64_t nbuild;
     bool build_null;     /* null_aware: some build key is NULL */
+} join_build;
+
+typedef struct join_state {
+    expr_state **ex;     /* the node's expression states */
+    join_build *b;       /* &own, or a worker's: the run's node's */
+    join_build own;
     /* probing one input chunk */
     uint64_t *phash;     /* scratch for the probe keys' hashes */
     uint32_t *heads;     /* each probe row's chain (vec_join_probe) */
@@ -45,12 +55,12 @@ typedef struct join_state {
 ** of the key's hashes (those of the distinct keys, each column alone when there are several), and
 ** for one integer key its range. */
 static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32_t k, join_filter *f) {
-    const vec_groups *g = &s->table.groups;
+    const vec_groups *g = &s->b->table.groups;
     uint32_t bits = 3; /* at least 8 words */
     while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
     if ((UINT64_C(1) << bits) * 4 >= g->ngroups) {
         size_t bytes = ((size_t)1 << bits) * sizeof *f->bloom;
-        int rc = vec_rowtable_charge(&s->build, bytes, x->err);
+        int rc = vec_rowtable_charge(&s->b->build, bytes, x->err);
         if (rc) return rc;
         if (!(f->bloom = calloc((size_t)1 << bits, sizeof *f->bloom))) return exec_nomem(x);
         f->bloom_mask = (UINT64_C(1) << bits) - 1, f->bloom_shift = 64 - bits;
@@ -72,32 +82,41 @@ static void join_filter_clear(join_filter *f) {
     memset(f, 0, sizeof *f);
 }
 
+static int join_probe_init(exec_ctx *x, op_node *nd, join_state *s);
+
 static int join_open(exec_ctx *x, op_node *nd) {
     const plan_op *p = nd->op;
     join_state *s = calloc(1, sizeof *s);
     if (!s) return exec_nomem(x);
     nd->state = s;
+    s->b = &s->own;
     plan_op *r = p->child[1];
     /* a semi or anti join without a residual reads no build column: it only counts the rows */
     bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
-    int rc = vec_rowtable_init(&s->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
+    int rc = vec_rowtable_init(&s->b->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         kt[k] = p->join.rkeys[k]->type;
     }
-    if ((rc = exec_join_table_init(x, &s->table, kt, p->join.nkeys))) return rc;
+    if ((rc = exec_join_table_init(x, &s->b->table, kt, p->join.nkeys))) return rc;
+    if (!(s->b->bnull = malloc(r->ncols + 1))) return exec_nomem(x);
+    memset(s->b->bnull, 1, r->ncols + 1);
+    return join_probe_init(x, nd, s);
+}
+
+/* join_probe_init makes the scratch of probing (of the run's node, or a worker's). */
+static int join_probe_init(exec_ctx *x, op_node *nd, join_state *s) {
+    const plan_op *p = nd->op, *l = p->child[0], *r = p->child[1];
     s->ex = nd->ex;
     /* pairs hold both sides' columns, also for SEMI and ANTI, which output the left ones only */
-    plan_op *l = p->child[0];
     sql_type both[l->ncols + r->ncols + 1];
     memcpy(both, l->types, l->ncols * sizeof *both);
     memcpy(both + l->ncols, r->types, r->ncols * sizeof *both);
-    if ((rc = chunk_init(&s->pairs, both, l->ncols + r->ncols, x->err))) return rc;
+    int rc = chunk_init(&s->pairs, both, l->ncols + r->ncols, x->err);
+    if (rc) return rc;
     s->phash = malloc(VECTOR_SIZE * sizeof *s->phash);
     s->heads = malloc(VECTOR_SIZE * sizeof *s->heads);
-    if (!(s->bnull = malloc(r->ncols + 1))) return exec_nomem(x);
-    memset(s->bnull, 1, r->ncols + 1);
     s->pmatched = malloc(VECTOR_SIZE);
     s->prow = malloc(VECTOR_SIZE * sizeof *s->prow);
     s->brow = malloc(VECTOR_SIZE * sizeof *s->brow);
@@ -111,17 +130,19 @@ static void join_close(op_node *nd, bool keep) {
     (void)keep;
     const plan_op *p = nd->op;
     join_state *s = nd->state;
-    for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
-        join_filter_clear(p->join.filters[k]);
     if (!s) return;
     nd->state = NULL;
-    vec_rowtable_free(&s->build);
-    vec_join_free(&s->table);
+    if (s->b == &s->own) { /* the run's node, not a worker's */
+        for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
+            join_filter_clear(p->join.filters[k]);
+        vec_rowtable_free(&s->own.build);
+        vec_join_free(&s->own.table);
+        free(s->own.bmatched);
+        free(s->own.bnull);
+    }
     chunk_free(&s->pairs);
-    free(s->bmatched);
     free(s->phash);
     free(s->heads);
-    free(s->bnull);
     free(s->pmatched);
     free(s->prow);
     free(s->brow);
@@ -134,24 +155,24 @@ static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     const plan_op *p = nd->op;
     join_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
-    int rc = vec_rowtable_append(&s->build, in, x->err);
+    int rc = vec_rowtable_append(&s->b->build, in, x->err);
     for (uint32_t c = 0; c < in->ncols; c++)
-        if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->bnull[c] = false;
+        if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->b->bnull[c] = false;
     if (rc || !p->join.nkeys) return rc;
     vector *keys[p->join.nkeys];
     for (uint32_t k = 0; k < p->join.nkeys; k++) {
         if ((rc = expr_eval(x, rkey(p, s->ex, k), in, in->count))) return rc;
         keys[k] = rkey(p, s->ex, k)->result;
     }
-    for (uint32_t r = 0; p->join.null_aware && !s->build_null && r < in->count; r++) s->build_null = vec_is_null(keys[0], r);
-    return vec_join_add(&s->table, keys, in->count, x->err);
+    for (uint32_t r = 0; p->join.null_aware && !s->b->build_null && r < in->count; r++) s->b->build_null = vec_is_null(keys[0], r);
+    return vec_join_add(&s->b->table, keys, in->count, x->err);
 }
 
 static int join_finalize(exec_ctx *x, op_node *nd) {
     const plan_op *p = nd->op;
     join_state *s = nd->state;
-    uint64_t n = s->build.rows;
-    s->nbuild = n;
+    uint64_t n = s->b->build.rows;
+    s->b->nbuild = n;
     if (n > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
     for (uint32_t k = 0; p->join.filters && k < p->join.nkeys; k++) {
         if (!p->join.filters[k]) continue;
@@ -159,18 +180,18 @@ static int join_finalize(exec_ctx *x, op_node *nd) {
         int rc = join_filter_fill(x, p, s, k, p->join.filters[k]);
         if (rc) return rc;
     }
-    s->bmatched = calloc(n + 1, 1);
-    return s->bmatched ? STRATA_OK : exec_nomem(x);
+    s->b->bmatched = calloc(n + 1, 1);
+    return s->b->bmatched ? STRATA_OK : exec_nomem(x);
 }
 
 /* build_columns writes the columns of build rows s->brow[0..n) to cols[0..ncols) (constant NULLs
 ** for a column no one reads). */
 static void build_columns(join_state *s, uint32_t n, vector *cols) {
     const uint8_t *rows[VECTOR_SIZE];
-    vec_rowtable_locate(&s->build, s->brow, n, rows);
-    for (uint32_t c = 0; c < s->build.ncols; c++) {
-        if (s->bnull[c]) null_column(&cols[c]);
-        else vec_rowtable_gather(&s->build, c, rows, n, &cols[c]);
+    vec_rowtable_locate(&s->b->build, s->brow, n, rows);
+    for (uint32_t c = 0; c < s->b->build.ncols; c++) {
+        if (s->b->bnull[c]) null_column(&cols[c]);
+        else vec_rowtable_gather(&s->b->build, c, rows, n, &cols[c]);
     }
 }
 
@@ -189,9 +210,10 @@ static int join_match_pairs(exec_ctx *x, const plan_op *p, join_state *s, data_c
     } else {
         for (uint32_t k = 0; k < n; k++) s->sel[k] = k;
     }
+    bool marks = marks_build(p->join.kind);
     for (uint32_t k = 0; k < *m; k++) {
         s->pmatched[s->prow[s->sel[k]]] = 1;
-        s->bmatched[s->brow[s->sel[k]]] = 1;
+        if (marks) s->b->bmatched[s->brow[s->sel[k]]] = 1;
     }
     return STRATA_OK;
 }
@@ -231,7 +253,7 @@ static int probe_chunk(exec_ctx *x, const plan_op *p, join_state *s, data_chunk 
         if (rc) return rc;
         pkeys[k] = lkey(s->ex, k)->result;
     }
-    if (p->join.nkeys) vec_join_probe(&s->table, pkeys, in->count, s->phash, s->heads);
+    if (p->join.nkeys) vec_join_probe(&s->b->table, pkeys, in->count, s->phash, s->heads);
     return STRATA_OK;
 }
 
@@ -242,17 +264,17 @@ static int probe_chunk(exec_ctx *x, const plan_op *p, join_state *s, data_chunk 
 static int semi_match(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *in) {
     bool keyed = p->join.nkeys > 0;
     if (!p->join.pred) {
-        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] = keyed ? s->heads[r] != 0 : s->nbuild > 0;
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] = keyed ? s->heads[r] != 0 : s->b->nbuild > 0;
         return STRATA_OK;
     }
     memset(s->pmatched, 0, in->count);
     uint32_t r = 0, next = 0, n = 0, m;
     bool in_chain = false;
     while (r < in->count) {
-        if (!in_chain) next = keyed ? s->heads[r] : s->nbuild ? 1 : 0, in_chain = true;
+        if (!in_chain) next = keyed ? s->heads[r] : s->b->nbuild ? 1 : 0, in_chain = true;
         while (next && n < VECTOR_SIZE && !s->pmatched[r]) {
             uint32_t b = next - 1;
-            next = keyed ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
+            next = keyed ? vec_join_next(&s->b->table, b) : b + 1 < s->b->nbuild ? b + 2 : 0;
             s->prow[n] = r;
             s->brow[n++] = b;
         }
@@ -273,8 +295,8 @@ static int semi_exec(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *i
     vector *pkeys[p->join.nkeys + 1];
     int rc;
     if ((rc = probe_chunk(x, p, s, in, pkeys)) || (rc = semi_match(x, p, s, in))) return rc;
-    if (p->join.null_aware && s->nbuild)
-        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] |= s->build_null || vec_is_null(pkeys[0], r);
+    if (p->join.null_aware && s->b->nbuild)
+        for (uint32_t r = 0; r < in->count; r++) s->pmatched[r] |= s->b->build_null || vec_is_null(pkeys[0], r);
     uint8_t want = p->join.kind == JK_SEMI;
     uint32_t n = 0;
     for (uint32_t r = 0; r < in->count; r++)
@@ -294,14 +316,14 @@ static int rsemi_mark(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *
     if (rc) return rc;
     if (!p->join.pred) {
         for (uint32_t r = 0; r < in->count; r++)
-            for (uint32_t next = s->heads[r]; next && !s->bmatched[next - 1]; next = vec_join_next(&s->table, next - 1))
-                s->bmatched[next - 1] = 1;
+            for (uint32_t next = s->heads[r]; next && !s->b->bmatched[next - 1]; next = vec_join_next(&s->b->table, next - 1))
+                s->b->bmatched[next - 1] = 1;
         return STRATA_OK;
     }
     uint32_t n = 0, m;
     for (uint32_t r = 0; r < in->count; r++) {
-        for (uint32_t next = s->heads[r]; next; next = vec_join_next(&s->table, next - 1)) {
-            if (s->bmatched[next - 1]) continue;
+        for (uint32_t next = s->heads[r]; next; next = vec_join_next(&s->b->table, next - 1)) {
+            if (s->b->bmatched[next - 1]) continue;
             s->prow[n] = r;
             s->brow[n++] = next - 1;
             if (n == VECTOR_SIZE) {
@@ -343,11 +365,11 @@ static int join_exec(exec_ctx *x, op_node *nd, data_chunk *in, data_chunk *out, 
             uint32_t r = s->pos_row;
             if (!s->in_chain) {
                 s->in_chain = true;
-                s->pos_next = p->join.nkeys ? s->heads[r] : s->nbuild ? 1 : 0;
+                s->pos_next = p->join.nkeys ? s->heads[r] : s->b->nbuild ? 1 : 0;
             }
             while (s->pos_next && n < VECTOR_SIZE) { /* every build row on the chain has the key */
                 uint32_t b = s->pos_next - 1;
-                s->pos_next = p->join.nkeys ? vec_join_next(&s->table, b) : b + 1 < s->nbuild ? b + 2 : 0;
+                s->pos_next = p->join.nkeys ? vec_join_next(&s->b->table, b) : b + 1 < s->b->nbuild ? b + 2 : 0;
                 s->prow[n] = r;
                 s->brow[n++] = b;
             }
@@ -387,11 +409,11 @@ static int join_flush(exec_ctx *x, op_node *nd, data_chunk *out, bool *more) {
     if (k != JK_RIGHT && k != JK_FULL && k != JK_RSEMI && k != JK_RANTI) return STRATA_OK;
     uint8_t want = k == JK_RSEMI;
     uint32_t n = 0;
-    while (s->flush_pos < s->nbuild && n < VECTOR_SIZE) {
+    while (s->flush_pos < s->b->nbuild && n < VECTOR_SIZE) {
         uint32_t b = s->flush_pos++;
-        if (s->bmatched[b] == want) s->brow[n++] = b;
+        if (s->b->bmatched[b] == want) s->brow[n++] = b;
     }
-    *more = s->flush_pos < s->nbuild;
+    *more = s->flush_pos < s->b->nbuild;
     if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(p, s, NULL, NULL, n, false, out);
     build_columns(s, n, out->cols); /* the build rows are the output */
     out->count = n;
@@ -561,12 +583,25 @@ static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
              p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
 }
 
+/* A join whose probe rows mark no build row runs on several workers: each worker's node probes
+** the run's node's build side with scratch of its own. */
+static bool join_parallel(const plan_op *p) { return !marks_build(p->join.kind); }
+
+static int join_open_local(exec_ctx *x, op_node *local, op_node *global) {
+    join_state *s = calloc(1, sizeof *s);
+    if (!s) return exec_nomem(x);
+    local->state = s;
+    s->b = ((join_state *)global->state)->b;
+    return join_probe_init(x, local, s);
+}
+
 /* a nested-loop join is a hash join without keys: one table of functions, two names */
 #define JOIN_OPERATOR(label)                                                                     \
     {                                                                                            \
         .name = label, .child = {CHILD_STREAM, CHILD_SINK}, .open = join_open, .close = join_close, \
         .exprs = join_exprs, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
-        .finalize = join_finalize, .explain = join_explain,                                      \
+        .finalize = join_finalize, .explain = join_explain, .parallel = join_parallel,           \
+        .open_local = join_open_local,                                                           \
     }
 const op_vtable op_hash_join = JOIN_OPERATOR("HASH_JOIN");
 const op_vtable op_nl_join = JOIN_OPERATOR("NESTED_LOOP_JOIN");

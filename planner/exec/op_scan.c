@@ -28,6 +28,9 @@ typedef struct scan_state {
     int64_t *rowids;
     table_reader *point; /* a rowid lookup's reader, kept across runs (row groups stay open) */
     bool point_due;      /* a rowid lookup's row is still to be read (its rowid in rowids[0]) */
+    int64_t mlo, mhi, mstart; /* a parallel run's range: morsel m covers the rowids from mstart + m
+                              ** * msize on (the first from mlo, the last to mhi) */
+    uint64_t msize, nmorsels;
 } scan_state;
 
 /* scan_projection lists the table columns a scan decodes: those of its outputs some operator
@@ -314,39 +317,93 @@ static uint32_t scan_filter(op_node *nd, scan_state *s, data_chunk *out) {
     return m;
 }
 
+/* scan_buffers makes the state's buffers, unless a plan's earlier run (or morsel) kept them. */
+static int scan_buffers(exec_ctx *x, op_node *nd) {
+    const plan_op *p = nd->op;
+    scan_state *s = nd->state;
+    if (s) return STRATA_OK;
+    if (!(s = calloc(1, sizeof *s))) return exec_nomem(x);
+    nd->state = s;
+    s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
+    if (!s->rowids) return exec_nomem(x);
+    if (p->scan.nfilters) {
+        s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
+        s->fsel = malloc(VECTOR_SIZE * sizeof *s->fsel);
+        if (!s->hashes || !s->fsel) return exec_nomem(x);
+    }
+    return scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
+}
+
+/* scan_bounds is this run's rowid range; STRATA_DONE when no row can match. */
+static int scan_bounds(exec_ctx *x, const plan_op *p, int64_t *lo, int64_t *hi) {
+    *lo = p->scan.lo, *hi = p->scan.hi;
+    int rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, lo);
+    return rc ? rc : rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, hi);
+}
+
+/* scan_start opens the table scan of rowids lo..hi. */
+static int scan_start(exec_ctx *x, op_node *nd, int64_t lo, int64_t hi) {
+    const plan_op *p = nd->op;
+    scan_state *s = nd->state;
+    int rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
+    if (rc) return exec_table_error(x, rc);
+    s->prune_due = p->scan.nzone || p->scan.nfilters;
+    memset(s->ftested, 0, sizeof s->ftested);
+    memset(s->fpassed, 0, sizeof s->fpassed);
+    return STRATA_OK;
+}
+
 static int scan_open(exec_ctx *x, op_node *nd) {
     const plan_op *p = nd->op;
-    scan_state *s = nd->state; /* kept from the plan's last run (close with keep), or new */
-    int rc;
-    if (!s) {
-        if (!(s = calloc(1, sizeof *s))) return exec_nomem(x);
-        nd->state = s;
-        s->rowids = vec_scratch_alloc(VECTOR_SIZE * sizeof *s->rowids);
-        if (!s->rowids) return exec_nomem(x);
-        if (p->scan.nfilters) {
-            s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
-            s->fsel = malloc(VECTOR_SIZE * sizeof *s->fsel);
-            if (!s->hashes || !s->fsel) return exec_nomem(x);
-        }
-        rc = scan_projection(x, p->scan.table, p->scan.cols, p->scan.ncols, p->scan.need, &s->proj, &s->nproj, &s->raw);
-        if (rc) return rc;
-    }
-    int64_t lo = p->scan.lo, hi = p->scan.hi;
-    if ((rc = rowid_bound(x, p->scan.lo_expr, p->scan.lo_excl, true, &lo)) ||
-        (rc = rowid_bound(x, p->scan.hi_expr, p->scan.hi_excl, false, &hi)))
-        return rc == STRATA_DONE ? STRATA_OK : rc; /* DONE: no row can match; s->scan stays NULL */
+    int rc = scan_buffers(x, nd); /* kept from the plan's last run (close with keep), or new */
+    if (rc) return rc;
+    scan_state *s = nd->state;
+    s->nmorsels = 0;
+    int64_t lo, hi;
+    if ((rc = scan_bounds(x, p, &lo, &hi))) return rc == STRATA_DONE ? STRATA_OK : rc; /* s->scan stays NULL */
     if (lo == hi) { /* one rowid: read as an index's match is (table_reader), not scanned */
         if (!s->point && table_reader_open(&p->scan.table->desc, s->proj, s->nproj, &s->point)) return exec_nomem(x);
         s->rowids[0] = lo;
         s->point_due = true;
         return STRATA_OK;
     }
-    rc = table_scan_open(x->txn, &p->scan.table->desc, s->proj, s->nproj, lo, hi, &s->scan);
-    if (rc) return exec_table_error(x, rc);
-    s->prune_due = p->scan.nzone || p->scan.nfilters;
-    memset(s->ftested, 0, sizeof s->ftested);
-    memset(s->fpassed, 0, sizeof s->fpassed);
+    return scan_start(x, nd, lo, hi);
+}
+
+/* scan_morsels cuts the run's rowid range into morsels of a row group's rowids, the column store's
+** row groups whole (their rowids begin at 1, a row group's worth each): both stores' rows of a
+** range are one table_scan's. A scan of one morsel or less is not cut (*count 0). Once cut, the
+** workers' scans read the morsels (scan_open_morsel) and the node's own scan is closed. */
+static int scan_morsels(exec_ctx *x, op_node *nd, uint64_t *count) {
+    const plan_op *p = nd->op;
+    scan_state *s = nd->state;
+    *count = 0;
+    int64_t lo, hi, max;
+    int rc = scan_bounds(x, p, &lo, &hi);
+    if (rc) return rc == STRATA_DONE ? STRATA_OK : rc;
+    if ((rc = table_max_rowid(x->txn, &p->scan.table->desc, &max))) return exec_table_error(x, rc);
+    uint64_t size = rowgroup_rows(&p->scan.table->desc);
+    int64_t start = lo == INT64_MIN ? 1 : lo, end = hi < max ? hi : max;
+    if (lo == hi || end < start || (uint64_t)end - (uint64_t)start < size) return STRATA_OK;
+    s->mlo = lo, s->mhi = hi, s->mstart = start, s->msize = size;
+    s->nmorsels = ((uint64_t)end - (uint64_t)start) / size + 1;
+    if (s->scan) table_scan_close(s->scan);
+    s->scan = NULL;
+    *count = s->nmorsels;
     return STRATA_OK;
+}
+
+/* scan_open_morsel opens worker node nd's scan on morsel m of the run's (global's) range. */
+static int scan_open_morsel(exec_ctx *x, op_node *nd, op_node *global, uint64_t m) {
+    const scan_state *g = global->state;
+    int rc = scan_buffers(x, nd);
+    if (rc) return rc;
+    scan_state *s = nd->state;
+    if (s->scan) table_scan_close(s->scan);
+    s->scan = NULL;
+    int64_t lo = m ? g->mstart + (int64_t)(m * g->msize) : g->mlo;
+    int64_t hi = m + 1 < g->nmorsels ? g->mstart + (int64_t)((m + 1) * g->msize) - 1 : g->mhi;
+    return scan_start(x, nd, lo, hi);
 }
 
 /* scan_close ends a scan; with keep its buffers stay for the plan's next run. */
@@ -630,6 +687,8 @@ const op_vtable op_scan = {
     .close = scan_close,
     .source = scan_next,
     .explain = scan_explain,
+    .morsels = scan_morsels,
+    .open_morsel = scan_open_morsel,
 };
 
 static void iscan_explain(const plan_op *p, char *buf, size_t cap) {

@@ -81,6 +81,24 @@ struct op_vtable {
     /* an operator with CHILD_NESTED children: the run plan of child i (NULL before it ran), for
     ** EXPLAIN ANALYZE's counters */
     void *(*nested)(op_node *n, int child);
+
+    /* Parallel runs (pipeline.c). A pipeline runs on several workers when its source cuts its
+    ** rows into morsels, each streaming operator may run on each worker and its sink combines
+    ** what each worker sank. A worker has a node of its own for each operator of the pipeline
+    ** (its local state and expression states); the run's node is the global one. */
+    /* a source: cuts this run's rows into *count morsels (0: not worth it, the run is serial) */
+    int (*morsels)(exec_ctx *x, op_node *n, uint64_t *count);
+    /* ... and opens worker node local on morsel m (called for each morsel the worker takes; the
+    ** worker's node is closed with keep between morsels) */
+    int (*open_morsel)(exec_ctx *x, op_node *local, op_node *global, uint64_t m);
+    /* a streaming operator or a sink: whether p may run on several workers (NULL: never) */
+    bool (*parallel)(const plan_op *p);
+    /* opens a worker's node of a streaming operator or sink, beside the run's node global, which
+    ** is open (NULL: open, as for a run of its own) */
+    int (*open_local)(exec_ctx *x, op_node *local, op_node *global);
+    /* a sink: adds what a worker's node sank to the run's node (one worker at a time); the
+    ** worker's node is closed after */
+    int (*combine)(exec_ctx *x, op_node *global, op_node *local);
 };
 
 extern const op_vtable op_scan, op_index_scan, op_values, op_series, op_storage_info, op_empty, op_filter,
@@ -112,6 +130,8 @@ int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, 
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
 /* exec_small_close frees a small state, unless keep (exec_small_state zeroes it at the next run). */
 void exec_small_close(op_node *n, bool keep);
+/* exec_parallel_always: an operator that may always run on several workers. */
+bool exec_parallel_always(const plan_op *p);
 /* exec_no_open and exec_no_close are the open and close of an operator without a state. */
 int exec_no_open(exec_ctx *x, op_node *n);
 void exec_no_close(op_node *n, bool keep);

@@ -22,9 +22,12 @@
 */
 #include "exec/operator.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "pool.h"
 
 /* ---- the operator table ------------------------------------------------------------------ */
 
@@ -121,6 +124,11 @@ void exec_small_close(op_node *n, bool keep) {
     n->state = NULL;
 }
 
+bool exec_parallel_always(const plan_op *p) {
+    (void)p;
+    return true;
+}
+
 int exec_no_open(exec_ctx *x, op_node *n) {
     (void)x, (void)n;
     return STRATA_OK;
@@ -211,6 +219,34 @@ static int pipe_add(exec_ctx *x, exec_plan *ep, pipeline **out) {
     return STRATA_OK;
 }
 
+/* pipe_bufs makes pl's chunk buffers: bufs[0] has the source's types, bufs[i + 1] ops[i]'s. */
+static int pipe_bufs(exec_ctx *x, pipeline *pl) {
+    for (int i = 0; i <= pl->nops; i++) {
+        const plan_op *o = i ? pl->ops[i - 1]->op : pl->source->op;
+        int rc = chunk_init(&pl->bufs[i], o->types, o->ncols, x->err);
+        if (rc) {
+            for (int k = 0; k < i; k++) chunk_free(&pl->bufs[k]);
+            return rc;
+        }
+    }
+    pl->ready = true;
+    return STRATA_OK;
+}
+
+static void pipe_bufs_free(pipeline *pl) {
+    if (!pl->ready) return;
+    for (int k = 0; k <= pl->nops; k++) chunk_free(&pl->bufs[k]);
+    pl->ready = false;
+}
+
+/* pipe_rewind makes pl ready to run from its source's start again. */
+static void pipe_rewind(pipeline *pl) {
+    memset(pl->more, 0, sizeof pl->more);
+    pl->source_done = pl->finished = false;
+    pl->flush_op = 0;
+    for (int k = 0; k <= pl->nops; k++) chunk_reset(&pl->bufs[k]);
+}
+
 /* build walks down from p (the top of a pipeline's operator chain, collected top-down in
 ** chain[0..n)) to its source, creating the pipelines it depends on first: those of the children
 ** it sinks (a set operation's left input before its right one, a join's build side before the
@@ -236,26 +272,19 @@ static int build(exec_ctx *x, exec_plan *ep, const plan_op *p, op_node **chain, 
     for (int i = 0; i < n; i++) pl->ops[i] = chain[n - 1 - i];
     pl->sink = sink;
     pl->side = side;
-    /* chunk buffers: bufs[0] has the source's types, bufs[i + 1] ops[i]'s */
-    for (int i = 0; i <= n; i++) {
-        const plan_op *o = i ? pl->ops[i - 1]->op : p;
-        if ((rc = chunk_init(&pl->bufs[i], o->types, o->ncols, x->err))) {
-            for (int k = 0; k < i; k++) chunk_free(&pl->bufs[k]);
-            return rc;
-        }
-    }
-    pl->ready = true;
-    return STRATA_OK;
+    return pipe_bufs(x, pl);
+}
+
+/* node_close ends n's run; without keep its expressions' states go too. */
+static void node_close(op_node *n, bool keep) {
+    n->vt->close(n, keep);
+    if (keep) return;
+    expr_states_free(n->ex, n->nex);
+    n->ex = NULL, n->nex = 0;
 }
 
 static void nodes_close(exec_plan *ep, bool keep) {
-    for (uint32_t i = 0; i < ep->nnodes; i++) {
-        op_node *n = &ep->nodes[i];
-        n->vt->close(n, keep);
-        if (keep) continue;
-        expr_states_free(n->ex, n->nex);
-        n->ex = NULL, n->nex = 0;
-    }
+    for (uint32_t i = 0; i < ep->nnodes; i++) node_close(&ep->nodes[i], keep);
 }
 
 void exec_plan_free(void *pipes) {
@@ -263,8 +292,7 @@ void exec_plan_free(void *pipes) {
     if (!ep) return;
     nodes_close(ep, false);
     for (int i = 0; i < ep->n; i++) {
-        if (ep->pipes[i]->ready)
-            for (int k = 0; k <= ep->pipes[i]->nops; k++) chunk_free(&ep->pipes[i]->bufs[k]);
+        pipe_bufs_free(ep->pipes[i]);
         free(ep->pipes[i]);
     }
     free(ep->pipes);
@@ -293,13 +321,7 @@ static int plan_make(exec_ctx *x, const plan_op *root, exec_plan **out) {
 
 /* plan_rewind makes the pipelines of an earlier run of the plan ready to run again. */
 static void plan_rewind(exec_plan *ep) {
-    for (int i = 0; i < ep->n; i++) {
-        pipeline *pl = ep->pipes[i];
-        memset(pl->more, 0, sizeof pl->more);
-        pl->source_done = pl->finished = false;
-        pl->flush_op = 0;
-        for (int k = 0; k <= pl->nops; k++) chunk_reset(&pl->bufs[k]);
-    }
+    for (int i = 0; i < ep->n; i++) pipe_rewind(ep->pipes[i]);
 }
 
 static uint64_t clock_ns(void) {
@@ -425,6 +447,139 @@ static void stats_reset(exec_plan *ep) {
     }
 }
 
+/* ---- parallel pipelines ------------------------------------------------------------------ */
+
+/* The workers are one pool per process, shared by every handle (core/pool.h says why), made at
+** the first parallel run; a run on a pool another run holds runs on its own thread. */
+static pool *shared_pool;
+static pthread_once_t shared_pool_once = PTHREAD_ONCE_INIT;
+
+static void shared_pool_make(void) { shared_pool = pool_create(POOL_MAX_WORKERS); }
+
+/* A worker of a parallel pipeline: its own nodes of the pipeline's operators (source, streaming
+** operators, sink), a pipeline over them, and a context whose error, arena and counters are its
+** own. Made when the worker takes its first morsel. Owned by the worker's thread while the pool
+** runs, by the run's thread before and after. */
+typedef struct worker {
+    bool ready;
+    exec_ctx x;
+    arena mem;
+    op_node nodes[MAX_PIPE_OPS + 2];
+    pipeline pl;
+} worker;
+
+typedef struct par_run {
+    exec_ctx *x;       /* the run's */
+    pipeline *pl;      /* the run's pipeline, over the run's nodes */
+    worker *w;         /* by worker index */
+} par_run;
+
+/* worker_node makes a worker's node of global, the run's node of the same operator. */
+static int worker_node(exec_ctx *x, op_node *n, op_node *global, bool source) {
+    *n = (op_node){.op = global->op, .vt = global->vt};
+    int rc = n->vt->exprs ? node_exprs(x, n) : STRATA_OK;
+    if (rc || source) return rc; /* a source's node opens on each morsel */
+    return n->vt->open_local ? n->vt->open_local(x, n, global) : n->vt->open(x, n);
+}
+
+static int worker_start(par_run *pr, worker *wk, strata_err *err) {
+    const pipeline *g = pr->pl;
+    wk->x = *pr->x;
+    wk->x.err = err;
+    wk->x.threads = 1;      /* what it runs nested runs on its thread */
+    wk->x.progress = NULL;  /* the run's thread reports progress */
+    arena_init(&wk->mem, 0);
+    wk->x.mem = &wk->mem;
+    wk->ready = true;
+    pipeline *pl = &wk->pl;
+    pl->nops = g->nops;
+    pl->side = g->side;
+    pl->source = &wk->nodes[0];
+    pl->sink = &wk->nodes[g->nops + 1];
+    int rc = worker_node(&wk->x, pl->source, g->source, true);
+    for (int i = 0; i < g->nops && !rc; i++) {
+        pl->ops[i] = &wk->nodes[1 + i];
+        rc = worker_node(&wk->x, pl->ops[i], g->ops[i], false);
+    }
+    if (!rc) rc = worker_node(&wk->x, pl->sink, g->sink, false);
+    return rc ? rc : pipe_bufs(&wk->x, pl);
+}
+
+static void worker_end(worker *wk) {
+    if (!wk->ready) return;
+    for (int i = 0; i < wk->pl.nops + 2; i++)
+        if (wk->nodes[i].vt) node_close(&wk->nodes[i], false);
+    pipe_bufs_free(&wk->pl);
+    arena_free(&wk->mem);
+    wk->ready = false;
+}
+
+/* run_morsels: pool_run's task, the pipeline over morsels [begin, end) on worker w's nodes. */
+static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    par_run *pr = arg;
+    worker *wk = &pr->w[w->index];
+    int rc = wk->ready ? STRATA_OK : worker_start(pr, wk, &w->err);
+    for (uint64_t m = begin; m < end && !rc; m++) {
+        op_node *src = wk->pl.source;
+        if ((rc = src->vt->open_morsel(&wk->x, src, pr->pl->source, m))) break;
+        pipe_rewind(&wk->pl);
+        rc = pipe_run(&wk->x, &wk->pl);
+        src->vt->close(src, true);
+    }
+    return rc;
+}
+
+/* can_run_parallel: pl's operators can run on several workers (the source's morsels aside). */
+static bool can_run_parallel(const pipeline *pl) {
+    const op_vtable *sv = pl->source->vt, *kv = pl->sink ? pl->sink->vt : NULL;
+    if (!sv->morsels || !sv->open_morsel || !kv || !kv->combine || !kv->parallel || !kv->parallel(pl->sink->op)) return false;
+    for (int i = 0; i < pl->nops; i++) {
+        const op_vtable *v = pl->ops[i]->vt;
+        if (!v->parallel || !v->parallel(pl->ops[i]->op)) return false;
+    }
+    return true;
+}
+
+static void stats_add(op_stats *to, const op_stats *from) {
+    to->rows_out += from->rows_out;
+    to->ns += from->ns;
+    to->rows_dropped += from->rows_dropped;
+}
+
+/* pipe_parallel runs pl on x->threads workers when it can and its source has morsels enough;
+** *ran false: it did not (run it on this thread). The workers' sinks are combined into the run's
+** sink here, on this thread, one after the other. */
+static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
+    *ran = false;
+    if (x->threads < 2 || !can_run_parallel(pl)) return STRATA_OK;
+    uint64_t morsels;
+    int rc = pl->source->vt->morsels(x, pl->source, &morsels);
+    if (rc || morsels < 2) return rc;
+    *ran = true;
+    pthread_once(&shared_pool_once, shared_pool_make);
+    if (!shared_pool) return exec_nomem(x);
+    unsigned nw = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS, used = 0;
+    par_run pr = {.x = x, .pl = pl, .w = calloc(nw, sizeof(worker))};
+    if (!pr.w) return exec_nomem(x);
+    pool_job job = {.total = morsels, .morsel = 1, .workers = nw, .run_morsel = run_morsels, .arg = &pr,
+                    .interrupt = x->interrupt};
+    rc = pool_run(shared_pool, &job, &used, x->err);
+    for (unsigned i = 0; i < nw; i++) {
+        worker *wk = &pr.w[i];
+        if (!wk->ready) continue;
+        if (!rc) rc = pl->sink->vt->combine(x, pl->sink, wk->pl.sink);
+        if (x->analyze) {
+            stats_add(&pl->source->stats, &wk->pl.source->stats);
+            for (int k = 0; k < pl->nops; k++) stats_add(&pl->ops[k]->stats, &wk->pl.ops[k]->stats);
+            stats_add(&pl->sink->stats, &wk->pl.sink->stats);
+        }
+        worker_end(wk);
+    }
+    free(pr.w);
+    pl->finished = true;
+    return rc;
+}
+
 int exec_open(exec_ctx *x, const plan_op *root) {
     exec_plan *ep = x->pipelines;
     int rc;
@@ -451,7 +606,8 @@ int exec_next(exec_ctx *x, const plan_op *root, data_chunk *out) {
     for (int i = 0; i < ep->n - 1; i++) {
         pipeline *pl = ep->pipes[i];
         if (pl->finished) continue;
-        if ((rc = pipe_run(x, pl))) return rc;
+        bool ran;
+        if ((rc = pipe_parallel(x, pl, &ran)) || (!ran && (rc = pipe_run(x, pl)))) return rc;
         /* the sink is complete once every pipeline feeding it is done */
         bool last_feeder = true;
         for (int k = i + 1; k < ep->n; k++)

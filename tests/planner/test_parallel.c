@@ -1,0 +1,159 @@
+/*
+** test_parallel.c -- pipelines on several workers (planner/exec/pipeline.c): every query gives the
+** same rows with SET threads = 1 and with more threads than the machine has cores, over a table
+** whose rows are in both stores (row groups, and rows inserted, updated and deleted since);
+** grouped aggregates merge the workers' groups, joins probe one build side from every worker;
+** an error in a worker stops the statement with its message; the setting is checked.
+*/
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers/api_db.h"
+
+/* A result as text: each row's values joined by '|', rows by newlines, in the query's order. */
+typedef struct text_buf {
+    char *p;
+    size_t len, cap;
+} text_buf;
+
+static void put(text_buf *b, const char *s) {
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+}
+
+static int collect(void *arg, int n, char **v, char **names) {
+    (void)names;
+    for (int i = 0; i < n; i++) {
+        put(arg, i ? "|" : "");
+        put(arg, v[i] ? v[i] : "NULL");
+    }
+    put(arg, "\n");
+    return 0;
+}
+
+static char *result(strata_db *db, const char *sql) {
+    text_buf b = {0};
+    put(&b, "");
+    int rc = strata_exec(db, sql, collect, &b);
+    cr_assert_eq(rc, STRATA_OK, "%s: %s", sql, strata_errmsg(db));
+    return b.p;
+}
+
+/* same_at_threads runs sql with 1 thread and then with each of the others, and asserts the
+** results equal (and not empty). */
+static void same_at_threads(strata_db *db, const char *sql) {
+    EXEC_OK(db, "SET threads = 1");
+    char *one = result(db, sql);
+    cr_assert(strlen(one) > 0, "%s gave nothing", sql);
+    static const char *others[] = {"SET threads = 2", "SET threads = 4", "SET threads = 7"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        EXEC_OK(db, others[i]);
+        char *many = result(db, sql);
+        cr_assert_str_eq(many, one, "%s with %s", sql, others[i]);
+        free(many);
+    }
+    free(one);
+}
+
+/* a table of 600,000 rows: 4 full row groups in the column store, the rest and the changes in
+** the row store */
+static strata_db *open_table(void) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, g INTEGER, k INTEGER, s VARCHAR, m DECIMAL(12,2), n INTEGER);"
+                "INSERT INTO t SELECT i, i % 97, i % 50000, 'name' || (i % 1013), (i % 10000) / 100.0,"
+                "  CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END FROM generate_series(1, 500000) AS x(i);"
+                "CHECKPOINT;"
+                "INSERT INTO t SELECT i, i % 97, i % 50000, 'late' || (i % 7), 1.5, i FROM generate_series(500001, 600000) AS x(i);"
+                "DELETE FROM t WHERE id % 1000 = 7;"
+                "UPDATE t SET m = m + 1000 WHERE id % 5000 = 3;"
+                "CREATE TABLE d(k INTEGER PRIMARY KEY, label VARCHAR);"
+                "INSERT INTO d SELECT i, 'd' || (i % 13) FROM generate_series(0, 49999, 3) AS x(i)");
+    return db;
+}
+
+Test(parallel, aggregates_match_one_thread) {
+    strata_db *db = open_table();
+    same_at_threads(db, "SELECT count(*), count(n), sum(id), sum(m), min(s), max(s), min(m), max(n), avg(m) FROM t");
+    same_at_threads(db, "SELECT count(*), sum(m) FROM t WHERE g < 40 AND s LIKE 'name1%'");
+    same_at_threads(db, "SELECT g, count(*), sum(m), min(s), max(n), avg(n) FROM t GROUP BY g ORDER BY g");
+    /* many groups: the workers' tables merge */
+    same_at_threads(db, "SELECT k, count(*), sum(id), max(s) FROM t GROUP BY k ORDER BY k");
+    same_at_threads(db, "SELECT s, n IS NULL, count(*) FROM t WHERE id > 123456 GROUP BY s, n IS NULL ORDER BY 1, 2");
+    /* a range of rowids, and a filter that keeps nothing */
+    same_at_threads(db, "SELECT count(*), sum(g) FROM t WHERE id BETWEEN 100000 AND 450000");
+    same_at_threads(db, "SELECT count(*), sum(m), min(s) FROM t WHERE g = 1000");
+    strata_close(db);
+}
+
+Test(parallel, joins_match_one_thread) {
+    strata_db *db = open_table();
+    same_at_threads(db, "SELECT d.label, count(*), sum(t.m) FROM t JOIN d ON t.k = d.k GROUP BY d.label ORDER BY 1");
+    same_at_threads(db, "SELECT count(*), count(d.label) FROM t LEFT JOIN d ON t.k = d.k");
+    same_at_threads(db, "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM d WHERE d.k = t.k)");
+    same_at_threads(db, "SELECT count(*), sum(id) FROM t WHERE k NOT IN (SELECT k FROM d)");
+    /* RIGHT and FULL joins mark build rows: they stay on one worker, with the same results */
+    same_at_threads(db, "SELECT count(*), count(t.id) FROM d LEFT JOIN t ON t.k = d.k AND t.g = 5");
+    same_at_threads(db, "SELECT count(*) FROM t FULL JOIN d ON t.k = d.k + 1000000");
+    strata_close(db);
+}
+
+Test(parallel, explain_analyze_counts_every_worker) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "SET threads = 1");
+    char *one = result(db, "EXPLAIN ANALYZE SELECT g, count(*) FROM t WHERE n > 500 GROUP BY g");
+    EXEC_OK(db, "SET threads = 4");
+    char *many = result(db, "EXPLAIN ANALYZE SELECT g, count(*) FROM t WHERE n > 500 GROUP BY g");
+    /* the rows= of each line agree; the times do not */
+    const char *a = one, *b = many;
+    int lines = 0;
+    while ((a = strstr(a, "rows=")) && (b = strstr(b, "rows="))) {
+        cr_assert_eq(strtoull(a + 5, NULL, 10), strtoull(b + 5, NULL, 10), "%s\n%s", one, many);
+        a += 5, b += 5, lines++;
+    }
+    cr_assert_geq(lines, 3, "%s", many);
+    free(one);
+    free(many);
+    strata_close(db);
+}
+
+Test(parallel, a_workers_error_stops_the_statement) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "SET threads = 4");
+    /* one row in the middle of the table divides by zero */
+    int rc = strata_exec(db, "SELECT sum(10 / (id - 300001)) FROM t", NULL, NULL);
+    cr_assert_eq(rc, STRATA_ERROR);
+    cr_assert(strstr(strata_errmsg(db), "division by zero"), "%s", strata_errmsg(db));
+    /* the handle goes on */
+    char *r = result(db, "SELECT count(*) FROM t WHERE id <= 1000");
+    cr_assert_str_eq(r, "999\n");
+    free(r);
+    strata_close(db);
+}
+
+Test(parallel, the_setting) {
+    strata_db *db = open_mem();
+    char *r = result(db, "PRAGMA threads");
+    cr_assert(atoi(r) >= 1, "%s", r); /* the machine's cores */
+    free(r);
+    EXEC_OK(db, "SET threads = 3");
+    r = result(db, "PRAGMA threads");
+    cr_assert_str_eq(r, "3\n");
+    free(r);
+    EXEC_OK(db, "PRAGMA threads = 1");
+    r = result(db, "PRAGMA threads");
+    cr_assert_str_eq(r, "1\n");
+    free(r);
+    cr_assert_eq(strata_exec(db, "SET threads = 0", NULL, NULL), STRATA_ERROR);
+    cr_assert(strstr(strata_errmsg(db), "threads must be"), "%s", strata_errmsg(db));
+    cr_assert_eq(strata_exec(db, "SET threads = 'many'", NULL, NULL), STRATA_ERROR);
+    cr_assert_eq(strata_exec(db, "SET threads = 100000", NULL, NULL), STRATA_ERROR);
+    strata_close(db);
+}
