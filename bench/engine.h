@@ -68,10 +68,11 @@ typedef struct engine {
 } engine;
 
 /* The engines, in report order: strata, SQLite in its WAL + FULL, TRUNCATE + FULL and
-** journal_mode=OFF modes, DuckDB (loaded with dlopen), and DuckDB again with `SET threads = 1`
-** after open and on every connection ("duckdb-t1": one worker thread). */
+** journal_mode=OFF modes, DuckDB (loaded with dlopen), DuckDB again with `SET threads = 1`
+** after open and on every connection ("duckdb-t1": one worker thread), and strata so
+** ("strata-t1"). */
 extern const engine engine_strata, engine_sqlite_wal, engine_sqlite_truncate, engine_sqlite_off,
-    engine_duckdb, engine_duckdb_t1;
+    engine_duckdb, engine_duckdb_t1, engine_strata_t1;
 /* strata loading by a prepared INSERT per row in one transaction (rows reach the row store first),
 ** for the tuple mover's workload; not an engine of its own in reports. */
 extern const engine engine_strata_rows;

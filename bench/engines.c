@@ -181,15 +181,14 @@ static void st_load_abort(void *ld) {
     free(l);
 }
 
-/* The calls strata's engines share: all but the bulk loader. */
+/* The calls strata's engines share: all but open, connect and the bulk loader. */
 #define STRATA_CALLS                                                                                         \
-    .crash_safe = 1, .available = yes, .version = st_version, .open = st_open, .close = st_close,           \
+    .crash_safe = 1, .available = yes, .version = st_version, .close = st_close,                            \
     .exec = st_exec, .prepare = st_prepare, .bind_int64 = st_bind_int64, .bind_double = st_bind_double,     \
     .bind_text = st_bind_text, .bind_blob = st_bind_blob, .step = st_step,                                  \
     .column_count = st_column_count, .column_is_null = st_column_is_null, .column_int64 = st_column_int64,                                   \
     .column_double = st_column_double, .column_text = st_column_text, .column_blob = st_column_blob,        \
-    .reset = st_reset, .finalize = st_finalize, .errmsg = st_errmsg, .connect = st_connect,                 \
-    .disconnect = st_close
+    .reset = st_reset, .finalize = st_finalize, .errmsg = st_errmsg, .disconnect = st_close
 
 const engine engine_strata = {
     .name = "strata",
@@ -197,6 +196,38 @@ const engine engine_strata = {
     .settings = "defaults of strata_open (8 KiB pages, 64 MiB page cache, WAL, durable commits); bulk "
                 "loads: its appender (strata_appender_*) in one transaction",
     STRATA_CALLS,
+    .open = st_open,
+    .connect = st_connect,
+    .load_begin = st_load_begin,
+    .load_int64 = st_load_int64,
+    .load_double = st_load_double,
+    .load_text = st_load_text,
+    .load_blob = st_load_blob,
+    .load_end_row = st_load_end_row,
+    .load_finish = st_load_finish,
+    .load_abort = st_load_abort,
+};
+
+/* strata-t1: the same, with `SET threads = 1` after open and on every connection (the setting is
+** the handle's): one thread, as strata ran before its pipelines ran on several. */
+static int st_open_t1(const char *path, void **db) {
+    if (st_open(path, db)) return -1;
+    return st_exec(*db, "SET threads = 1");
+}
+
+static int st_connect_t1(void *db, const char *path, void **conn) {
+    (void)db;
+    return st_open_t1(path, conn);
+}
+
+const engine engine_strata_t1 = {
+    .name = "strata-t1",
+    .title = "strata threads=1",
+    .settings = "`SET threads = 1` right after open and on every further connection (no worker threads "
+                "besides the calling one); otherwise the defaults of strata_open; bulk loads: its appender",
+    STRATA_CALLS,
+    .open = st_open_t1,
+    .connect = st_connect_t1,
     .load_begin = st_load_begin,
     .load_int64 = st_load_int64,
     .load_double = st_load_double,
@@ -216,6 +247,8 @@ const engine engine_strata_rows = {
     .title = "strata",
     .settings = "defaults of strata_open; bulk loads: a prepared INSERT per row in one transaction",
     STRATA_CALLS,
+    .open = st_open,
+    .connect = st_connect,
     .load_begin = st_rows_load_begin,
     .load_int64 = loader_int64,
     .load_double = loader_double,

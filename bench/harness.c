@@ -48,10 +48,11 @@ static const suite *const suites[] = {&suite_sql,      &suite_joins, &suite_inde
                                       &suite_kv,       &suite_concurrency, &suite_colstore, &suite_load,
                                       &suite_analytics, &suite_tpch};
 static const engine *const all_engines[] = {&engine_strata,     &engine_sqlite_wal, &engine_sqlite_truncate,
-                                            &engine_sqlite_off, &engine_duckdb,     &engine_duckdb_t1};
+                                            &engine_sqlite_off, &engine_duckdb,     &engine_duckdb_t1,
+                                            &engine_strata_t1};
 #define N_ENGINES COUNT(all_engines)
 enum { DUCKDB = 4, DUCKDB_T1 = 5 }; /* the peers of the ratio columns (checked in registry_init) */
-/* The engines a run takes without --engines: duckdb-t1 only when named. */
+/* The engines a run takes without --engines: duckdb-t1 and strata-t1 only when named. */
 #define DEFAULT_ENGINES "strata,sqlite-wal,sqlite-truncate,sqlite-off,duckdb"
 
 /* ---------------------------------------------------------------------------------------------
@@ -158,7 +159,7 @@ static void usage(void) {
         "  --tiny         checksums only (CI): tiny sizes, 1 repetition, nothing saved\n"
         "  --reps N       repetitions per engine (default %d), each in fresh processes\n"
         "  --engines      any of strata, sqlite-wal, sqlite-truncate, sqlite-off (or sqlite for all three),\n"
-        "                 duckdb, duckdb-t1 (DuckDB with SET threads = 1; default all but duckdb-t1)\n"
+        "                 duckdb, duckdb-t1, strata-t1 (DuckDB, strata with SET threads = 1; default all but these two)\n"
         "  --workloads    workload or suite ids (default all); bench/README.md lists them\n"
         "  --size ID=N    set a size (bench/README.md); --rows N is --size rows=N, and so on\n"
         "  --sf X         the load and tpch suites' TPC-H scale factor (--size load_sf_milli=X*1000,\n"

@@ -166,7 +166,7 @@ static const li_query li_queries[LI_QUERIES] = {
 static const char *const sales_workloads[3] = {"an_sales_filter_sum", "an_sales_group_by",
                                                "an_sales_arith_agg"};
 
-static int is_strata(const engine *e) { return !strcmp(e->name, "strata"); }
+static int is_strata(const engine *e) { return !strncmp(e->name, "strata", 6); } /* strata, strata-t1 */
 static int is_sqlite(const engine *e) { return !strncmp(e->name, "sqlite", 6); }
 
 static double scale_factor(const options *o) { return (double)size_of(o, "analytics_sf_milli") / 1000; }

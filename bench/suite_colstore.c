@@ -291,7 +291,7 @@ static const scan_query scans[6] = {
     {"cs_sales_q3", "sales_q3", "SELECT sum(price * qty) FROM sales WHERE price * qty > 1000", NULL, 0, 2},
 };
 
-static int is_strata(const engine *e) { return !strcmp(e->name, "strata"); }
+static int is_strata(const engine *e) { return !strncmp(e->name, "strata", 6); } /* strata, strata-t1 */
 static int is_sqlite(const engine *e) { return !strncmp(e->name, "sqlite", 6); }
 
 static const char *scan_sql(const engine *e, const scan_query *s) {

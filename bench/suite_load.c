@@ -123,7 +123,7 @@ static const char *const column_types[TPCH_TABLE_COUNT] = {
     "IIIIDDDDSSTTTSSS", /* lineitem */
 };
 
-static int is_strata(const engine *e) { return !strcmp(e->name, "strata"); }
+static int is_strata(const engine *e) { return !strncmp(e->name, "strata", 6); } /* strata, strata-t1 */
 static int is_duckdb(const engine *e) { return !strcmp(e->name, "duckdb"); }
 static int is_sqlite(const engine *e) { return !strncmp(e->name, "sqlite", 6); }
 

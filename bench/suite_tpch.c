@@ -85,7 +85,7 @@ static const summary_def summaries[] = {
     {"tpch_q", "_repeat_ms", "repeat"},
 };
 
-static int is_strata(const engine *e) { return !strcmp(e->name, "strata"); }
+static int is_strata(const engine *e) { return !strncmp(e->name, "strata", 6); } /* strata, strata-t1 */
 static int is_sqlite(const engine *e) { return !strncmp(e->name, "sqlite", 6); }
 static int is_duckdb(const engine *e) { return !strncmp(e->name, "duckdb", 6); }
 
@@ -93,8 +93,8 @@ static double scale_factor(const options *o) { return (double)size_of(o, "tpch_s
 
 /* ---------------------------------------------------------------------------------------------
 ** The databases: strata's in the run's folder (the parent of dir), the peers' cached beside the
-** .tbl files. DuckDB's two engines share one file (the threads are a setting of the open, not of
-** the data).
+** .tbl files. DuckDB's two engines share one file, and so do strata's two (the threads are a
+** setting of the open, not of the data).
 */
 
 static void database_path(char *out, size_t n, const engine *e, const char *dir, const char *data,
