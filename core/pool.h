@@ -15,11 +15,12 @@
 ** STRATA_INTERRUPT. When memory or pthread_create fails, a run uses the workers it has, down to
 ** the calling thread alone; the pool never aborts.
 **
-** Not yet used by the executor (issue 24 makes it morsel-driven). Suggested owner: one pool per
-** process, shared by every database handle, created lazily by the library: its threads are the
-** machine's cores, and a pool per handle would multiply them (ten open handles, ten times the
-** cores in threads) without any query getting faster. A run on a busy pool does not wait: it runs
-** inline (see pool_run), so two handles' queries never block each other on the pool.
+** The executor's parallel pipelines run on one such pool per process (planner/exec/pipeline.c),
+** shared by every database handle and made at the first parallel run, configured for
+** POOL_MAX_WORKERS: a run asks for its handle's SET threads, and threads start as runs need them.
+** A pool per handle would multiply the threads (ten open handles, ten times the cores) without
+** any query getting faster. A run on a busy pool does not wait: it runs inline (see pool_run), so
+** two handles' queries never block each other on the pool.
 **
 ** Locking: a pool's state is guarded by its own mutex; no global mutable state.
 */

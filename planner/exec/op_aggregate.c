@@ -77,14 +77,18 @@ typedef struct agg_state {
     uint64_t *hashes;
     uint32_t emitted;      /* source: groups output so far */
     bool done;
+    struct agg_state **parts; /* a parallel run's groups, merged by partition (agg_combine): the
+                              ** source outputs these, part by part, instead */
+    uint32_t nparts, emit_part;
 } agg_state;
 /* ---- aggregate ---------------------------------------------------------------------------- */
 
-static int agg_open(exec_ctx *x, op_node *nd) {
-    const plan_op *p = nd->op;
-    agg_state *s = calloc(1, sizeof *s);
+static void agg_state_free(const plan_op *p, agg_state *s);
+
+/* agg_state_new makes an empty aggregation: its group table and each aggregate's states. */
+static int agg_state_new(exec_ctx *x, const plan_op *p, agg_state **out) {
+    agg_state *s = *out = calloc(1, sizeof *s);
     if (!s) return exec_nomem(x);
-    nd->state = s;
     arena_init(&s->strings, 0);
     s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
     s->is_new = malloc(VECTOR_SIZE);
@@ -114,11 +118,23 @@ static int agg_open(exec_ctx *x, op_node *nd) {
     return STRATA_OK;
 }
 
+static int agg_open(exec_ctx *x, op_node *nd) {
+    agg_state *s = NULL;
+    int rc = agg_state_new(x, nd->op, &s);
+    nd->state = s;
+    return rc;
+}
+
 static void agg_close(op_node *nd, bool keep) {
     (void)keep;
-    const plan_op *p = nd->op;
-    agg_state *s = nd->state;
+    agg_state_free(nd->op, nd->state);
+    nd->state = NULL;
+}
+
+static void agg_state_free(const plan_op *p, agg_state *s) {
     if (!s) return;
+    for (uint32_t i = 0; i < s->nparts && s->parts; i++) agg_state_free(p, s->parts[i]);
+    free(s->parts);
     vec_groups_free(&s->groups);
     if (s->distinct) {
         for (uint32_t a = 0; a < p->agg.naggs; a++) vec_groups_free(&s->distinct[a]);
@@ -137,7 +153,6 @@ static void agg_close(op_node *nd, bool keep) {
     free(s->is_new);
     free(s->hashes);
     free(s);
-    nd->state = NULL;
 }
 
 static inline void *slot_at(const agg_state *s, uint32_t a, uint32_t g) {
@@ -608,9 +623,8 @@ static int agg_emit_sums(exec_ctx *x, const agg_expr *ag, const agg_state *s, ui
     return STRATA_OK;
 }
 
-static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
-    const plan_op *p = nd->op;
-    agg_state *s = nd->state;
+/* agg_emit outputs the next groups of s. */
+static int agg_emit(exec_ctx *x, const plan_op *p, agg_state *s, data_chunk *out) {
     uint32_t n = 0;
     uint32_t nk = p->agg.nkeys;
     if (s->emitted < s->groups.ngroups) {
@@ -646,6 +660,16 @@ static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
         s->emitted += n;
     }
     out->count = n;
+    return STRATA_OK;
+}
+
+static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
+    agg_state *s = nd->state;
+    if (!s->nparts) return agg_emit(x, nd->op, s, out);
+    for (; s->emit_part < s->nparts; s->emit_part++) {
+        int rc = agg_emit(x, nd->op, s->parts[s->emit_part], out);
+        if (rc || out->count) return rc;
+    }
     return STRATA_OK;
 }
 
@@ -686,30 +710,163 @@ static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, 
     }
 }
 
-/* agg_combine adds a worker's groups to the run's: each worker's group found or added by its
-** keys (a chunk of them at a time), its states added to the group's. */
-static int agg_combine(exec_ctx *x, op_node *gn, op_node *ln) {
-    const plan_op *p = gn->op;
-    agg_state *g = gn->state, *l = ln->state;
+/* agg_merge_rows adds groups sel[0..m) of chunk `first` of worker state l to g: each found or
+** added by its keys, its states added to the group's (sel NULL: the chunk's first m groups). */
+static int agg_merge_rows(exec_ctx *x, const plan_op *p, agg_state *g, agg_state *l, uint32_t first, const sel_t *sel,
+                          uint32_t m, vector *tmp) {
     uint32_t nk = p->agg.nkeys, gids[VECTOR_SIZE];
     int rc;
-    for (uint32_t first = 0; first < l->groups.ngroups; first += VECTOR_SIZE) {
-        uint32_t n = l->groups.ngroups - first < VECTOR_SIZE ? l->groups.ngroups - first : VECTOR_SIZE;
-        if (nk) {
-            data_chunk *ch = (data_chunk *)vec_rows_chunk(&l->groups.keys, first);
-            vector *cols[nk];
-            for (uint32_t k = 0; k < nk; k++) cols[k] = &ch->cols[k];
-            if ((rc = vec_groups_find_or_add(&g->groups, cols, n, gids, NULL, g->hashes, x->err))) return rc;
-        } else {
-            g->groups.ngroups = 1; /* the one group */
-            gids[0] = 0;
+    if (nk) {
+        const data_chunk *ch = vec_rows_chunk(&l->groups.keys, first);
+        vector *cols[nk];
+        for (uint32_t k = 0; k < nk; k++) {
+            vec_slice(&tmp[k], &ch->cols[k], sel, m);
+            cols[k] = &tmp[k];
         }
-        if ((rc = agg_ensure_slots(x, g, p->agg.naggs))) return rc;
-        for (uint32_t a = 0; a < p->agg.naggs; a++)
-            for (uint32_t r = 0; r < n; r++)
-                if ((rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, first + r)))) return rc;
+        if ((rc = vec_groups_find_or_add(&g->groups, cols, m, gids, NULL, g->hashes, x->err))) return rc;
+    } else {
+        g->groups.ngroups = 1; /* the one group */
+        gids[0] = 0;
+    }
+    if ((rc = agg_ensure_slots(x, g, p->agg.naggs))) return rc;
+    for (uint32_t a = 0; a < p->agg.naggs; a++)
+        for (uint32_t r = 0; r < m; r++) {
+            uint32_t lg = first + (sel ? sel[r] : r);
+            if ((rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg)))) return rc;
+        }
+    return STRATA_OK;
+}
+
+static int key_vectors(exec_ctx *x, const plan_op *p, vector *tmp) {
+    for (uint32_t k = 0; k < p->agg.nkeys; k++) {
+        int rc = vec_init(&tmp[k], p->agg.keys[k]->type, x->err);
+        if (rc) {
+            for (uint32_t j = 0; j < k; j++) vec_free(&tmp[j]);
+            return rc;
+        }
     }
     return STRATA_OK;
+}
+
+static void key_vectors_free(const plan_op *p, vector *tmp) {
+    for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&tmp[k]);
+}
+
+/* Workers' groups are merged on the run's thread while they are few; more are merged by
+** partition, on the workers: partition i (AGG_PART_BITS of a group's hash) of every
+** worker's groups into a table of its own, and the source outputs the partitions in turn. */
+#define AGG_MERGE_SERIAL 65536
+#define AGG_PART_BITS 6
+
+typedef struct merge_job {
+    exec_ctx *x;
+    const plan_op *p;
+    agg_state **locals;
+    agg_state **parts;
+    uint64_t *entries; /* partition k's groups: entries[start[k] .. start[k + 1]), each worker << 32 |
+                       ** group, in order */
+    uint64_t *start;
+} merge_job;
+
+/* group_parts sets part[i][g] to the partition of group g of worker i: for one integer key its
+** range's share (so that a partition's keys stay dense, for the group table's direct map), else
+** bits of the keys' hash (the low ones: the group tables place a group by the top ones, which a
+** partition's groups would all share). */
+static int group_parts(exec_ctx *x, const plan_op *p, agg_state **ls, unsigned n, uint8_t **part) {
+    const uint32_t nparts = 1u << AGG_PART_BITS;
+    bool by_range = true;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (unsigned i = 0; i < n; i++) {
+        const vec_groups *g = &ls[i]->groups;
+        by_range &= g->int_key;
+        for (uint32_t k = 0; by_range && k < g->ngroups; k++)
+            if (k != g->null_gid) lo = g->ikeys[k] < lo ? g->ikeys[k] : lo, hi = g->ikeys[k] > hi ? g->ikeys[k] : hi;
+    }
+    uint64_t width = lo <= hi ? ((uint64_t)hi - (uint64_t)lo) / nparts + 1 : 1;
+    uint64_t h[VECTOR_SIZE];
+    for (unsigned i = 0; i < n; i++) {
+        const vec_groups *g = &ls[i]->groups;
+        if (!(part[i] = malloc(g->ngroups + 1))) return exec_nomem(x);
+        for (uint32_t first = 0; first < g->ngroups; first += VECTOR_SIZE) {
+            uint32_t m = g->ngroups - first < VECTOR_SIZE ? g->ngroups - first : VECTOR_SIZE;
+            if (by_range) {
+                for (uint32_t r = first; r < first + m; r++)
+                    part[i][r] = r == g->null_gid ? 0 : (uint8_t)(((uint64_t)g->ikeys[r] - (uint64_t)lo) / width);
+                continue;
+            }
+            const data_chunk *ch = vec_rows_chunk(&g->keys, first);
+            vec_hash(&ch->cols[0], NULL, m, h);
+            for (uint32_t k = 1; k < p->agg.nkeys; k++) vec_hash_combine(&ch->cols[k], NULL, m, h);
+            for (uint32_t r = 0; r < m; r++) part[i][first + r] = (uint8_t)(h[r] & (nparts - 1));
+        }
+    }
+    return STRATA_OK;
+}
+
+static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    merge_job *j = arg;
+    const plan_op *p = j->p;
+    exec_ctx x = *j->x;
+    x.err = &w->err;
+    vector tmp[p->agg.nkeys + 1];
+    int rc = key_vectors(&x, p, tmp);
+    for (uint64_t part = begin; part < end && !rc; part++) {
+        if ((rc = agg_state_new(&x, p, &j->parts[part]))) break;
+        for (uint64_t e = j->start[part], stop = j->start[part + 1]; e < stop && !rc;) {
+            uint32_t i = (uint32_t)(j->entries[e] >> 32), first = (uint32_t)j->entries[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
+            sel_t sel[VECTOR_SIZE];
+            for (; e < stop && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
+                sel[m++] = (sel_t)((uint32_t)j->entries[e] - first);
+            rc = agg_merge_rows(&x, p, j->parts[part], j->locals[i], first, sel, m, tmp);
+        }
+    }
+    key_vectors_free(p, tmp);
+    return rc;
+}
+
+/* agg_merge_partitioned merges the workers' groups by partition, a partition a morsel of the
+** pool's workers. */
+static int agg_merge_partitioned(exec_ctx *x, const plan_op *p, agg_state *g, agg_state **ls, unsigned n,
+                                 uint64_t groups) {
+    const uint32_t nparts = 1u << AGG_PART_BITS;
+    uint8_t *part[n + 1];
+    memset(part, 0, sizeof part);
+    uint64_t start[nparts + 1], fill[nparts];
+    merge_job j = {.x = x, .p = p, .locals = ls, .start = start, .entries = malloc(groups * sizeof(uint64_t)),
+                   .parts = g->parts = calloc(nparts, sizeof *g->parts)};
+    int rc = j.entries && g->parts ? group_parts(x, p, ls, n, part) : exec_nomem(x);
+    if (!rc) {
+        g->nparts = nparts;
+        memset(start, 0, sizeof start);
+        for (unsigned i = 0; i < n; i++)
+            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) start[part[i][k] + 1]++;
+        for (uint32_t k = 0; k < nparts; k++) start[k + 1] += start[k], fill[k] = start[k];
+        for (unsigned i = 0; i < n; i++)
+            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) j.entries[fill[part[i][k]]++] = (uint64_t)i << 32 | k;
+        pool_job job = {.total = nparts, .morsel = 1, .run_morsel = merge_parts, .arg = &j, .interrupt = x->interrupt};
+        rc = exec_pool_run(x, &job);
+    }
+    for (unsigned i = 0; i < n; i++) free(part[i]);
+    free(j.entries);
+    return rc;
+}
+
+static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
+    const plan_op *p = gn->op;
+    agg_state *g = gn->state, *ls[n + 1];
+    uint64_t groups = 0;
+    for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, groups += ls[i]->groups.ngroups;
+    if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1) return agg_merge_partitioned(x, p, g, ls, n, groups);
+    vector tmp[p->agg.nkeys + 1];
+    int rc = key_vectors(x, p, tmp);
+    if (rc) return rc;
+    for (unsigned i = 0; i < n && !rc; i++)
+        for (uint32_t first = 0; first < ls[i]->groups.ngroups && !rc; first += VECTOR_SIZE) {
+            uint32_t m = ls[i]->groups.ngroups - first < VECTOR_SIZE ? ls[i]->groups.ngroups - first : VECTOR_SIZE;
+            rc = agg_merge_rows(x, p, g, ls[i], first, NULL, m, tmp);
+        }
+    key_vectors_free(p, tmp);
+    return rc;
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {

@@ -25,6 +25,7 @@
 #define STRATA_OPERATOR_H
 
 #include "exec/exec.h"
+#include "pool.h"
 
 /* How an operator takes a child's rows. */
 typedef enum child_role {
@@ -96,9 +97,9 @@ struct op_vtable {
     /* opens a worker's node of a streaming operator or sink, beside the run's node global, which
     ** is open (NULL: open, as for a run of its own) */
     int (*open_local)(exec_ctx *x, op_node *local, op_node *global);
-    /* a sink: adds what a worker's node sank to the run's node (one worker at a time); the
-    ** worker's node is closed after */
-    int (*combine)(exec_ctx *x, op_node *global, op_node *local);
+    /* a sink: adds what the workers' nodes sank (locals[0..n)) to the run's node, on the run's
+    ** thread (it may run work on the pool: exec_pool_run); the workers' nodes are closed after */
+    int (*combine)(exec_ctx *x, op_node *global, op_node *const *locals, unsigned n);
 };
 
 extern const op_vtable op_scan, op_index_scan, op_values, op_series, op_storage_info, op_empty, op_filter,
@@ -130,6 +131,9 @@ int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, 
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
 /* exec_small_close frees a small state, unless keep (exec_small_state zeroes it at the next run). */
 void exec_small_close(op_node *n, bool keep);
+/* exec_pool_run runs job on the process's worker pool with x->threads workers (job->workers is
+** set here); the first error is x->err's. */
+int exec_pool_run(exec_ctx *x, pool_job *job);
 /* exec_parallel_always: an operator that may always run on several workers. */
 bool exec_parallel_always(const plan_op *p);
 /* exec_no_open and exec_no_close are the open and close of an operator without a state. */

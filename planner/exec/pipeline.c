@@ -474,6 +474,13 @@ typedef struct par_run {
     worker *w;         /* by worker index */
 } par_run;
 
+int exec_pool_run(exec_ctx *x, pool_job *job) {
+    pthread_once(&shared_pool_once, shared_pool_make);
+    if (!shared_pool) return exec_nomem(x);
+    job->workers = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS;
+    return pool_run(shared_pool, job, NULL, x->err);
+}
+
 /* worker_node makes a worker's node of global, the run's node of the same operator. */
 static int worker_node(exec_ctx *x, op_node *n, op_node *global, bool source) {
     *n = (op_node){.op = global->op, .vt = global->vt};
@@ -556,18 +563,22 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     int rc = pl->source->vt->morsels(x, pl->source, &morsels);
     if (rc || morsels < 2) return rc;
     *ran = true;
-    pthread_once(&shared_pool_once, shared_pool_make);
-    if (!shared_pool) return exec_nomem(x);
-    unsigned nw = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS, used = 0;
+    unsigned nw = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS, nl = 0;
     par_run pr = {.x = x, .pl = pl, .w = calloc(nw, sizeof(worker))};
-    if (!pr.w) return exec_nomem(x);
-    pool_job job = {.total = morsels, .morsel = 1, .workers = nw, .run_morsel = run_morsels, .arg = &pr,
-                    .interrupt = x->interrupt};
-    rc = pool_run(shared_pool, &job, &used, x->err);
+    op_node **locals = calloc(nw, sizeof *locals);
+    if (!pr.w || !locals) {
+        free(pr.w);
+        free(locals);
+        return exec_nomem(x);
+    }
+    pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt};
+    rc = exec_pool_run(x, &job);
+    for (unsigned i = 0; i < nw; i++)
+        if (pr.w[i].ready) locals[nl++] = pr.w[i].pl.sink;
+    if (!rc) rc = pl->sink->vt->combine(x, pl->sink, locals, nl);
     for (unsigned i = 0; i < nw; i++) {
         worker *wk = &pr.w[i];
         if (!wk->ready) continue;
-        if (!rc) rc = pl->sink->vt->combine(x, pl->sink, wk->pl.sink);
         if (x->analyze) {
             stats_add(&pl->source->stats, &wk->pl.source->stats);
             for (int k = 0; k < pl->nops; k++) stats_add(&pl->ops[k]->stats, &wk->pl.ops[k]->stats);
@@ -576,6 +587,7 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
         worker_end(wk);
     }
     free(pr.w);
+    free(locals);
     pl->finished = true;
     return rc;
 }

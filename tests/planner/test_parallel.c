@@ -87,6 +87,11 @@ Test(parallel, aggregates_match_one_thread) {
     /* many groups: the workers' tables merge */
     same_at_threads(db, "SELECT k, count(*), sum(id), max(s) FROM t GROUP BY k ORDER BY k");
     same_at_threads(db, "SELECT s, n IS NULL, count(*) FROM t WHERE id > 123456 GROUP BY s, n IS NULL ORDER BY 1, 2");
+    /* more groups than the run's thread merges alone: by partition of the keys' range (one integer
+    ** key, its NULL group too) and of their hash (two keys) */
+    same_at_threads(db, "SELECT CASE WHEN id % 13 = 0 THEN NULL ELSE id % 90000 END AS kk, count(*), sum(m), min(s) "
+                        "FROM t GROUP BY kk ORDER BY kk");
+    same_at_threads(db, "SELECT k, s, count(*), max(id) FROM t GROUP BY k, s ORDER BY k, s");
     /* a range of rowids, and a filter that keeps nothing */
     same_at_threads(db, "SELECT count(*), sum(g) FROM t WHERE id BETWEEN 100000 AND 450000");
     same_at_threads(db, "SELECT count(*), sum(m), min(s) FROM t WHERE g = 1000");
