@@ -190,22 +190,21 @@ static void st_load_abort(void *ld) {
     .column_double = st_column_double, .column_text = st_column_text, .column_blob = st_column_blob,        \
     .reset = st_reset, .finalize = st_finalize, .errmsg = st_errmsg, .disconnect = st_close
 
+/* strata's bulk loader: its appender. */
+#define STRATA_APPENDER                                                                                      \
+    .load_begin = st_load_begin, .load_int64 = st_load_int64, .load_double = st_load_double,                \
+    .load_text = st_load_text, .load_blob = st_load_blob, .load_end_row = st_load_end_row,                  \
+    .load_finish = st_load_finish, .load_abort = st_load_abort
+
 const engine engine_strata = {
     .name = "strata",
     .title = "strata",
     .settings = "defaults of strata_open (8 KiB pages, 64 MiB page cache, WAL, durable commits); bulk "
                 "loads: its appender (strata_appender_*) in one transaction",
     STRATA_CALLS,
+    STRATA_APPENDER,
     .open = st_open,
     .connect = st_connect,
-    .load_begin = st_load_begin,
-    .load_int64 = st_load_int64,
-    .load_double = st_load_double,
-    .load_text = st_load_text,
-    .load_blob = st_load_blob,
-    .load_end_row = st_load_end_row,
-    .load_finish = st_load_finish,
-    .load_abort = st_load_abort,
 };
 
 /* strata-t1: the same, with `SET threads = 1` after open and on every connection (the setting is
@@ -226,16 +225,9 @@ const engine engine_strata_t1 = {
     .settings = "`SET threads = 1` right after open and on every further connection (no worker threads "
                 "besides the calling one); otherwise the defaults of strata_open; bulk loads: its appender",
     STRATA_CALLS,
+    STRATA_APPENDER,
     .open = st_open_t1,
     .connect = st_connect_t1,
-    .load_begin = st_load_begin,
-    .load_int64 = st_load_int64,
-    .load_double = st_load_double,
-    .load_text = st_load_text,
-    .load_blob = st_load_blob,
-    .load_end_row = st_load_end_row,
-    .load_finish = st_load_finish,
-    .load_abort = st_load_abort,
 };
 
 static int st_rows_load_begin(void *db, const char *table, int ncols, void **ld) {

@@ -715,12 +715,15 @@ static void explain_op(strata_stmt *s, const plan_op *p, int depth) {
     const op_stats *st = s->analyzed ? exec_stats(s->pipelines, p) : NULL;
     op_stats none = {0};
     if (s->analyzed && !st) st = &none;
+    char workers[32] = ""; /* a parallel pipeline's time is summed over its workers */
+    if (st && st->workers > 1) snprintf(workers, sizeof workers, " on %u workers", st->workers);
     if (st && st->rows_dropped) /* a scan's estimate counts the rows its join filters drop */
-        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu, %llu more dropped by join filters, time=%.3f ms)",
-                 p->est_rows, (unsigned long long)st->rows_out, (unsigned long long)st->rows_dropped, st->ns / 1e6);
+        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu, %llu more dropped by join filters, time=%.3f ms%s)",
+                 p->est_rows, (unsigned long long)st->rows_out, (unsigned long long)st->rows_dropped, st->ns / 1e6,
+                 workers);
     else if (st)
-        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu time=%.3f ms)", p->est_rows,
-                 (unsigned long long)st->rows_out, st->ns / 1e6);
+        snprintf(line + l, sizeof line - l, "  (est=%.0f rows=%llu time=%.3f ms%s)", p->est_rows,
+                 (unsigned long long)st->rows_out, st->ns / 1e6, workers);
     else
         snprintf(line + l, sizeof line - l, "  (est=%.0f)", p->est_rows);
     explain_add(s, line);

@@ -40,6 +40,7 @@ typedef struct op_stats {
     uint64_t rows_out;     /* rows it produced */
     uint64_t ns;           /* time spent in it */
     uint64_t rows_dropped; /* a scan: rows its join filters dropped */
+    uint32_t workers;      /* the most workers its pipeline ran on (0 or 1: the run's thread) */
 } op_stats;
 
 typedef struct op_vtable op_vtable;

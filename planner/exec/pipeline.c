@@ -551,6 +551,7 @@ static void stats_add(op_stats *to, const op_stats *from) {
     to->rows_out += from->rows_out;
     to->ns += from->ns;
     to->rows_dropped += from->rows_dropped;
+    to->workers++;
 }
 
 /* pipe_parallel runs pl on x->threads workers when it can and its source has morsels enough;
@@ -575,6 +576,11 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     rc = exec_pool_run(x, &job);
     for (unsigned i = 0; i < nw; i++)
         if (pr.w[i].ready) locals[nl++] = pr.w[i].pl.sink;
+    if (x->analyze) { /* the workers' counters add up below, and so does their number */
+        pl->source->stats.workers = 0;
+        for (int k = 0; k < pl->nops; k++) pl->ops[k]->stats.workers = 0;
+        pl->sink->stats.workers = 0;
+    }
     if (!rc) rc = pl->sink->vt->combine(x, pl->sink, locals, nl);
     for (unsigned i = 0; i < nw; i++) {
         worker *wk = &pr.w[i];

@@ -124,6 +124,8 @@ Test(parallel, explain_analyze_counts_every_worker) {
         a += 5, b += 5, lines++;
     }
     cr_assert_geq(lines, 3, "%s", many);
+    cr_assert(strstr(many, " workers)"), "the scan's pipeline names its workers: %s", many);
+    cr_assert(!strstr(one, " workers)"), "%s", one);
     free(one);
     free(many);
     strata_close(db);
