@@ -593,6 +593,7 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err) {
 strata_err *pager_txn_err(pager_txn *t) { return &t->err; }
 pager *pager_txn_pager(pager_txn *t) { return t->p; }
 int pager_txn_is_write(const pager_txn *t) { return t->write; }
+bool pager_txn_shareable(const pager_txn *t) { return !t->write || (!t->dirty.count && !t->spilled.count); }
 /* A read snapshot's (generation, durable frames) is one state: generations only grow while the
 ** pager is open, and durable frames are never taken back. */
 uint64_t pager_txn_version(const pager_txn *t) {

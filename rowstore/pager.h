@@ -22,6 +22,7 @@
 #ifndef STRATA_PAGER_H
 #define STRATA_PAGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,11 @@ int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
 strata_err *pager_txn_err(pager_txn *t);
 pager *pager_txn_pager(pager_txn *t); /* the pager t belongs to */
 int pager_txn_is_write(const pager_txn *t);
+/* pager_txn_shareable: several threads may read through t at once (pager_get, pager_read,
+** pager_read_run, pager_release) -- a read transaction, or a write one that has no page of its own
+** yet. A write transaction's own pages carry use counts and may come back from its spill frames,
+** state of the transaction that only its thread may touch. */
+bool pager_txn_shareable(const pager_txn *t);
 /* pager_txn_version names the committed state a read transaction sees: two read transactions of
 ** one pager with the same version see the same pages, so what was derived from the pages in one
 ** (a row group's descriptor, say) holds in the other. Never 0; 0 for a write transaction, whose

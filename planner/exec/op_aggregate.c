@@ -682,7 +682,8 @@ static uint32_t agg_exprs(const plan_op *p, const expr **list) {
 
 /* A GROUP BY without DISTINCT aggregates runs on several workers: each worker's node aggregates
 ** its rows in tables of its own, which agg_combine adds to the run's node group by group. */
-static bool agg_parallel(const plan_op *p) {
+static bool agg_parallel(const plan_op *p, int side) {
+    (void)side;
     for (uint32_t a = 0; a < p->agg.naggs; a++)
         if (p->agg.aggs[a].distinct) return false;
     return true;

@@ -583,9 +583,10 @@ static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
              p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
 }
 
-/* A join whose probe rows mark no build row runs on several workers: each worker's node probes
-** the run's node's build side with scratch of its own. */
-static bool join_parallel(const plan_op *p) { return !marks_build(p->join.kind); }
+/* A join whose probe rows mark no build row (not RIGHT, not FULL) probes on several workers: each
+** worker's node probes the run's node's build side with scratch of its own. Its build side runs
+** on one. */
+static bool join_parallel(const plan_op *p, int side) { return side < 0 && !marks_build(p->join.kind); }
 
 static int join_open_local(exec_ctx *x, op_node *local, op_node *global) {
     join_state *s = calloc(1, sizeof *s);

@@ -93,8 +93,9 @@ struct op_vtable {
     /* ... and opens worker node local on morsel m (called for each morsel the worker takes; the
     ** worker's node is closed with keep between morsels) */
     int (*open_morsel)(exec_ctx *x, op_node *local, op_node *global, uint64_t m);
-    /* a streaming operator or a sink: whether p may run on several workers (NULL: never) */
-    bool (*parallel)(const plan_op *p);
+    /* whether p may run on several workers (NULL: never) as a streaming operator (side -1) or as
+    ** the sink of its child side's pipeline */
+    bool (*parallel)(const plan_op *p, int side);
     /* opens a worker's node of a streaming operator or sink, beside the run's node global, which
     ** is open (NULL: open, as for a run of its own) */
     int (*open_local)(exec_ctx *x, op_node *local, op_node *global);
@@ -136,7 +137,7 @@ void exec_small_close(op_node *n, bool keep);
 ** set here); the first error is x->err's. */
 int exec_pool_run(exec_ctx *x, pool_job *job);
 /* exec_parallel_always: an operator that may always run on several workers. */
-bool exec_parallel_always(const plan_op *p);
+bool exec_parallel_always(const plan_op *p, int side);
 /* exec_no_open and exec_no_close are the open and close of an operator without a state. */
 int exec_no_open(exec_ctx *x, op_node *n);
 void exec_no_close(op_node *n, bool keep);

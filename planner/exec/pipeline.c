@@ -124,8 +124,8 @@ void exec_small_close(op_node *n, bool keep) {
     n->state = NULL;
 }
 
-bool exec_parallel_always(const plan_op *p) {
-    (void)p;
+bool exec_parallel_always(const plan_op *p, int side) {
+    (void)p, (void)side;
     return true;
 }
 
@@ -539,10 +539,10 @@ static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
 /* can_run_parallel: pl's operators can run on several workers (the source's morsels aside). */
 static bool can_run_parallel(const pipeline *pl) {
     const op_vtable *sv = pl->source->vt, *kv = pl->sink ? pl->sink->vt : NULL;
-    if (!sv->morsels || !sv->open_morsel || !kv || !kv->combine || !kv->parallel || !kv->parallel(pl->sink->op)) return false;
+    if (!sv->morsels || !sv->open_morsel || !kv || !kv->combine || !kv->parallel || !kv->parallel(pl->sink->op, pl->side)) return false;
     for (int i = 0; i < pl->nops; i++) {
         const op_vtable *v = pl->ops[i]->vt;
-        if (!v->parallel || !v->parallel(pl->ops[i]->op)) return false;
+        if (!v->parallel || !v->parallel(pl->ops[i]->op, -1)) return false;
     }
     return true;
 }
@@ -556,10 +556,11 @@ static void stats_add(op_stats *to, const op_stats *from) {
 
 /* pipe_parallel runs pl on x->threads workers when it can and its source has morsels enough;
 ** *ran false: it did not (run it on this thread). The workers' sinks are combined into the run's
-** sink here, on this thread, one after the other. */
+** sink here, on this thread, one after the other. A transaction that has written pages of its own
+** runs on its thread: only that thread may read them (pager_txn_shareable). */
 static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     *ran = false;
-    if (x->threads < 2 || !can_run_parallel(pl)) return STRATA_OK;
+    if (x->threads < 2 || !pager_txn_shareable(x->txn) || !can_run_parallel(pl)) return STRATA_OK;
     uint64_t morsels;
     int rc = pl->source->vt->morsels(x, pl->source, &morsels);
     if (rc || morsels < 2) return rc;

@@ -3,7 +3,8 @@
 ** same rows with SET threads = 1 and with more threads than the machine has cores, over a table
 ** whose rows are in both stores (row groups, and rows inserted, updated and deleted since);
 ** grouped aggregates merge the workers' groups, joins probe one build side from every worker;
-** an error in a worker stops the statement with its message; the setting is checked.
+** an error in a worker stops the statement with its message; a transaction that has written
+** reads on its own thread; the setting is checked.
 */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -142,6 +143,30 @@ Test(parallel, a_workers_error_stops_the_statement) {
     char *r = result(db, "SELECT count(*) FROM t WHERE id <= 1000");
     cr_assert_str_eq(r, "999\n");
     free(r);
+    strata_close(db);
+}
+
+/* the rows a transaction wrote are its own pages, which only its thread may read: its queries
+** then run on that thread, and see them */
+Test(parallel, a_transaction_that_wrote_reads_on_its_thread) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "BEGIN");
+    char *before = result(db, "EXPLAIN ANALYZE SELECT g, count(*) FROM t GROUP BY g");
+    cr_assert(strstr(before, " workers)"), "nothing written yet: on the workers: %s", before);
+    EXEC_OK(db, "INSERT INTO t SELECT i, 1, 1, 'txn', 2.5, i FROM generate_series(700001, 700100) AS x(i);"
+                "DELETE FROM t WHERE id % 1000 = 11");
+    char *after = result(db, "EXPLAIN ANALYZE SELECT g, count(*) FROM t GROUP BY g");
+    cr_assert(!strstr(after, " workers)"), "%s", after);
+    same_at_threads(db, "SELECT g, count(*), sum(m), max(s) FROM t GROUP BY g ORDER BY g");
+    char *r = result(db, "SELECT count(*) FROM t WHERE s = 'txn'");
+    cr_assert_str_eq(r, "99\n"); /* 700011 deleted */
+    EXEC_OK(db, "ROLLBACK");
+    free(r);
+    r = result(db, "SELECT count(*) FROM t WHERE s = 'txn'");
+    cr_assert_str_eq(r, "0\n");
+    free(r);
+    free(before);
+    free(after);
     strata_close(db);
 }
 
