@@ -5,8 +5,8 @@
 ** p->run, p->run_workers): each thread whose index is below run_workers and which has not yet
 ** seen that generation takes part, and decrements p->running when its morsels are done; the
 ** caller, worker 0, waits for running == 0 before the run (on its stack) goes away. Inside a run,
-** the morsel counter and the stop flag are atomics; the first error is written by the one worker
-** that wins a compare-and-swap and read by the caller after the join (ordered by the lock).
+** the stretches (pool.h) and the stop flag are atomics; the first error is written by the one
+** worker that wins a compare-and-swap and read by the caller after the join (ordered by the lock).
 */
 #include "pool.h"
 
@@ -19,10 +19,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A worker's stretch of morsels [next, end), one word so that its owner (from the front) and the
+** others (from the back) claim with one compare-and-swap: next in the low 32 bits, end above. */
+typedef struct stretch {
+    _Alignas(64) _Atomic uint64_t span;
+} stretch;
+
 struct pool_run_state {
     const pool_job *job;
     uint64_t morsel, nmorsels;
-    atomic_uint_fast64_t next; /* the next morsel to claim */
+    stretch *stretches;        /* one a worker; NULL: one shared counter, next */
+    unsigned nstretches;
+    atomic_uint_fast64_t next; /* the next morsel to claim, without stretches */
     atomic_int stop;           /* set by the first error or the interrupt */
     atomic_int failed;         /* 0 until a worker claims the right to record the first error */
     strata_err err;            /* the first error; written by the claimant only */
@@ -77,6 +85,31 @@ static bool interrupted(const pool_job *job) {
     return job->interrupt && __atomic_load_n(job->interrupt, __ATOMIC_RELAXED) != 0;
 }
 
+/* take_from claims a morsel of stretch s: its first (front) or its last; false when it is empty. */
+static bool take_from(stretch *s, bool front, uint64_t *i) {
+    uint64_t v = atomic_load_explicit(&s->span, memory_order_relaxed);
+    for (;;) {
+        uint64_t next = v & UINT32_MAX, end = v >> 32;
+        if (next >= end) return false;
+        uint64_t to = front ? end << 32 | (next + 1) : (end - 1) << 32 | next;
+        if (atomic_compare_exchange_weak_explicit(&s->span, &v, to, memory_order_relaxed, memory_order_relaxed)) {
+            *i = front ? next : end - 1;
+            return true;
+        }
+    }
+}
+
+/* claim gives worker self its next morsel: of its own stretch, else the last of another's. */
+static bool claim(pool_run_state *r, unsigned self, uint64_t *i) {
+    if (!r->stretches) {
+        *i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+        return *i < r->nmorsels;
+    }
+    for (unsigned k = 0; k < r->nstretches; k++)
+        if (take_from(&r->stretches[(self + k) % r->nstretches], k == 0, i)) return true;
+    return false;
+}
+
 static void work(pool_run_state *r, pool_worker *w) {
     const pool_job *job = r->job;
     for (;;) {
@@ -85,8 +118,8 @@ static void work(pool_run_state *r, pool_worker *w) {
             fail(r, w, STRATA_INTERRUPT);
             return;
         }
-        uint64_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
-        if (i >= r->nmorsels) break;
+        uint64_t i;
+        if (!claim(r, w->index, &i)) break;
         uint64_t begin = i * r->morsel;
         uint64_t end = job->total - begin < r->morsel ? job->total : begin + r->morsel;
         int rc = job->run_morsel(job->arg, w, begin, end);
@@ -234,6 +267,12 @@ int pool_run(pool *p, const pool_job *job, unsigned *used, strata_err *err) {
 
     pool_worker alone;
     r.workers = w > 1 ? calloc(w, sizeof *r.workers) : NULL;
+    /* stretches while the morsels' numbers fit their 32 bits (else the shared counter) */
+    if (r.workers && r.nmorsels <= UINT32_MAX && (r.stretches = aligned_alloc(64, w * sizeof *r.stretches))) {
+        r.nstretches = w;
+        for (unsigned i = 0; i < w; i++)
+            atomic_init(&r.stretches[i].span, (r.nmorsels * (i + 1) / w) << 32 | r.nmorsels * i / w);
+    }
     if (!r.workers) {
         w = 1;
         memset(&alone, 0, sizeof alone);
@@ -263,6 +302,7 @@ int pool_run(pool *p, const pool_job *job, unsigned *used, strata_err *err) {
         pthread_mutex_unlock(&p->lock);
     }
     if (r.workers != &alone) free(r.workers);
+    free(r.stretches);
 
     if (used) *used = w;
     if (r.err.code != STRATA_OK) return err_set(err, r.err.code, "%s", r.err.msg);

@@ -3,10 +3,13 @@
 **
 ** A pool is an object (pool_create/pool_destroy) with a configured number of workers W, the
 ** machine's online cores by default. Its one primitive, pool_run, runs a task on W workers: the
-** calling thread is worker 0 and W-1 pool threads are workers 1..W-1; each worker claims the next
-** morsel (an index range of at most job->morsel items of [0, job->total)) from a shared atomic
-** counter until none is left, and the call returns when every worker is done. W = 1 runs inline
-** on the calling thread and starts no thread at all.
+** calling thread is worker 0 and W-1 pool threads are workers 1..W-1. The morsels (index ranges of
+** at most job->morsel items of [0, job->total)) are dealt as W contiguous stretches, one a worker:
+** each worker claims the next morsel of its own stretch until it is empty, and then the last
+** morsel of another's, until none is left; the call returns when every worker is done. So a
+** worker's morsels are neighbours (rows of a table stored in key order give each worker a range of
+** keys of its own: its GROUP BY table stays dense), and a slow worker's rest is taken over from
+** the far end. W = 1 runs inline on the calling thread and starts no thread at all.
 **
 ** Threads start lazily, at the first run that needs them, and stay for later runs. The first
 ** worker whose task returns an error stops the others: they check a stop flag between morsels (a

@@ -64,6 +64,17 @@ typedef struct range_map {
     bool given_up; /* a chunk's key was not such: hashed from then on */
 } range_map;
 
+struct agg_state;
+
+/* A partition of a parallel run's groups (agg_combine): the groups of one worker are a list of
+** groups of that worker's table, entries[first .. end) of the run's node (low 32 bits); groups of
+** several workers' are merged into a table of its own. */
+typedef struct agg_part {
+    struct agg_state *merged; /* NULL: the groups of worker `worker` */
+    uint32_t worker;
+    uint64_t first, end, emitted;
+} agg_part;
+
 typedef struct agg_state {
     vec_groups groups;
     dict_map dict;
@@ -77,9 +88,13 @@ typedef struct agg_state {
     uint64_t *hashes;
     uint32_t emitted;      /* source: groups output so far */
     bool done;
-    struct agg_state **parts; /* a parallel run's groups, merged by partition (agg_combine): the
-                              ** source outputs these, part by part, instead */
+    /* a parallel run's groups by partition (agg_combine): the source outputs these, part by part,
+    ** instead; the workers' tables the parts list groups of are kept, donors[i] worker i's */
+    agg_part *parts;
     uint32_t nparts, emit_part;
+    struct agg_state **donors;
+    uint32_t ndonors;
+    uint64_t *entries; /* the partitions' groups, each worker << 32 | group, by partition */
 } agg_state;
 /* ---- aggregate ---------------------------------------------------------------------------- */
 
@@ -133,8 +148,11 @@ static void agg_close(op_node *nd, bool keep) {
 
 static void agg_state_free(const plan_op *p, agg_state *s) {
     if (!s) return;
-    for (uint32_t i = 0; i < s->nparts && s->parts; i++) agg_state_free(p, s->parts[i]);
+    for (uint32_t i = 0; i < s->nparts && s->parts; i++) agg_state_free(p, s->parts[i].merged);
     free(s->parts);
+    for (uint32_t i = 0; i < s->ndonors; i++) agg_state_free(p, s->donors[i]);
+    free(s->donors);
+    free(s->entries);
     vec_groups_free(&s->groups);
     if (s->distinct) {
         for (uint32_t a = 0; a < p->agg.naggs; a++) vec_groups_free(&s->distinct[a]);
@@ -601,73 +619,108 @@ static int agg_result(exec_ctx *x, const agg_expr *ag, const void *state, sql_va
     }
 }
 
-/* agg_emit_sums writes SUM over integers or DECIMALs (states isum_slot) of groups first ..
-** first + n - 1 into o, an int64 vector: each sum checked against the result type's range as
-** agg_result does, without a value between. */
-static int agg_emit_sums(exec_ctx *x, const agg_expr *ag, const agg_state *s, uint32_t a, uint32_t first, uint32_t n,
-                         vector *o) {
-    const isum_slot *st = (const isum_slot *)(const void *)s->st[a].base + first;
+/* The groups a chunk of output shows: first .. first + n - 1 of a table (gids NULL, all in one
+** chunk of its keys), or gids[0..n). */
+#define GROUP_AT(first, gids, r) ((gids) ? (gids)[r] : (first) + (r))
+
+/* agg_emit_sums writes SUM over integers or DECIMALs (states isum_slot) of the groups into o, an
+** int64 vector: each sum checked against the result type's range as agg_result does, without a
+** value between. */
+static int agg_emit_sums(exec_ctx *x, const agg_expr *ag, const agg_state *s, uint32_t a, uint32_t first,
+                         const uint32_t *gids, uint32_t n, vector *o) {
+    const isum_slot *st = (const isum_slot *)(const void *)s->st[a].base;
     int64_t *d = o->data;
     bool dec = ag->type.id == TYPE_DECIMAL;
     strata_err tmp;
     err_clear(&tmp);
     vec_reset(o);
     for (uint32_t r = 0; r < n; r++) {
-        if (!st[r].count) {
+        const isum_slot *g = &st[GROUP_AT(first, gids, r)];
+        if (!g->count) {
             vec_set_null(o, r, 1);
             continue;
         }
-        if (dec ? sum_to_dec(st[r].sum, ag->type.precision, &d[r], &tmp) : sum_to_bigint(st[r].sum, &d[r], &tmp))
+        if (dec ? sum_to_dec(g->sum, ag->type.precision, &d[r], &tmp) : sum_to_bigint(g->sum, &d[r], &tmp))
             return expr_error(x, ag->arg, STRATA_ERROR, tmp.msg);
     }
     return STRATA_OK;
 }
 
-/* agg_emit outputs the next groups of s. */
-static int agg_emit(exec_ctx *x, const plan_op *p, agg_state *s, data_chunk *out) {
-    uint32_t n = 0;
+/* emit_keys copies the keys of groups gids[0..n) of s to out's first columns, a run of groups of
+** one chunk of keys at a time. */
+static int emit_keys(exec_ctx *x, uint32_t nk, const agg_state *s, const uint32_t *gids, uint32_t n, data_chunk *out) {
+    sel_t sel[VECTOR_SIZE];
+    for (uint32_t r = 0, run; r < n; r += run) {
+        uint32_t chunk = gids[r] / VECTOR_SIZE, kr;
+        for (run = 0; r + run < n && gids[r + run] / VECTOR_SIZE == chunk; run++) sel[run] = (sel_t)(gids[r + run] % VECTOR_SIZE);
+        const data_chunk *kc = vec_groups_key(&s->groups, gids[r], &kr);
+        for (uint32_t k = 0; k < nk; k++) {
+            int rc = vec_copy(&out->cols[k], r, &kc->cols[k], sel, run, x->err);
+            if (rc) return rc;
+        }
+    }
+    return STRATA_OK;
+}
+
+/* emit_groups outputs groups of s (GROUP_AT) as out's rows 0..n-1. */
+static int emit_groups(exec_ctx *x, const plan_op *p, const agg_state *s, uint32_t first, const uint32_t *gids,
+                       uint32_t n, data_chunk *out) {
     uint32_t nk = p->agg.nkeys;
-    if (s->emitted < s->groups.ngroups) {
-        uint32_t first = s->emitted;
-        n = s->groups.ngroups - first;
-        if (n > VECTOR_SIZE - first % VECTOR_SIZE) n = VECTOR_SIZE - first % VECTOR_SIZE;
-        if (nk) {
-            uint32_t kr;
-            const data_chunk *kc = vec_groups_key(&s->groups, first, &kr);
-            for (uint32_t k = 0; k < nk; k++) {
-                int rc = vec_copy(&out->cols[k], 0, &kc->cols[k], sel_identity() + kr, n, x->err);
-                if (rc) return rc;
-            }
+    int rc;
+    if (nk && gids && (rc = emit_keys(x, nk, s, gids, n, out))) return rc;
+    if (nk && !gids) {
+        uint32_t kr;
+        const data_chunk *kc = vec_groups_key(&s->groups, first, &kr);
+        for (uint32_t k = 0; k < nk; k++)
+            if ((rc = vec_copy(&out->cols[k], 0, &kc->cols[k], sel_identity() + kr, n, x->err))) return rc;
+    }
+    for (uint32_t a = 0; a < p->agg.naggs; a++) {
+        const agg_expr *ag = &p->agg.aggs[a];
+        if ((ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) && out->cols[nk + a].phys == PHYS_I64) {
+            int64_t *o = out->cols[nk + a].data; /* counts: no value to convert */
+            if (!gids) memcpy(o, s->st[a].base + (size_t)first * sizeof *o, n * sizeof *o);
+            for (uint32_t r = 0; gids && r < n; r++) o[r] = *count_at(s, a, gids[r]);
+            continue;
         }
-        for (uint32_t a = 0; a < p->agg.naggs; a++) {
-            const agg_expr *ag = &p->agg.aggs[a];
-            if ((ag->fn == AGG_COUNT_STAR || ag->fn == AGG_COUNT) && out->cols[nk + a].phys == PHYS_I64) {
-                int64_t *o = out->cols[nk + a].data; /* counts: no value to convert */
-                memcpy(o, s->st[a].base + (size_t)first * sizeof *o, n * sizeof *o);
-                continue;
-            }
-            if (ag->fn == AGG_SUM && s->st[a].width == sizeof(isum_slot) && out->cols[nk + a].phys == PHYS_I64) {
-                int rc = agg_emit_sums(x, ag, s, a, first, n, &out->cols[nk + a]);
-                if (rc) return rc;
-                continue;
-            }
-            for (uint32_t r = 0; r < n; r++) {
-                sql_value v;
-                int rc = agg_result(x, &p->agg.aggs[a], slot_at(s, a, first + r), &v);
-                if (rc || (rc = vec_set_value(&out->cols[nk + a], r, &v, x->err))) return rc;
-            }
+        if (ag->fn == AGG_SUM && s->st[a].width == sizeof(isum_slot) && out->cols[nk + a].phys == PHYS_I64) {
+            if ((rc = agg_emit_sums(x, ag, s, a, first, gids, n, &out->cols[nk + a]))) return rc;
+            continue;
         }
-        s->emitted += n;
+        for (uint32_t r = 0; r < n; r++) {
+            sql_value v;
+            if ((rc = agg_result(x, ag, slot_at(s, a, GROUP_AT(first, gids, r)), &v)) ||
+                (rc = vec_set_value(&out->cols[nk + a], r, &v, x->err)))
+                return rc;
+        }
     }
     out->count = n;
     return STRATA_OK;
+}
+
+/* agg_emit outputs the next groups of s. */
+static int agg_emit(exec_ctx *x, const plan_op *p, agg_state *s, data_chunk *out) {
+    out->count = 0;
+    if (s->emitted >= s->groups.ngroups) return STRATA_OK;
+    uint32_t first = s->emitted, n = s->groups.ngroups - first;
+    if (n > VECTOR_SIZE - first % VECTOR_SIZE) n = VECTOR_SIZE - first % VECTOR_SIZE;
+    s->emitted += n;
+    return emit_groups(x, p, s, first, NULL, n, out);
+}
+
+/* part_emit outputs the next groups of partition t of s. */
+static int part_emit(exec_ctx *x, const plan_op *p, agg_state *s, agg_part *t, data_chunk *out) {
+    if (t->merged) return agg_emit(x, p, t->merged, out);
+    uint32_t gids[VECTOR_SIZE], n = 0;
+    for (; n < VECTOR_SIZE && t->emitted < t->end - t->first; n++) gids[n] = (uint32_t)s->entries[t->first + t->emitted++];
+    out->count = 0;
+    return n ? emit_groups(x, p, s->donors[t->worker], 0, gids, n, out) : STRATA_OK;
 }
 
 static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     agg_state *s = nd->state;
     if (!s->nparts) return agg_emit(x, nd->op, s, out);
     for (; s->emit_part < s->nparts; s->emit_part++) {
-        int rc = agg_emit(x, nd->op, s->parts[s->emit_part], out);
+        int rc = part_emit(x, nd->op, s, &s->parts[s->emit_part], out);
         if (rc || out->count) return rc;
     }
     return STRATA_OK;
@@ -753,9 +806,12 @@ static void key_vectors_free(const plan_op *p, vector *tmp) {
     for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&tmp[k]);
 }
 
-/* Workers' groups are merged on the run's thread while they are few; more are merged by
-** partition, on the workers: partition i (AGG_PART_BITS of a group's hash) of every
-** worker's groups into a table of its own, and the source outputs the partitions in turn. */
+/* Workers' groups are merged on the run's thread while they are few; more go by partition (a
+** range of one integer key, else AGG_PART_BITS of the keys' hash): a partition whose groups are all
+** one worker's is those groups of that worker's table, as they are (the morsels a worker takes
+** are neighbours, core/pool.h, so on a key the rows are stored in order of each worker has most of
+** its own); the others are merged on the pool, each into a table of its own. The source outputs
+** the partitions in turn. */
 #define AGG_MERGE_SERIAL 65536
 #define AGG_PART_BITS 6
 
@@ -763,10 +819,8 @@ typedef struct merge_job {
     exec_ctx *x;
     const plan_op *p;
     agg_state **locals;
-    agg_state **parts;
-    uint64_t *entries; /* partition k's groups: entries[start[k] .. start[k + 1]), each worker << 32 |
-                       ** group, in order */
-    uint64_t *start;
+    agg_part *parts;   /* partition k's groups: entries[parts[k].first .. parts[k].end) */
+    uint64_t *entries; /* each worker << 32 | group, by partition, in order */
 } merge_job;
 
 /* group_parts sets part[i][g] to the partition of group g of worker i: for one integer key its
@@ -812,43 +866,55 @@ static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     vector tmp[p->agg.nkeys + 1];
     int rc = key_vectors(&x, p, tmp);
     for (uint64_t part = begin; part < end && !rc; part++) {
-        if ((rc = agg_state_new(&x, p, &j->parts[part]))) break;
-        for (uint64_t e = j->start[part], stop = j->start[part + 1]; e < stop && !rc;) {
+        agg_part *t = &j->parts[part];
+        if (t->first == t->end || j->entries[t->first] >> 32 == j->entries[t->end - 1] >> 32) {
+            t->worker = t->first < t->end ? (uint32_t)(j->entries[t->first] >> 32) : 0;
+            continue; /* one worker's groups (the entries go by worker): they stay in its table */
+        }
+        if ((rc = agg_state_new(&x, p, &t->merged))) break;
+        for (uint64_t e = t->first; e < t->end && !rc;) {
             uint32_t i = (uint32_t)(j->entries[e] >> 32), first = (uint32_t)j->entries[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
             sel_t sel[VECTOR_SIZE];
-            for (; e < stop && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
+            for (; e < t->end && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
                 sel[m++] = (sel_t)((uint32_t)j->entries[e] - first);
-            rc = agg_merge_rows(&x, p, j->parts[part], j->locals[i], first, sel, m, tmp);
+            rc = agg_merge_rows(&x, p, t->merged, j->locals[i], first, sel, m, tmp);
         }
     }
     key_vectors_free(p, tmp);
     return rc;
 }
 
-/* agg_merge_partitioned merges the workers' groups by partition, a partition a morsel of the
-** pool's workers. */
-static int agg_merge_partitioned(exec_ctx *x, const plan_op *p, agg_state *g, agg_state **ls, unsigned n,
-                                 uint64_t groups) {
+/* agg_merge_partitioned parts the workers' groups, merging the partitions of several workers'
+** groups on the pool; the workers' tables become g's donors (their nodes' states taken). */
+static int agg_merge_partitioned(exec_ctx *x, const plan_op *p, agg_state *g, op_node *const *locals, agg_state **ls,
+                                 unsigned n, uint64_t groups) {
     const uint32_t nparts = 1u << AGG_PART_BITS;
     uint8_t *part[n + 1];
     memset(part, 0, sizeof part);
-    uint64_t start[nparts + 1], fill[nparts];
-    merge_job j = {.x = x, .p = p, .locals = ls, .start = start, .entries = malloc(groups * sizeof(uint64_t)),
-                   .parts = g->parts = calloc(nparts, sizeof *g->parts)};
-    int rc = j.entries && g->parts ? group_parts(x, p, ls, n, part) : exec_nomem(x);
+    uint64_t fill[nparts];
+    g->entries = malloc(groups * sizeof(uint64_t));
+    g->parts = calloc(nparts, sizeof *g->parts);
+    g->donors = calloc(n, sizeof *g->donors);
+    int rc = g->entries && g->parts && g->donors ? group_parts(x, p, ls, n, part) : exec_nomem(x);
     if (!rc) {
         g->nparts = nparts;
-        memset(start, 0, sizeof start);
+        for (unsigned i = 0; i < n; i++) { /* the workers' tables are the run's node's now */
+            g->donors[g->ndonors++] = ls[i];
+            locals[i]->state = NULL;
+        }
+        uint64_t count[nparts];
+        memset(count, 0, sizeof count);
         for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) start[part[i][k] + 1]++;
-        for (uint32_t k = 0; k < nparts; k++) start[k + 1] += start[k], fill[k] = start[k];
+            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) count[part[i][k]]++;
+        for (uint32_t k = 0, at = 0; k < nparts; at += count[k++])
+            g->parts[k].first = fill[k] = at, g->parts[k].end = at + count[k];
         for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) j.entries[fill[part[i][k]]++] = (uint64_t)i << 32 | k;
+            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) g->entries[fill[part[i][k]]++] = (uint64_t)i << 32 | k;
+        merge_job j = {.x = x, .p = p, .locals = ls, .parts = g->parts, .entries = g->entries};
         pool_job job = {.total = nparts, .morsel = 1, .run_morsel = merge_parts, .arg = &j, .interrupt = x->interrupt};
         rc = exec_pool_run(x, &job);
     }
     for (unsigned i = 0; i < n; i++) free(part[i]);
-    free(j.entries);
     return rc;
 }
 
@@ -857,7 +923,8 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
     agg_state *g = gn->state, *ls[n + 1];
     uint64_t groups = 0;
     for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, groups += ls[i]->groups.ngroups;
-    if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1) return agg_merge_partitioned(x, p, g, ls, n, groups);
+    if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1)
+        return agg_merge_partitioned(x, p, g, locals, ls, n, groups);
     vector tmp[p->agg.nkeys + 1];
     int rc = key_vectors(x, p, tmp);
     if (rc) return rc;

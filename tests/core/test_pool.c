@@ -1,6 +1,6 @@
 /*
 ** test_pool.c -- the worker pool (core/pool.h): the same results for W = 1, 2, 4, 8, 16 (more
-** threads than cores, on purpose), every morsel claimed once, the first error stopping the others
+** threads than cores, on purpose), every morsel claimed once, in stretches of neighbours, the first error stopping the others
 ** promptly and returned, the interrupt flag, back-to-back and concurrent runs, lazy start, resize,
 ** destroy, and the fallback to fewer workers when pthread_create fails (pool_test_fail_create).
 ** Threads are counted in /proc/self/task as well as in the pool's stats.
@@ -173,6 +173,52 @@ Test(pool, sum_is_the_same_for_every_worker_count) {
     cr_assert_eq(st.threads, 15);
     pool_destroy(p);
     free(v);
+}
+
+/* Each claim of the stretch test: which worker took which morsel, in the order of claims. */
+#define STRETCH_MORSELS 1000
+typedef struct claim_log {
+    _Atomic unsigned n;
+    unsigned worker[STRETCH_MORSELS], morsel[STRETCH_MORSELS];
+    _Atomic unsigned taken[STRETCH_MORSELS];
+} claim_log;
+
+static int log_claim(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    claim_log *l = arg;
+    cr_assert_eq(end, begin + 1);
+    unsigned k = atomic_fetch_add(&l->n, 1);
+    l->worker[k] = w->index, l->morsel[k] = (unsigned)begin;
+    atomic_fetch_add(&l->taken[begin], 1);
+    if (w->index == 1) nanosleep(&(struct timespec){0, 20000}, NULL); /* a slow worker: others take its rest */
+    return STRATA_OK;
+}
+
+/* The morsels go as W contiguous stretches: a worker takes its own from the front, in order, and
+** others' from the back, in reverse; every morsel once. */
+Test(pool, workers_take_stretches_of_neighbouring_morsels) {
+    pool *p = pool_create(8);
+    for (unsigned W = 2; W <= 8; W *= 2) {
+        claim_log *l = calloc(1, sizeof *l);
+        pool_job job = {.total = STRETCH_MORSELS, .morsel = 1, .workers = W, .run_morsel = log_claim, .arg = l};
+        unsigned used;
+        cr_assert_eq(pool_run(p, &job, &used, NULL), STRATA_OK);
+        cr_assert_eq(used, W);
+        cr_assert_eq(atomic_load(&l->n), STRETCH_MORSELS);
+        for (unsigned m = 0; m < STRETCH_MORSELS; m++) cr_assert_eq(atomic_load(&l->taken[m]), 1, "morsel %u", m);
+        /* per stretch: the owner's claims ascend from its start, the others' descend from its end */
+        for (unsigned s = 0; s < W; s++) {
+            unsigned lo = STRETCH_MORSELS * s / W, hi = STRETCH_MORSELS * (s + 1) / W, front = lo, back = hi;
+            for (unsigned k = 0; k < STRETCH_MORSELS; k++) {
+                unsigned m = l->morsel[k];
+                if (m < lo || m >= hi) continue;
+                if (l->worker[k] == s) cr_assert_eq(m, front++, "W=%u stretch %u: owner took %u", W, s, m);
+                else cr_assert_eq(m, --back, "W=%u stretch %u: worker %u took %u", W, s, l->worker[k], m);
+            }
+            cr_assert_eq(front, back, "W=%u stretch %u", W, s);
+        }
+        free(l);
+    }
+    pool_destroy(p);
 }
 
 Test(pool, workers_are_capped_by_morsels_and_pool_size) {
