@@ -1,12 +1,12 @@
 /*
 ** tpch_run.c -- the tpch-run program: runs the TPC-H queries against a database and times them.
 **
-**   tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-c RESULTS [-P]] [QUERY...]
+**   tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-T THREADS] [-c RESULTS [-P]] [QUERY...]
 **
 ** runs DIR/q01.sql … DIR/q22.sql (default datasets/tpch/queries), or the queries named (1, 6,
 ** q06, q06.sql), against the database DB (default tpch-sf1.db, as tpch-load names SF 1's), which
 ** must exist. Every statement of a query's file is prepared and stepped to its end, REPS times
-** (default 1). It prints a line per query: the rows returned, the time of the first run, the
+** (default 1), on THREADS workers (SET threads; default strata's, the machine's cores). It prints a line per query: the rows returned, the time of the first run, the
 ** median of the REPS runs when REPS > 1, and a checksum of the result (below). A query the engine
 ** cannot run (an error from prepare or step) prints "not supported: " and the error, one that
 ** runs longer than SECONDS (default 30; 0 for no limit) is stopped with strata_interrupt and
@@ -48,11 +48,12 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-c RESULTS [-P]] [QUERY...]\n"
+            "usage: tpch-run [-d DB] [-q DIR] [-r REPS] [-t SECONDS] [-T THREADS] [-c RESULTS [-P]] [QUERY...]\n"
             "  -d DB       the database (default tpch-sf1.db); it must exist (see tpch-load)\n"
             "  -q DIR      the folder of q01.sql .. q22.sql (default " DEFAULT_DIR ")\n"
             "  -r REPS     runs of each query: the first run's time and the median of all (default 1)\n"
             "  -t SECONDS  stop a run that takes longer (default %d, 0: no limit)\n"
+            "  -T THREADS  SET threads = THREADS before the queries (default: strata's, the cores)\n"
             "  -c RESULTS  compare each result with RESULTS/qNN.txt (tpch-ref's); exit 1 on a difference\n"
             "  -P          with -c, run the pending queries too (tpch_check.h: TPCH_PENDING_QUERIES)\n"
             "  QUERY       the queries to run, by number (1 .. 22, q6, q06, q06.sql); default all\n",
@@ -221,13 +222,13 @@ static int compare_expected(const char *dir, int q, const tpch_result *got) {
 
 int main(int argc, char **argv) {
     const char *db_path = "tpch-sf1.db", *dir = DEFAULT_DIR;
-    long reps = 1, timeout = DEFAULT_TIMEOUT;
+    long reps = 1, timeout = DEFAULT_TIMEOUT, threads = 0;
     const char *expected_dir = NULL;
     int selected[QUERY_COUNT + 1] = {0}, any = 0, run_pending = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int takes_value = strcmp(a, "-d") == 0 || strcmp(a, "-q") == 0 || strcmp(a, "-r") == 0 ||
-                          strcmp(a, "-t") == 0 || strcmp(a, "-c") == 0;
+                          strcmp(a, "-t") == 0 || strcmp(a, "-T") == 0 || strcmp(a, "-c") == 0;
         if (takes_value && i + 1 >= argc) {
             fprintf(stderr, "tpch-run: %s needs a value\n", a);
             usage(stderr);
@@ -241,18 +242,17 @@ int main(int argc, char **argv) {
             expected_dir = argv[++i];
         } else if (strcmp(a, "-P") == 0) {
             run_pending = 1;
-        } else if (strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0) {
+        } else if (strcmp(a, "-r") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "-T") == 0) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
-            long min = a[1] == 'r' ? 1 : 0;
+            long min = a[1] == 't' ? 0 : 1;
             if (*end != '\0' || end == argv[i] || v < min || v > 1000000) {
                 fprintf(stderr, "tpch-run: %s '%s' is not a number >= %ld\n", a, argv[i], min);
                 return 2;
             }
-            if (a[1] == 'r')
-                reps = v;
-            else
-                timeout = v;
+            if (a[1] == 'r') reps = v;
+            else if (a[1] == 'T') threads = v;
+            else timeout = v;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -279,6 +279,15 @@ int main(int argc, char **argv) {
                 db ? strata_errmsg(db) : "out of memory");
         strata_close(db);
         return 1;
+    }
+    if (threads) {
+        char set[64];
+        snprintf(set, sizeof set, "SET threads = %ld", threads);
+        if ((rc = strata_exec(db, set, NULL, NULL)) != STRATA_OK) {
+            fprintf(stderr, "tpch-run: %s: %s\n", set, strata_errmsg(db));
+            strata_close(db);
+            return 2;
+        }
     }
     alarm_db = db;
     struct sigaction sa;

@@ -1,5 +1,5 @@
 /*
-** test_tpch_expected.c -- strata's answers to the 22 TPC-H queries at SF 0.01 against the expected
+** test_tpch_expected.c -- strata's answers to the 22 TPC-H queries at SF 0.01, and at SF 0.1 on four threads, against the expected
 ** results of tests/datasets/tpch-expected/sf0.01/ (SQLite's, cross-checked against DuckDB: see its
 ** README), by the rule of datasets/tpch/tpch_check.h: same rows in the same order, strings, dates
 ** and integers equal, numbers within 0.01 or a relative 1e-9.
@@ -27,12 +27,12 @@
 
 #define QUERY_SECONDS "60" /* each query's limit: the slowest compared one takes about 2 s */
 
-/* load makes a temporary folder (dir, 64 bytes) and loads SF 0.01 into dir/tpch.db (db, 600). */
-static void load(char *dir, char *db) {
+/* load makes a temporary folder (dir, 64 bytes) and loads SF sf into dir/tpch.db (db, 600). */
+static void load(char *dir, char *db, const char *sf) {
     strcpy(dir, "/tmp/strata-tpch-expected-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     snprintf(db, 600, "%s/tpch.db", dir);
-    const char *argv[] = {TPCH_LOAD_BIN, "-s", "0.01", "-d", db, "-S", TPCH_SCHEMA, NULL};
+    const char *argv[] = {TPCH_LOAD_BIN, "-s", sf, "-d", db, "-S", TPCH_SCHEMA, NULL};
     run_result r = run_program(dir, argv, NULL);
     cr_assert_eq(r.status, 0, "tpch-load: %s%s", r.out, r.err);
     run_free(&r);
@@ -58,10 +58,13 @@ static char *query_line(const char *out, int q) {
     return NULL;
 }
 
-Test(tpch_expected, every_query_but_the_pending_matches_at_sf001, .timeout = 300) {
-    char dir[64], db[600];
-    load(dir, db);
-    run_result r = compare(dir, db, TPCH_EXPECTED "/sf0.01", NULL);
+/* expect_matches loads SF sf and expects every query but the pending to match its expected
+** result, tpch-run given the options extra. */
+static void expect_matches(const char *sf, const char *const *extra) {
+    char dir[64], db[600], expected[64];
+    load(dir, db, sf);
+    snprintf(expected, sizeof expected, "%s/sf%s", TPCH_EXPECTED, sf);
+    run_result r = compare(dir, db, expected, extra);
     for (int q = 1; q <= TPCH_QUERY_COUNT; q++) {
         char *line = query_line(r.out, q);
         cr_assert_not_null(line, "no line for q%02d in:\n%s", q, r.out);
@@ -71,7 +74,7 @@ Test(tpch_expected, every_query_but_the_pending_matches_at_sf001, .timeout = 300
                     TPCH_PENDING_REASON);
         } else {
             size_t n = strlen(line);
-            cr_expect(n >= 6 && strcmp(line + n - 6, " match") == 0, "SF 0.01: %s", line);
+            cr_expect(n >= 6 && strcmp(line + n - 6, " match") == 0, "SF %s: %s", sf, line);
         }
         free(line);
     }
@@ -80,10 +83,19 @@ Test(tpch_expected, every_query_but_the_pending_matches_at_sf001, .timeout = 300
     tmpdir_remove(dir);
 }
 
+Test(tpch_expected, every_query_but_the_pending_matches_at_sf001, .timeout = 300) { expect_matches("0.01", NULL); }
+
+/* SF 0.1's lineitem spans five row groups: its scans run on the workers, four of them (more than
+** the machine's cores) */
+Test(tpch_expected, every_query_but_the_pending_matches_at_sf01_on_four_threads, .timeout = 600) {
+    const char *const four[] = {"-T", "4", NULL};
+    expect_matches("0.1", four);
+}
+
 /* A wrong value in the expected results must be caught and named by query, row and column. */
 Test(tpch_expected, a_difference_names_query_row_and_column, .timeout = 120) {
     char dir[64], db[600], results[700], path[800];
-    load(dir, db);
+    load(dir, db, "0.01");
     snprintf(results, sizeof results, "%s/results", dir);
     cr_assert_eq(mkdir(results, 0755), 0);
     tpch_result want;
