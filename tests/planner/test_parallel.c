@@ -4,12 +4,15 @@
 ** whose rows are in both stores (row groups, and rows inserted, updated and deleted since);
 ** grouped aggregates merge the workers' groups, joins probe one build side from every worker;
 ** an error in a worker stops the statement with its message; a transaction that has written
-** reads on its own thread; the setting is checked.
+** reads on its own thread; an interrupt stops the workers, memory_limit holds for them together,
+** and a statement stepped across a commit keeps its snapshot; the setting is checked.
 */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers/api_db.h"
 
@@ -169,6 +172,99 @@ Test(parallel, a_transaction_that_wrote_reads_on_its_thread) {
     free(r);
     free(before);
     free(after);
+    strata_close(db);
+}
+
+static void *interrupt_soon(void *db) {
+    usleep(150 * 1000);
+    strata_interrupt(db);
+    return NULL;
+}
+
+/* strata_interrupt from another thread stops the workers of a long parallel join, and the handle
+** goes on */
+Test(parallel, an_interrupt_stops_the_workers) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "SET threads = 7");
+    pthread_t th;
+    pthread_create(&th, NULL, interrupt_soon, db);
+    /* 600,000 rows joined with 6,000 each: far longer than the interrupt takes */
+    int rc = strata_exec(db, "SELECT count(*), sum(a.id + b.id) FROM t a JOIN t b ON a.g = b.g", NULL, NULL);
+    pthread_join(th, NULL);
+    cr_assert_eq(rc, STRATA_INTERRUPT, "-> %d: %s", rc, strata_errmsg(db));
+    cr_assert(strstr(strata_errmsg(db), "interrupted"), "%s", strata_errmsg(db));
+    char *r = result(db, "SELECT count(*), sum(g) FROM t WHERE id <= 1000");
+    cr_assert_str_eq(r, "999|47018\n");
+    free(r);
+    strata_close(db);
+}
+
+/* a memory_limit the workers' group tables pass together fails the statement as it does on one
+** thread, with the limit named, and a smaller statement runs after it */
+Test(parallel, the_memory_limit_holds_for_the_workers_together) {
+    strata_db *db = open_table();
+    const char *small = "SELECT g, count(*) FROM t WHERE g < 3 GROUP BY g ORDER BY g";
+    char *want = result(db, small);
+    EXEC_OK(db, "SET memory_limit = '24MB'");
+    const char *big = "SELECT id, count(*), max(s) FROM t GROUP BY id ORDER BY 2 DESC LIMIT 1";
+    static const char *settings[] = {"SET threads = 1", "SET threads = 4", "SET threads = 7"};
+    int first = STRATA_OK;
+    for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+        EXEC_OK(db, settings[i]);
+        int rc = strata_exec(db, big, NULL, NULL);
+        if (i == 0) first = rc;
+        cr_assert(rc != STRATA_OK && rc == first, "%s: %d (one thread: %d) %s", settings[i], rc, first, strata_errmsg(db));
+        cr_assert(strstr(strata_errmsg(db), "memory_limit"), "%s: %s", settings[i], strata_errmsg(db));
+        char *r = result(db, small);
+        cr_assert_str_eq(r, want, "%s", settings[i]);
+        free(r);
+    }
+    free(want);
+    strata_close(db);
+}
+
+/* rest_of collects the rows of st from its current row on (3 columns) as result() does. */
+static char *rest_of(strata_stmt *st) {
+    text_buf b = {0};
+    put(&b, "");
+    int rc = STRATA_ROW;
+    for (; rc == STRATA_ROW; rc = strata_step(st))
+        for (int c = 0; c < 3; c++) {
+            const char *v = (const char *)strata_column_text(st, c);
+            put(&b, c ? "|" : "");
+            put(&b, v ? v : "NULL");
+            put(&b, c == 2 ? "\n" : "");
+        }
+    cr_assert_eq(rc, STRATA_DONE);
+    return b.p;
+}
+
+/* a statement stepped across a commit that adds rows, deletes others and moves rows into new row
+** groups (CHECKPOINT) answers from its snapshot; run again, it sees the commit */
+Test(parallel, a_statement_keeps_its_snapshot_across_a_commit) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "SET threads = 4");
+    const char *sql = "SELECT g, count(*), sum(m) FROM t GROUP BY g ORDER BY g";
+    char *before = result(db, sql);
+    strata_stmt *st;
+    cr_assert_eq(strata_prepare(db, sql, &st, NULL), STRATA_OK);
+    cr_assert_eq(strata_step(st), STRATA_ROW, "%s", strata_errmsg(db));
+    EXEC_OK(db, "INSERT INTO t SELECT i, i % 97, 0, 'new', 1, i FROM generate_series(600001, 900000) AS x(i);"
+                "DELETE FROM t WHERE id % 10 = 1; CHECKPOINT");
+    char *old = rest_of(st);
+    cr_assert_str_eq(old, before);
+    char *after = result(db, sql);
+    cr_assert_str_neq(after, before);
+    cr_assert_eq(strata_reset(st), STRATA_OK);
+    cr_assert_eq(strata_step(st), STRATA_ROW);
+    char *again = rest_of(st);
+    cr_assert_str_eq(again, after, "run again, it sees the commit");
+    strata_finalize(st);
+    same_at_threads(db, sql);
+    free(old);
+    free(after);
+    free(again);
+    free(before);
     strata_close(db);
 }
 
