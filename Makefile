@@ -219,12 +219,14 @@ test: deps-check $(TEST_BIN) $(B)/tests/sql/slt_runner $(B)/libstrata.so
 	if nm -D --defined-only $(B)/libstrata.so | awk '{print $$3}' | grep -v '^strata_' | grep .; then fail=1; fi; \
 	for t in $(TEST_BIN); do \
 	  echo "== $$t"; $$t --jobs 2 || fail=1; done; \
-	echo "== SQL logic tests (in memory, then on disk)"; \
+	echo "== SQL logic tests (in memory, on disk, in memory at threads = 4)"; \
 	$(B)/tests/sql/slt_runner tests/sql > $(B)/tests/sql/mem.log 2>&1 || fail=1; tail -1 $(B)/tests/sql/mem.log; \
 	rm -rf $(B)/tests/sql/db; mkdir -p $(B)/tests/sql/db; \
 	$(B)/tests/sql/slt_runner --file-db $(B)/tests/sql/db tests/sql > $(B)/tests/sql/file.log 2>&1 || fail=1; \
 	tail -1 $(B)/tests/sql/file.log; \
-	grep -h -A12 '^FAIL' $(B)/tests/sql/mem.log $(B)/tests/sql/file.log | head -60; \
+	$(B)/tests/sql/slt_runner --threads 4 tests/sql > $(B)/tests/sql/threads.log 2>&1 || fail=1; \
+	tail -1 $(B)/tests/sql/threads.log; \
+	grep -h -A12 '^FAIL' $(B)/tests/sql/mem.log $(B)/tests/sql/file.log $(B)/tests/sql/threads.log | head -60; \
 	echo "== the benchmark harness: engine contract, tiny run (checksums only)"; \
 	$(MAKE) -s --no-print-directory bench-check || fail=1; \
 	echo "== the README's examples (tests/docs/readme_check)"; \

@@ -112,6 +112,7 @@ static bool opt_verbose;
 static bool opt_fork = true;
 static const char *opt_file_db; /* directory for on-disk databases, or NULL for :memory: */
 static unsigned opt_timeout = 60;
+static unsigned opt_threads; /* SET threads on every database opened; 0: strata's default */
 
 typedef struct totals {
     long passed, failed, skipped;
@@ -341,6 +342,11 @@ static int open_db(file_run *f, bool reopen, char **errmsg) {
         }
     }
     int rc = strata_open(path, &f->db);
+    if (rc == STRATA_OK && opt_threads) {
+        char set[48];
+        snprintf(set, sizeof set, "SET threads = %u", opt_threads);
+        rc = strata_exec(f->db, set, NULL, NULL);
+    }
     if (rc != STRATA_OK) {
         char buf[4200];
         snprintf(buf, sizeof buf, "cannot open %s: %s (status %d: %s)", path, f->db ? strata_errmsg(f->db) : "",
@@ -822,7 +828,7 @@ static bool collect(const char *path, strvec *files) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: slt_runner [--verbose] [--file-db DIR] [--no-fork] [--timeout SECONDS] FILE_OR_DIR...\n");
+    fprintf(stderr, "usage: slt_runner [--verbose] [--file-db DIR] [--no-fork] [--timeout SECONDS] [--threads N] FILE_OR_DIR...\n");
     exit(2);
 }
 
@@ -834,6 +840,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--no-fork") == 0) opt_fork = false;
         else if (strcmp(argv[i], "--file-db") == 0 && i + 1 < argc) opt_file_db = argv[++i];
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) opt_timeout = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) opt_threads = (unsigned)atoi(argv[++i]);
         else if (argv[i][0] == '-' && argv[i][1] != '\0') usage();
         else {
             nargs++;
