@@ -17,6 +17,14 @@
 #include "catalog/catalog.h"
 #include "exec/plan.h"
 
+/* A working table of WITH RECURSIVE while its step runs: the rows the step's scans of store read
+** (op_cte.c), bound in the step's run, inside the bindings of the runs around it (up). */
+typedef struct cte_binding {
+    const cte_store *store;
+    void *rows;
+    const struct cte_binding *up;
+} cte_binding;
+
 struct exec_ctx {
     pager_txn *txn;
     catalog *cat;
@@ -30,6 +38,7 @@ struct exec_ctx {
     int depth;         /* subquery nesting, bounded */
     void *pipelines;   /* the run's plan: operator states and pipelines (pipeline.c), kept between runs */
     sql_value *outer;  /* a correlated subquery's outer values (EXPR_PARAM -1, -2, ...) */
+    const cte_binding *ctes; /* the working tables of the recursions this run is a step of */
     uint32_t nouter;
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT;
                               ** read with __atomic_load_n (another thread sets it) */

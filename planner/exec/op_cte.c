@@ -55,10 +55,13 @@ static void rec_close(op_node *nd, bool keep) {
     nd->state = NULL;
 }
 
-/* rec_run runs child (anchor or step) to its end, adding its new rows to s->next. */
+/* rec_run runs child (anchor or step) to its end, adding its new rows to s->next; the step's
+** scans of the working table read s->cur. */
 static int rec_run(exec_ctx *x, const plan_op *p, rec_state *s, const plan_op *child) {
     exec_ctx sub = *x;
     sub.nested = true;
+    cte_binding work = {.store = p->rec.work, .rows = &s->cur, .up = x->ctes};
+    if (child == p->child[1]) sub.ctes = &work;
     int which = child == p->child[1];
     sub.pipelines = s->pipelines[which];
     int rc = exec_open(&sub, child);
@@ -105,9 +108,7 @@ static int rec_next(exec_ctx *x, op_node *nd, data_chunk *out) {
                 s->phase = 2;
                 return STRATA_OK;
             }
-            p->rec.work->rows = &s->cur;
             rc = rec_run(x, p, s, p->child[1]);
-            p->rec.work->rows = NULL;
         }
         if (rc) return rc;
         vec_rows_free(&s->cur);
@@ -140,7 +141,9 @@ static int cte_scan_open(exec_ctx *x, op_node *nd) { return exec_small_state(x, 
 static int cte_scan_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     const plan_op *p = nd->op;
     uint32_t *next = nd->state;
-    vec_rows *rows = p->cte.store->rows;
+    const cte_binding *b = x->ctes;
+    while (b && b->store != p->cte.store) b = b->up;
+    vec_rows *rows = b ? b->rows : p->cte.store->rows;
     out->count = 0;
     if (!rows) return err_set(x->err, STRATA_MISUSE, "working table read outside its recursion");
     if (*next >= rows->nchunks) return STRATA_OK;

@@ -11,8 +11,8 @@
 ** The plan is not written while it runs: an operator's state lives in its op_node, one per
 ** operator of a run's plan (pipeline.c keeps them with the pipelines, between runs of a prepared
 ** statement), and so do the EXPLAIN ANALYZE counters and the states of the expressions it
-** evaluates (op_node.ex). (A join filter and a recursive CTE's working table are still written
-** through pointers of the plan: see plan.h.)
+** evaluates (op_node.ex); a recursive CTE's working table is bound in its step's run
+** (exec_ctx.ctes). (A join filter is still written through a pointer of the plan: see plan.h.)
 **
 ** A pipeline is a source, streaming operators and a sink: the source's `source` fills chunks,
 ** each streaming operator's `execute` transforms them, and the sink's `sink` consumes them; once

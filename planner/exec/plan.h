@@ -12,7 +12,7 @@
 ** its run-time state (hash tables, cursors, counters) lives in the run's op_node (operator.h).
 ** An expression's evaluated vectors are its expr_state's (exec.h), one per operator that runs
 ** it. What a run still writes through the plan: a join filter (filled by its join, read by its
-** scan) and a recursive CTE's working table (cte_store).
+** scan).
 */
 #ifndef STRATA_PLAN_H
 #define STRATA_PLAN_H
@@ -144,8 +144,9 @@ typedef struct sort_key {
 typedef enum join_kind { JK_INNER, JK_LEFT, JK_RIGHT, JK_FULL, JK_SEMI, JK_ANTI, JK_RSEMI, JK_RANTI } join_kind;
 typedef enum setop_kind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind;
 
-/* The working table of WITH RECURSIVE while a statement runs: the rows of the last iteration,
-** which the recursive part's PLAN_CTE_SCAN reads (rows is op_cte.c's collection). */
+/* The rows a PLAN_CTE_SCAN reads: WITH RECURSIVE's working table, the rows of the last iteration,
+** which the recursive step's run binds to it (exec.h's cte_binding; rows NULL in the plan); or an
+** appender's rows, fixed when its statement is made (rows then set once, before it runs). */
 typedef struct cte_store {
     void *rows;
 } cte_store;
