@@ -23,6 +23,7 @@
 #include "exec/operator.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -369,12 +370,12 @@ static int run_from(exec_ctx *x, pipeline *pl, int start, data_chunk **result) {
 
 #define PROGRESS_NS 100000000u /* 100 ms between calls of a progress handler */
 
-/* progress_tick calls the progress handler when it is due. */
-static int progress_tick(exec_ctx *x) {
+/* progress_tick calls the progress handler with done when it is due. */
+static int progress_tick(exec_ctx *x, uint64_t done) {
     uint64_t now = clock_ns();
     if (now < x->progress_due) return STRATA_OK;
     x->progress_due = now + PROGRESS_NS;
-    if (x->progress(x->progress_arg, x->progress_done, x->progress_total, x->progress_unit ? x->progress_unit : "rows"))
+    if (x->progress(x->progress_arg, done, x->progress_total, x->progress_unit ? x->progress_unit : "rows"))
         return err_set(x->err, STRATA_INTERRUPT, "interrupted");
     return STRATA_OK;
 }
@@ -389,7 +390,7 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     *result = NULL;
     if (x->interrupt && __atomic_load_n(x->interrupt, __ATOMIC_RELAXED))
         return err_set(x->err, STRATA_INTERRUPT, "interrupted");
-    if (x->progress && (rc = progress_tick(x))) return rc;
+    if (x->progress && (rc = progress_tick(x, x->progress_done))) return rc;
     for (int i = pl->nops - 1; i >= 0; i--)
         if (pl->more[i]) return run_from(x, pl, i, result);
     if (!pl->source_done) {
@@ -472,6 +473,8 @@ typedef struct par_run {
     exec_ctx *x;       /* the run's */
     pipeline *pl;      /* the run's pipeline, over the run's nodes */
     worker *w;         /* by worker index */
+    _Atomic uint64_t progress; /* what the workers' sources read (x->progress_done's unit), added
+                               ** after each morsel; the run's thread reports it */
 } par_run;
 
 int exec_pool_run(exec_ctx *x, pool_job *job) {
@@ -494,7 +497,8 @@ static int worker_start(par_run *pr, worker *wk, strata_err *err) {
     wk->x = *pr->x;
     wk->x.err = err;
     wk->x.threads = 1;      /* what it runs nested runs on its thread */
-    wk->x.progress = NULL;  /* the run's thread reports progress */
+    wk->x.progress = NULL;  /* the run's thread reports progress: run_morsels */
+    wk->x.progress_done = 0;
     arena_init(&wk->mem, 0);
     wk->x.mem = &wk->mem;
     wk->ready = true;
@@ -532,6 +536,11 @@ static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
         pipe_rewind(&wk->pl);
         rc = pipe_run(&wk->x, &wk->pl);
         src->vt->close(src, true);
+        atomic_fetch_add_explicit(&pr->progress, wk->x.progress_done, memory_order_relaxed);
+        wk->x.progress_done = 0;
+        /* the progress handler runs on the run's thread (worker 0), as in a run of one thread */
+        if (!rc && w->index == 0 && pr->x->progress)
+            rc = progress_tick(pr->x, pr->x->progress_done + atomic_load_explicit(&pr->progress, memory_order_relaxed));
     }
     return rc;
 }
@@ -575,6 +584,7 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     }
     pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt};
     rc = exec_pool_run(x, &job);
+    x->progress_done += atomic_load(&pr.progress);
     for (unsigned i = 0; i < nw; i++)
         if (pr.w[i].ready) locals[nl++] = pr.w[i].pl.sink;
     if (x->analyze) { /* the workers' counters add up below, and so does their number */

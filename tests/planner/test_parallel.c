@@ -199,6 +199,41 @@ Test(parallel, an_interrupt_stops_the_workers) {
     strata_close(db);
 }
 
+typedef struct progress_seen {
+    pthread_t caller;
+    int calls, other_thread, decreasing;
+    uint64_t last;
+} progress_seen;
+
+static int on_progress(void *arg, uint64_t done, uint64_t total, const char *unit) {
+    progress_seen *p = arg;
+    (void)total, (void)unit;
+    if (!pthread_equal(pthread_self(), p->caller)) p->other_thread++;
+    if (done < p->last) p->decreasing++;
+    p->last = done;
+    return ++p->calls >= 3; /* the third call stops the statement */
+}
+
+/* the progress handler is called while the workers run, from the thread that steps the
+** statement, with the rows every worker read; returning non-zero stops them all */
+Test(parallel, the_progress_handler_sees_the_workers_and_stops_them) {
+    strata_db *db = open_table();
+    EXEC_OK(db, "SET threads = 7");
+    progress_seen seen = {.caller = pthread_self()};
+    strata_progress_handler(db, on_progress, &seen);
+    int rc = strata_exec(db, "SELECT count(*), sum(a.id + b.id) FROM t a JOIN t b ON a.g = b.g", NULL, NULL);
+    strata_progress_handler(db, NULL, NULL);
+    cr_assert_eq(rc, STRATA_INTERRUPT, "-> %d: %s", rc, strata_errmsg(db));
+    cr_assert_eq(seen.calls, 3);
+    cr_assert_eq(seen.other_thread, 0);
+    cr_assert_eq(seen.decreasing, 0);
+    cr_assert_gt(seen.last, 0, "rows read by the workers are counted");
+    char *r = result(db, "SELECT count(*) FROM t WHERE id <= 1000");
+    cr_assert_str_eq(r, "999\n");
+    free(r);
+    strata_close(db);
+}
+
 /* a memory_limit the workers' group tables pass together fails the statement as it does on one
 ** thread, with the limit named, and a smaller statement runs after it */
 Test(parallel, the_memory_limit_holds_for_the_workers_together) {
