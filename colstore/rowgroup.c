@@ -260,17 +260,17 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
                        (unsigned)td->root, (long long)d->first, col);
     }
     if (rc) return rc;
-    strata_err *err = pager_txn_err(t);
-    if ((rc = segment_open(&c->own, c->buf.data, c->buf.len, type, err))) {
+    strata_err why; /* the segment's reason, t's once prefixed: t's slot may be shared by workers */
+    err_clear(&why);
+    if ((rc = segment_open(&c->own, c->buf.data, c->buf.len, type, &why))) {
         if (rc == STRATA_CORRUPT) { /* say which row group and column, before the segment's reason */
             char name[16];
             if (col == ROWGROUP_ROWID_COL) snprintf(name, sizeof name, "rowid");
             else snprintf(name, sizeof name, "%u", col);
-            strata_err why = *err;
-            err_clear(err);
-            err_set(err, STRATA_CORRUPT, "table with root page %u: row group at rowid %lld, column %s: %s",
+            err_set(pager_txn_err(t), STRATA_CORRUPT, "table with root page %u: row group at rowid %lld, column %s: %s",
                     (unsigned)td->root, (long long)d->first, name, why.msg);
         }
+        err_copy(pager_txn_err(t), &why);
         return rc;
     }
     c->rd = &c->own;
