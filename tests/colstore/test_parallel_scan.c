@@ -4,7 +4,8 @@
 ** read each on a thread of its own (one read transaction shared, as a query's workers share it)
 ** give together exactly the rows of one whole scan, by count and checksum -- over tables whose
 ** rows are only in the row store, only in the column store and in both, with deletes, updates of
-** migrated rows and sparse explicit rowids. Also btree_leaf_starts, which the ranges are cut by.
+** migrated rows and sparse explicit rowids, as a reader's snapshot has them. Also
+** btree_leaf_starts, which the ranges are cut by.
 */
 #include <criterion/criterion.h>
 
@@ -88,7 +89,8 @@ typedef struct scan_sum {
     int64_t lo, hi;
     uint64_t rows, sum;
     int rc;
-    bool ordered; /* rowids ascending and inside [lo, hi] */
+    strata_err err; /* on error: the transaction's, as err_copy reads it while the others run */
+    bool ordered;   /* rowids ascending and inside [lo, hi] */
 } scan_sum;
 
 /* sum_range scans s's range and sums its rows (run on a thread: no assertion here). */
@@ -97,10 +99,12 @@ static void *sum_range(void *arg) {
     static const uint32_t cols[2] = {0, 1};
     data_chunk c;
     s->ordered = true;
+    err_clear(&s->err);
     if ((s->rc = chunk_init(&c, s->td->types, 2, NULL))) return NULL;
     table_scan *sc;
     if ((s->rc = table_scan_open(s->t, s->td, cols, 2, s->lo, s->hi, &sc))) {
         chunk_free(&c);
+        err_copy(&s->err, pager_txn_err(s->t));
         return NULL;
     }
     int64_t ids[VECTOR_SIZE], last = 0;
@@ -118,6 +122,7 @@ static void *sum_range(void *arg) {
     }
     table_scan_close(sc);
     chunk_free(&c);
+    if (s->rc) err_copy(&s->err, pager_txn_err(s->t));
     return NULL;
 }
 
@@ -137,11 +142,10 @@ static int list_group(void *arg, const rowgroup_desc *d) {
 
 #define THREADS 7
 
-/* check_ranges asserts what table_scan_ranges promises of [lo, hi] and that the ranges, each
-** read on a thread (THREADS at a time), give the rows of one scan of [lo, hi]; returns the
-** number of ranges. */
-static uint32_t check_ranges(const table_desc *td, int64_t lo, int64_t hi) {
-    pager_txn *t = begin(0);
+/* check_ranges_in asserts what table_scan_ranges promises of [lo, hi] in t and that the ranges,
+** each read on a thread (THREADS at a time), give the rows of one scan of [lo, hi]; returns the
+** number of ranges and sets *rows (may be NULL) to the rows. */
+static uint32_t check_ranges_in(pager_txn *t, const table_desc *td, int64_t lo, int64_t hi, uint64_t *rows_out) {
     table_range *r;
     uint32_t n;
     OK(t, table_scan_ranges(t, td, lo, hi, GROUP, &r, &n));
@@ -188,6 +192,13 @@ static uint32_t check_ranges(const table_desc *td, int64_t lo, int64_t hi) {
     cr_assert_eq(sum, whole.sum);
     free(parts);
     table_ranges_free(r);
+    if (rows_out) *rows_out = rows;
+    return n;
+}
+
+static uint32_t check_ranges(const table_desc *td, int64_t lo, int64_t hi) {
+    pager_txn *t = begin(0);
+    uint32_t n = check_ranges_in(t, td, lo, hi, NULL);
     pager_rollback(t);
     return n;
 }
@@ -237,17 +248,70 @@ Test(scan_ranges, sparse_explicit_rowids) {
     table_desc td = make_table(true);
     const int64_t far = 1000000000;
     write_rows(&td, 1, 1, 1000, 0);
-    write_rows(&td, far, 1, 500001, 0);
+    write_rows(&td, far, 1, 200001, 0);
     uint32_t moved = migrate(&td); /* the first row group spans the gap */
-    cr_assert_eq(moved, 100u);
+    cr_assert_eq(moved, 40u);
     write_rows(&td, 4 * far, 1000, 20000, 0); /* and far beyond, in the row store */
     uint32_t n = check_ranges(&td, INT64_MIN, INT64_MAX);
-    /* not one range per span of 5,000 rowids (200,000 of them), nor a single one */
-    cr_assert_geq(n, 100u, "%u ranges", n);
-    cr_assert_leq(n, 110u, "%u ranges", n);
+    /* not one range per span of 5,000 rowids (800,000 of them), nor a single one */
+    cr_assert_geq(n, 40u, "%u ranges", n);
+    cr_assert_leq(n, 50u, "%u ranges", n);
     check_ranges(&td, 500, far + 7777);
-    check_ranges(&td, far + 250000, 4 * far + 5000000);
+    check_ranges(&td, far + 100000, 4 * far + 5000000);
     check_ranges(&td, 1001, far - 1); /* the gap: no row */
+}
+
+/* a reader's ranges are those of its snapshot, whatever commits after it began */
+Test(scan_ranges, ranges_follow_the_snapshot) {
+    table_desc td = make_table(true);
+    write_rows(&td, 1, 1, 6 * GROUP + 100, 0);
+    cr_assert_eq(migrate(&td), 6u);
+    pager_txn *t = begin(0);
+    write_rows(&td, 6 * GROUP + 101, 1, 5 * GROUP, 0);
+    cr_assert_eq(migrate(&td), 5u);
+    delete_rows(&td, 1, 2, GROUP);
+    uint64_t rows;
+    uint32_t n = check_ranges_in(t, &td, INT64_MIN, INT64_MAX, &rows);
+    cr_assert_eq(rows, 6 * GROUP + 100u, "the reader's rows: %llu", (unsigned long long)rows);
+    cr_assert_eq(n, 6u, "six row groups then: %u ranges", n);
+    pager_rollback(t);
+    n = check_ranges(&td, INT64_MIN, INT64_MAX);
+    cr_assert_eq(n, 10u, "eleven row groups now, the first two half deleted and in one range: %u ranges", n);
+}
+
+/* every range's scan fails at once on a damaged segment of the transaction they share: each
+** reads back the one error the transaction kept, whole */
+Test(scan_ranges, scans_failing_at_once_read_one_whole_error) {
+    table_desc td = make_table(true);
+    write_rows(&td, 1, 1, 8 * GROUP, 0);
+    cr_assert_eq(migrate(&td), 8u);
+    pager_txn *w = begin(1);
+    for (int64_t first = 1; first <= 8 * GROUP; first += GROUP) { /* column 0's segments */
+        uint8_t key[1 + ROWID_KEY_LEN + 4] = {'s'};
+        rowid_encode(first, key + 1);
+        OK(w, btree_put(w, td.col_root, key, sizeof key, "not a segment", 13));
+    }
+    commit(w);
+    pager_txn *t = begin(0);
+    table_range *r;
+    uint32_t n;
+    OK(t, table_scan_ranges(t, &td, INT64_MIN, INT64_MAX, GROUP, &r, &n));
+    cr_assert_eq(n, 8u);
+    scan_sum parts[8];
+    pthread_t th[8];
+    for (uint32_t i = 0; i < n; i++) parts[i] = (scan_sum){.t = t, .td = &td, .lo = r[i].lo, .hi = r[i].hi};
+    for (uint32_t i = 0; i < n; i++) cr_assert_eq(pthread_create(&th[i], NULL, sum_range, &parts[i]), 0);
+    for (uint32_t i = 0; i < n; i++) pthread_join(th[i], NULL);
+    const strata_err *kept = pager_txn_err(t);
+    cr_assert_eq(kept->code, STRATA_CORRUPT);
+    cr_assert(strstr(kept->msg, ": row group at rowid ") && strstr(kept->msg, ", column 0: "), "%s", kept->msg);
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(parts[i].rc, STRATA_CORRUPT, "range %u", i);
+        cr_assert_eq(parts[i].err.code, STRATA_CORRUPT, "range %u", i);
+        cr_assert_str_eq(parts[i].err.msg, kept->msg, "range %u", i);
+    }
+    table_ranges_free(r);
+    pager_rollback(t);
 }
 
 /* ---- the row tree's leaves ---------------------------------------------------------------- */
