@@ -201,10 +201,12 @@ $(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(B)/s
 # TSAN=1: the tests whose code runs threads -- the pool, the row store's concurrency, strata_interrupt
 # from a second thread, reader threads beside row-group migrations, the SQL bulk loads that encode
 # row groups on a thread of their own (appender, COPY), the file layer from several threads, queries
-# whose pipelines run on several workers -- under ThreadSanitizer. A race report fails its test
-# (exit status 66).
+# whose pipelines run on several workers, an error slot set by several threads at once, a table's
+# scan ranges read each on a thread of its own -- under ThreadSanitizer. A race report fails its
+# test (exit status 66).
 TSAN_TESTS := $(addprefix $(B)/tests/,core/test_pool rowstore/test_concurrency api/test_interrupt \
-  colstore/test_rowgroup core/test_vfs api/test_appender api/test_copy planner/test_parallel)
+  colstore/test_rowgroup core/test_vfs api/test_appender api/test_copy planner/test_parallel \
+  core/test_status colstore/test_parallel_scan)
 ifeq ($(TSAN),1)
 test: deps-check $(TSAN_TESTS)
 	@export TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)"; fail=0; \

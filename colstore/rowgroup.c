@@ -142,22 +142,29 @@ static int group_after(pager_txn *t, const table_desc *td, int64_t rowid, rowgro
     return rc;
 }
 
-int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg) {
-    if (!td->col_root) return STRATA_OK;
-    btree_cursor *c = NULL;
-    int rc = btree_cursor_open(t, td->col_root, &c);
+int rowgroup_foreach_in(pager_txn *t, const table_desc *td, int64_t lo, int64_t hi,
+                        int (*fn)(void *arg, const rowgroup_desc *d), void *arg) {
+    if (!td->col_root || lo > hi) return STRATA_OK;
+    rowgroup_desc d;
+    int found = 0, rc = lo == INT64_MIN ? STRATA_OK : group_at_or_before(t, td, lo, &d, &found);
     if (rc) return rc;
-    uint8_t key[1] = {'g'};
+    btree_cursor *c = NULL;
+    if ((rc = btree_cursor_open(t, td->col_root, &c))) return rc;
+    uint8_t key[GROUP_KEY_LEN];
+    group_key(key, 'g', found && d.last >= lo ? d.first : lo); /* from the group that holds lo */
     if ((rc = btree_cursor_seek(c, key, sizeof key, NULL))) goto done;
     for (;;) {
-        rowgroup_desc d;
         int is_group;
-        if ((rc = cursor_group(t, td, c, &d, &is_group)) || !is_group) break;
+        if ((rc = cursor_group(t, td, c, &d, &is_group)) || !is_group || d.first > hi) break;
         if ((rc = fn(arg, &d)) || (rc = btree_cursor_next(c))) break;
     }
 done:
     btree_cursor_close(c);
     return rc;
+}
+
+int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg) {
+    return rowgroup_foreach_in(t, td, INT64_MIN, INT64_MAX, fn, arg);
 }
 
 int rowgroup_last_rowid(pager_txn *t, const table_desc *td, int64_t *last, int *any) {
@@ -260,17 +267,17 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
                        (unsigned)td->root, (long long)d->first, col);
     }
     if (rc) return rc;
-    strata_err *err = pager_txn_err(t);
-    if ((rc = segment_open(&c->own, c->buf.data, c->buf.len, type, err))) {
+    strata_err why; /* the segment's reason, t's once prefixed: t's slot may be shared by workers */
+    err_clear(&why);
+    if ((rc = segment_open(&c->own, c->buf.data, c->buf.len, type, &why))) {
         if (rc == STRATA_CORRUPT) { /* say which row group and column, before the segment's reason */
             char name[16];
             if (col == ROWGROUP_ROWID_COL) snprintf(name, sizeof name, "rowid");
             else snprintf(name, sizeof name, "%u", col);
-            strata_err why = *err;
-            err_clear(err);
-            err_set(err, STRATA_CORRUPT, "table with root page %u: row group at rowid %lld, column %s: %s",
+            err_set(pager_txn_err(t), STRATA_CORRUPT, "table with root page %u: row group at rowid %lld, column %s: %s",
                     (unsigned)td->root, (long long)d->first, name, why.msg);
         }
+        err_copy(pager_txn_err(t), &why);
         return rc;
     }
     c->rd = &c->own;

@@ -206,8 +206,11 @@ int rowgroup_check_segments(pager_txn *t, const table_desc *td, void (*problem)(
 /* ---- describing --------------------------------------------------------------------------- */
 
 /* rowgroup_foreach calls fn for each row group of the table in rowid order, with its descriptor;
-** a non-OK return of fn stops the walk and is returned. */
+** a non-OK return of fn stops the walk and is returned. rowgroup_foreach_in does it for the row
+** groups whose rowid ranges meet [lo, hi], reading their descriptors only. */
 int rowgroup_foreach(pager_txn *t, const table_desc *td, int (*fn)(void *arg, const rowgroup_desc *d), void *arg);
+int rowgroup_foreach_in(pager_txn *t, const table_desc *td, int64_t lo, int64_t hi,
+                        int (*fn)(void *arg, const rowgroup_desc *d), void *arg);
 
 /* rowgroup_stats reads the statistics written with row group d (colstats.h: each column's NULL
 ** count, range and distinct sketch, over the d->rows rows it was written with, deleted ones

@@ -381,6 +381,129 @@ void table_scan_close(table_scan *s) {
     free(s);
 }
 
+/* ---- ranges for scans of their own --------------------------------------------------------- */
+
+/* grow makes room for one more item of size bytes in *items (*n of them, *cap allocated). */
+static int grow(void **items, uint32_t n, uint32_t *cap, size_t size, strata_err *err) {
+    if (n < *cap) return STRATA_OK;
+    uint32_t c = *cap ? 2 * *cap : 16;
+    void *p = realloc(*items, c * size);
+    if (!p) return err_set(err, STRATA_NOMEM, "out of memory (table scan ranges)");
+    *items = p;
+    *cap = c;
+    return STRATA_OK;
+}
+
+/* What the two stores say of a range: its row groups and where its row-store leaves begin. */
+typedef struct range_parts {
+    rowgroup_desc *groups;
+    uint32_t ngroups, cap_groups;
+    int64_t *leaves; /* first rowids (at most: see btree_leaf_starts) of the leaves after the first */
+    uint32_t nleaves, cap_leaves;
+    int64_t lo, hi;
+    strata_err *err;
+} range_parts;
+
+static int add_group(void *arg, const rowgroup_desc *d) {
+    range_parts *p = arg;
+    int rc = grow((void **)&p->groups, p->ngroups, &p->cap_groups, sizeof *p->groups, p->err);
+    if (rc == STRATA_OK) p->groups[p->ngroups++] = *d;
+    return rc;
+}
+
+static int add_leaf_start(void *arg, const uint8_t *key, size_t klen) {
+    range_parts *p = arg;
+    if (klen > ROWID_KEY_LEN)
+        return err_set(p->err, STRATA_CORRUPT, "row tree: a separator of %zu bytes is not a rowid", klen);
+    uint8_t k[ROWID_KEY_LEN] = {0}; /* a separator is a prefix: as a rowid, the smallest it bounds */
+    memcpy(k, key, klen);
+    int64_t r = rowid_decode(k);
+    if (r <= p->lo || r > p->hi) return STRATA_OK;
+    int rc = grow((void **)&p->leaves, p->nleaves, &p->cap_leaves, sizeof *p->leaves, p->err);
+    if (rc == STRATA_OK) p->leaves[p->nleaves++] = r;
+    return rc;
+}
+
+/* group_rows_in is the live rows of d in [lo, hi]: all of them, or its share by rowids. */
+static uint64_t group_rows_in(const rowgroup_desc *d, int64_t lo, int64_t hi) {
+    uint64_t live = d->rows - d->deleted;
+    if (d->first >= lo && d->last <= hi) return live;
+    int64_t a = d->first > lo ? d->first : lo, z = d->last < hi ? d->last : hi;
+    double share = ((double)((uint64_t)z - (uint64_t)a) + 1) / ((double)((uint64_t)d->last - (uint64_t)d->first) + 1);
+    return (uint64_t)((double)live * share + 0.5);
+}
+
+/* The ranges made so far and the open one: from start, rows rows. */
+typedef struct range_cut {
+    table_range *r;
+    uint32_t n, cap;
+    int64_t start;
+    uint64_t rows, target;
+    strata_err *err;
+} range_cut;
+
+/* cut_end closes the open range at rowid end. */
+static int cut_end(range_cut *c, int64_t end) {
+    int rc = grow((void **)&c->r, c->n, &c->cap, sizeof *c->r, c->err);
+    if (rc) return rc;
+    c->r[c->n++] = (table_range){c->start, end, c->rows};
+    c->rows = 0;
+    return STRATA_OK;
+}
+
+/* cut_piece adds rows beginning at rowid at, where a range may begin (at >= the open range's
+** start): the open range closes before at when it holds its target, or is nearer the target
+** without the piece than with it (so a row group with a few rows deleted is still a range). */
+static int cut_piece(range_cut *c, int64_t at, uint64_t rows) {
+    if (at > c->start && (c->rows >= c->target || (c->rows && 2 * c->rows + rows > 2 * c->target))) {
+        int rc = cut_end(c, at - 1);
+        if (rc) return rc;
+        c->start = at;
+    }
+    c->rows += rows;
+    return STRATA_OK;
+}
+
+int table_scan_ranges(pager_txn *t, const table_desc *td, int64_t lo, int64_t hi, uint64_t target_rows,
+                      table_range **out, uint32_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (lo > hi) return STRATA_OK;
+    range_parts p = {.lo = lo, .hi = hi, .err = pager_txn_err(t)};
+    uint8_t lok[ROWID_KEY_LEN], hik[ROWID_KEY_LEN];
+    rowid_encode(lo, lok);
+    rowid_encode(hi, hik);
+    uint64_t per_leaf = 0;
+    int rc = rowgroup_foreach_in(t, td, lo, hi, add_group, &p);
+    if (rc == STRATA_OK) rc = btree_leaf_starts(t, td->root, lok, sizeof lok, hik, sizeof hik, add_leaf_start, &p, &per_leaf);
+    /* the stores' pieces in rowid order: a row group whole, a leaf from where it begins */
+    range_cut c = {.start = lo, .rows = per_leaf, .target = target_rows ? target_rows : 1, .err = p.err};
+    uint32_t g = 0, l = 0;
+    while (rc == STRATA_OK && (g < p.ngroups || l < p.nleaves)) {
+        if (l < p.nleaves && (g == p.ngroups || p.leaves[l] < p.groups[g].first)) {
+            rc = cut_piece(&c, p.leaves[l++], per_leaf);
+            continue;
+        }
+        const rowgroup_desc *d = &p.groups[g++];
+        rc = cut_piece(&c, d->first > lo ? d->first : lo, group_rows_in(d, lo, hi));
+        for (; l < p.nleaves && p.leaves[l] <= d->last; l++) c.rows += per_leaf; /* no cut inside d */
+        if (rc == STRATA_OK && d->last < hi) rc = cut_piece(&c, d->last + 1, 0);
+    }
+    if (rc == STRATA_OK && c.n && !c.rows) c.r[c.n - 1].hi = hi; /* nothing after: the last range goes on */
+    else if (rc == STRATA_OK) rc = cut_end(&c, hi);
+    free(p.groups);
+    free(p.leaves);
+    if (rc) {
+        free(c.r);
+        return rc;
+    }
+    *out = c.r;
+    *n = c.n;
+    return STRATA_OK;
+}
+
+void table_ranges_free(table_range *r) { free(r); }
+
 struct table_reader {
     const table_desc *td;
     const uint32_t *cols;

@@ -114,6 +114,24 @@ void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t
 ** firsts[0..n) (ascending; the array must outlive the scan): their rows are not read, the row
 ** store's are (rowgroup_scan_skip). Before the first table_scan_next. */
 void table_scan_skip_groups(table_scan *s, const int64_t *firsts, uint32_t n);
+/* A part of a table's rowids for a scan of its own (a parallel scan's morsel): rowids [lo, hi],
+** about rows live rows (the row groups' counts; a row-store leaf's entries estimated alike for
+** every leaf, from one). */
+typedef struct table_range {
+    int64_t lo, hi;
+    uint64_t rows;
+} table_range;
+/* table_scan_ranges cuts [lo, hi] into *n contiguous ranges (*out, ascending; free it with
+** table_ranges_free): the first begins at lo, the last ends at hi, each begins right after the one
+** before. Each holds about target_rows rows (a range closes where its rows come nearest it; so
+** with pieces of at most target_rows, every range but the last holds half of it or more), cut at
+** a boundary of both stores: never inside a row group (one lies in one range), and in the row
+** store between two of its leaves (where a row group's rowids do not forbid it). Only descriptors and the row tree's
+** interior pages (and one leaf) are read, as the transaction sees them. lo > hi gives none. */
+int table_scan_ranges(pager_txn *t, const table_desc *td, int64_t lo, int64_t hi, uint64_t target_rows,
+                      table_range **out, uint32_t *n);
+void table_ranges_free(table_range *r);
+
 /* table_get reads the rows with the given rowids (projected as for a scan) into out, in the
 ** order given, starting at row out->count: found[k] (may be NULL) says whether rowids[k] exists;
 ** a missing row is skipped (not appended). count + out->count must be <= VECTOR_SIZE. */

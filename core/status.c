@@ -1,10 +1,13 @@
 /*
-** status.c -- status code descriptions and the error slot of a context.
+** status.c -- status code descriptions and the error slot of a context (status.h says how a slot
+** shared by threads is claimed).
 */
 #include "status.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,10 +34,21 @@ const char *strata_errstr(int code) {
     }
 }
 
+/* claim makes the calling thread the writer of err's first error (code ERR_WRITING until
+** publish), or returns false when an error is recorded or being recorded. */
+static bool claim(strata_err *err) {
+    int none = STRATA_OK;
+    return err && __atomic_compare_exchange_n(&err->code, &none, ERR_WRITING, false, __ATOMIC_ACQUIRE,
+                                              __ATOMIC_RELAXED);
+}
+
+/* publish ends the claim: the message written before it is seen by whoever loads the code. */
+static void publish(strata_err *err, int code) { __atomic_store_n(&err->code, code, __ATOMIC_RELEASE); }
+
 static void err_vset(strata_err *err, int code, const char *fmt, va_list ap) {
-    if (err == NULL || err->code != STRATA_OK) return;
-    err->code = code;
+    if (!claim(err)) return;
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    publish(err, code);
 }
 
 int err_set(strata_err *err, int code, const char *fmt, ...) {
@@ -53,15 +67,22 @@ int err_errno(strata_err *err, int errnum, const char *fmt, ...) {
     case EWOULDBLOCK: code = STRATA_BUSY; break;
     default: code = STRATA_IOERR; break;
     }
-    if (err == NULL || err->code != STRATA_OK) return code;
+    if (!claim(err)) return code;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-    err->code = code;
     size_t len = strlen(err->msg);
-    snprintf(err->msg + len, sizeof err->msg - len, ": %s", strerror(errnum));
+    char why[128];
+    snprintf(err->msg + len, sizeof err->msg - len, ": %s", strerror_r(errnum, why, sizeof why));
+    publish(err, code);
     return code;
+}
+
+int err_copy(strata_err *dst, const strata_err *src) {
+    int code;
+    while ((code = __atomic_load_n(&src->code, __ATOMIC_ACQUIRE)) == ERR_WRITING) sched_yield();
+    return code == STRATA_OK ? STRATA_OK : err_set(dst, code, "%s", src->msg);
 }
 
 void err_clear(strata_err *err) {

@@ -2076,6 +2076,56 @@ int btree_get_stats(pager_txn *t, pgno_t root, btree_stats *out) {
     return rc;
 }
 
+/* ---- where the leaves begin ------------------------------------------------------------- */
+
+typedef struct leaf_walk {
+    bt b;
+    const uint8_t *lo, *hi; /* the key range, NULL: open */
+    size_t lol, hil;
+    int (*fn)(void *arg, const uint8_t *key, size_t klen);
+    void *arg;
+    uint64_t per_leaf;
+    bool sampled; /* the first leaf was read (per_leaf set) */
+} leaf_walk;
+
+/* walk_leaf_starts hands w->fn the separators between the leaves under page pgno (at level, -1:
+** any) that may hold keys in w's range: child i of an interior page holds the keys from sep[i-1]
+** up to (not including) sep[i]. Pages of level 1 are read, their leaves not (but the first). */
+static int walk_leaf_starts(leaf_walk *w, pgno_t pgno, int level) {
+    node nd;
+    int rc = node_get(&w->b, pgno, 0, level, &nd);
+    if (rc) return rc;
+    if (nd.type == BT_PAGE_LEAF) {
+        w->per_leaf = nd.n;
+        w->sampled = true;
+    }
+    for (uint32_t i = 0; nd.type == BT_PAGE_INTERIOR && i <= nd.n; i++) {
+        const uint8_t *k = NULL;
+        uint32_t kl = 0;
+        if (i < nd.n && (rc = node_key(&w->b, &nd, i, &k, &kl))) break;
+        if (i < nd.n && w->lo && key_cmp(k, kl, w->lo, w->lol) <= 0) continue; /* child i: keys below lo */
+        pgno_t child;
+        if ((nd.level > 1 || !w->sampled) &&
+            ((rc = node_child(&w->b, &nd, i, &child)) || (rc = walk_leaf_starts(w, child, nd.level - 1))))
+            break;
+        if (i == nd.n || (w->hi && key_cmp(k, kl, w->hi, w->hil) > 0)) break; /* child i + 1: keys above hi */
+        if ((rc = w->fn(w->arg, k, kl))) break;
+    }
+    node_release(&w->b, &nd);
+    return rc;
+}
+
+int btree_leaf_starts(pager_txn *t, pgno_t root, const void *lo, size_t lol, const void *hi, size_t hil,
+                      int (*fn)(void *arg, const uint8_t *key, size_t klen), void *arg, uint64_t *per_leaf) {
+    leaf_walk w = {.lo = lo, .hi = hi, .lol = lol, .hil = hil, .fn = fn, .arg = arg};
+    bt_init(&w.b, t, root);
+    *per_leaf = 0;
+    if (!pgno_ok(&w.b, root)) return corruptf(w.b.err, root, "tree root out of range");
+    int rc = walk_leaf_starts(&w, root, -1);
+    *per_leaf = w.per_leaf;
+    return rc;
+}
+
 /* ---- whole-file check --------------------------------------------------------------------- */
 
 #define BTREE_REPORT_MAX_LINES 1000

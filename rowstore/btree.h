@@ -108,6 +108,16 @@ int btree_cursor_value(btree_cursor *c, const uint8_t **val, size_t *vlen);
 ** loop calls after each step. */
 int btree_cursor_entry(btree_cursor *c, const uint8_t **key, size_t *klen, const uint8_t **val, size_t *vlen);
 
+/* btree_leaf_starts tells where the leaves that may hold keys in [lo, hi] (lo NULL: from the
+** first key; hi NULL: to the last) begin, for cutting a scan between leaves, from the interior
+** pages alone: fn gets, in key order, each separator between two such leaves -- a key k with
+** every key of the leaf before it < k <= every key of the leaf after (often a prefix of the
+** latter's first key; the pointer is valid during the call). *per_leaf gets the entry count of
+** the first such leaf, the only leaf read, as an estimate of a leaf's entries (0: the tree is
+** empty). A non-OK return of fn stops the walk and is returned. */
+int btree_leaf_starts(pager_txn *t, pgno_t root, const void *lo, size_t lol, const void *hi, size_t hil,
+                      int (*fn)(void *arg, const uint8_t *key, size_t klen), void *arg, uint64_t *per_leaf);
+
 /* Integrity check of one tree: key order inside pages and against parent separators, equal leaf
 ** depth, cell bounds, fill (no empty non-root page; page use as documented), overflow chains.
 ** mark is called once for every page the tree owns (the caller detects pages owned twice).

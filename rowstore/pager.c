@@ -143,7 +143,7 @@ struct pager_txn {
     pager *p;
     int write;
     snapshot *snap;
-    strata_err err;
+    strata_err err; /* shared by the threads that read through t: see pager_txn_err in pager.h */
     /* header fields as this transaction sees them */
     uint32_t npages, free_head, free_count;
     uint64_t meta[PAGER_META_SLOTS];
@@ -419,16 +419,16 @@ static int get_committed(pager_txn *t, pgno_t pgno, pentry **out) {
         if (!e && !(e = entry_new(p, pgno, ENTRY_CLEAN)))
             return err_set(&t->err, STRATA_NOMEM, "out of memory reading page %u", pgno);
         size_t got;
-        int rc = read_version(p, pgno, version, e->pg.data, &got, &t->err);
+        strata_err why; /* the read's error, t's once it stands: other threads may share t->err */
+        err_clear(&why);
+        int rc = read_version(p, pgno, version, e->pg.data, &got, &why);
         pthread_mutex_lock(&p->mu);
-        if (p->epoch != epoch) { /* a checkpoint moved things underneath: decide again */
-            err_clear(&t->err);
-            continue;
-        }
-        if (!rc) rc = check_version(p, pgno, version, e->pg.data, got, &t->err);
+        if (p->epoch != epoch) continue; /* a checkpoint moved things underneath: decide again */
+        if (!rc) rc = check_version(p, pgno, version, e->pg.data, got, &why);
         if (rc) {
             pthread_mutex_unlock(&p->mu);
             entry_free(p, e);
+            err_copy(&t->err, &why);
             return rc;
         }
         break;
@@ -930,14 +930,14 @@ int pager_read(pager_txn *t, pgno_t pgno, uint8_t *buf) {
         uint64_t epoch = p->epoch;
         pthread_mutex_unlock(&p->mu);
         size_t got;
-        rc = read_version(p, pgno, version, buf, &got, &t->err);
+        strata_err why; /* as in get_committed */
+        err_clear(&why);
+        rc = read_version(p, pgno, version, buf, &got, &why);
         pthread_mutex_lock(&p->mu);
-        if (p->epoch != epoch) { /* a checkpoint moved things underneath: decide again */
-            err_clear(&t->err);
-            continue;
-        }
-        if (!rc) rc = check_version(p, pgno, version, buf, got, &t->err);
+        if (p->epoch != epoch) continue; /* a checkpoint moved things underneath: decide again */
+        if (!rc) rc = check_version(p, pgno, version, buf, got, &why);
         pthread_mutex_unlock(&p->mu);
+        if (rc) err_copy(&t->err, &why);
         return rc;
     }
 }
@@ -969,9 +969,14 @@ int pager_read_run(pager_txn *t, pgno_t first, uint32_t n, uint8_t *buf, uint32_
         uint32_t k = 0;
         for (; !moved && k < m; k++) {
             size_t have = bytes > k * ps ? bytes - k * ps : 0;
-            if ((rc = check_version(p, first + k, 0, buf + k * ps, have < ps ? have : ps, &t->err))) {
-                if (k == 0) return rc;
-                err_clear(&t->err); /* not asked for yet: the caller's next run starts there */
+            strata_err why; /* t's only for the first page: a later one is not asked for yet (the
+                            ** caller's next run starts there), and t->err may be shared */
+            err_clear(&why);
+            if ((rc = check_version(p, first + k, 0, buf + k * ps, have < ps ? have : ps, &why))) {
+                if (k == 0) {
+                    err_copy(&t->err, &why);
+                    return rc;
+                }
                 break;
             }
         }

@@ -95,6 +95,10 @@ uint32_t pager_usable_size(const pager *p); /* page_size - PAGER_RESERVED */
 ** WAL (pager_open). Errors of calls on a transaction
 ** are recorded in pager_txn_err(t). */
 int pager_begin(pager *p, int write, pager_txn **out, strata_err *err);
+/* pager_txn_err is t's error slot. When threads share t (pager_txn_shareable) they share it too:
+** the storage layers only err_set / err_errno / err_copy it (the first error is kept whole,
+** status.h), a thread reads it with err_copy while the others run, and it is cleared only by
+** the thread that owns t while no other thread uses t. */
 strata_err *pager_txn_err(pager_txn *t);
 pager *pager_txn_pager(pager_txn *t); /* the pager t belongs to */
 int pager_txn_is_write(const pager_txn *t);

@@ -28,9 +28,10 @@ typedef struct scan_state {
     int64_t *rowids;
     table_reader *point; /* a rowid lookup's reader, kept across runs (row groups stay open) */
     bool point_due;      /* a rowid lookup's row is still to be read (its rowid in rowids[0]) */
-    int64_t mlo, mhi, mstart; /* a parallel run's range: morsel m covers the rowids from mstart + m
-                              ** * msize on (the first from mlo, the last to mhi) */
-    uint64_t msize, nmorsels;
+    table_range *ranges; /* a parallel run's morsels (table_scan_ranges): written by scan_morsels on
+                         ** the run's thread before the workers start, read by them (scan_open_morsel
+                         ** of the run's node), freed by the run's thread after they joined */
+    uint32_t nranges;
 } scan_state;
 
 /* scan_projection lists the table columns a scan decodes: those of its outputs some operator
@@ -358,7 +359,6 @@ static int scan_open(exec_ctx *x, op_node *nd) {
     int rc = scan_buffers(x, nd); /* kept from the plan's last run (close with keep), or new */
     if (rc) return rc;
     scan_state *s = nd->state;
-    s->nmorsels = 0;
     int64_t lo, hi;
     if ((rc = scan_bounds(x, p, &lo, &hi))) return rc == STRATA_DONE ? STRATA_OK : rc; /* s->scan stays NULL */
     if (lo == hi) { /* one rowid: read as an index's match is (table_reader), not scanned */
@@ -370,30 +370,36 @@ static int scan_open(exec_ctx *x, op_node *nd) {
     return scan_start(x, nd, lo, hi);
 }
 
-/* scan_morsels cuts the run's rowid range into morsels of a row group's rowids, the column store's
-** row groups whole (their rowids begin at 1, a row group's worth each): both stores' rows of a
-** range are one table_scan's. A scan of one morsel or less is not cut (*count 0). Once cut, the
-** workers' scans read the morsels (scan_open_morsel) and the node's own scan is closed. */
+/* scan_morsels cuts the run's rowid range into morsels of about a row group's rows each
+** (table_scan_ranges: row groups whole, the row store between leaves; both stores' rows of a range
+** are one table_scan's). A scan of one morsel or less is not cut (*count 0). Once cut, the workers'
+** scans read the morsels (scan_open_morsel) and the node's own scan is closed. */
 static int scan_morsels(exec_ctx *x, op_node *nd, uint64_t *count) {
     const plan_op *p = nd->op;
     scan_state *s = nd->state;
     *count = 0;
-    int64_t lo, hi, max;
+    int64_t lo, hi;
     int rc = scan_bounds(x, p, &lo, &hi);
     if (rc) return rc == STRATA_DONE ? STRATA_OK : rc;
-    if ((rc = table_max_rowid(x->txn, &p->scan.table->desc, &max))) return exec_table_error(x, rc);
-    uint64_t size = rowgroup_rows(&p->scan.table->desc);
-    int64_t start = lo == INT64_MIN ? 1 : lo, end = hi < max ? hi : max;
-    if (lo == hi || end < start || (uint64_t)end - (uint64_t)start < size) return STRATA_OK;
-    s->mlo = lo, s->mhi = hi, s->mstart = start, s->msize = size;
-    s->nmorsels = ((uint64_t)end - (uint64_t)start) / size + 1;
+    if (lo == hi) return STRATA_OK;
+    const table_desc *td = &p->scan.table->desc;
+    table_ranges_free(s->ranges);
+    s->ranges = NULL, s->nranges = 0;
+    table_range *r;
+    uint32_t n;
+    if ((rc = table_scan_ranges(x->txn, td, lo, hi, rowgroup_rows(td), &r, &n))) return exec_table_error(x, rc);
+    if (n < 2) {
+        table_ranges_free(r);
+        return STRATA_OK;
+    }
+    s->ranges = r, s->nranges = n;
     if (s->scan) table_scan_close(s->scan);
     s->scan = NULL;
-    *count = s->nmorsels;
+    *count = n;
     return STRATA_OK;
 }
 
-/* scan_open_morsel opens worker node nd's scan on morsel m of the run's (global's) range. */
+/* scan_open_morsel opens worker node nd's scan on morsel m of the run's (global's) ranges. */
 static int scan_open_morsel(exec_ctx *x, op_node *nd, op_node *global, uint64_t m) {
     const scan_state *g = global->state;
     int rc = scan_buffers(x, nd);
@@ -401,9 +407,7 @@ static int scan_open_morsel(exec_ctx *x, op_node *nd, op_node *global, uint64_t 
     scan_state *s = nd->state;
     if (s->scan) table_scan_close(s->scan);
     s->scan = NULL;
-    int64_t lo = m ? g->mstart + (int64_t)(m * g->msize) : g->mlo;
-    int64_t hi = m + 1 < g->nmorsels ? g->mstart + (int64_t)((m + 1) * g->msize) - 1 : g->mhi;
-    return scan_start(x, nd, lo, hi);
+    return scan_start(x, nd, g->ranges[m].lo, g->ranges[m].hi);
 }
 
 /* scan_close ends a scan; with keep its buffers stay for the plan's next run. */
@@ -413,6 +417,8 @@ static void scan_close(op_node *nd, bool keep) {
     if (s->scan) table_scan_close(s->scan);
     s->scan = NULL;
     s->point_due = false;
+    table_ranges_free(s->ranges); /* a run's; a worker's node has none */
+    s->ranges = NULL, s->nranges = 0;
     if (keep) {
         chunk_reset(&s->raw);
         return;

@@ -121,7 +121,10 @@ op_node *exec_node(exec_ctx *x, const plan_op *p);
 /* ---- what the operators share ----------------------------------------------------------- */
 
 int exec_nomem(exec_ctx *x);
-/* exec_table_error turns a storage error of x->txn into x->err. */
+/* exec_table_error turns a storage error rc of x->txn into x->err, unless x->err holds one: the
+** transaction's error, code and message (err_copy: whole even while another worker of the run
+** records it; several workers failing at once all copy the one error the transaction kept), or
+** rc with its description when the transaction recorded none. Returns the code recorded. */
 int exec_table_error(exec_ctx *x, int rc);
 /* exec_eval_scalar evaluates an expression without columns, cheaply for constants and parameters. */
 int exec_eval_scalar(exec_ctx *x, expr *e, sql_value *out);

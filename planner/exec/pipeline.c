@@ -92,7 +92,8 @@ int exec_eval_scalar(exec_ctx *x, expr *e, sql_value *out) {
 
 int exec_table_error(exec_ctx *x, int rc) {
     if (x->err->code) return x->err->code;
-    return err_set(x->err, rc, "%s", pager_txn_err(x->txn)->msg);
+    int code = err_copy(x->err, pager_txn_err(x->txn));
+    return code ? code : err_set(x->err, rc, "%s", strata_errstr(rc));
 }
 
 int exec_rows_init(exec_ctx *x, vec_rows *c, const sql_type *types, uint32_t ncols) {

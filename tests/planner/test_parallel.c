@@ -321,3 +321,23 @@ Test(parallel, the_setting) {
     cr_assert_eq(strata_exec(db, "SET threads = 100000", NULL, NULL), STRATA_ERROR);
     strata_close(db);
 }
+
+/* rowids far apart (explicit INTEGER PRIMARY KEY values): a row group spans the gap, the morsels
+** follow the row groups and the row store's leaves, not the rowids' span */
+Test(parallel, sparse_rowids_match_one_thread) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE sp(id INTEGER PRIMARY KEY, g INTEGER, s VARCHAR);"
+                "INSERT INTO sp SELECT i, i % 31, 'a' || (i % 17) FROM generate_series(1, 1000) AS x(i);"
+                "INSERT INTO sp SELECT i, i % 31, 'b' || (i % 19) FROM generate_series(1000000000, 1000500000) AS x(i);"
+                "CHECKPOINT;"
+                "INSERT INTO sp SELECT i, i % 31, 'c' FROM generate_series(2000000000, 2000500000, 5) AS x(i);"
+                "DELETE FROM sp WHERE id % 777 = 5");
+    same_at_threads(db, "SELECT g, count(*), sum(id), min(s), max(s) FROM sp GROUP BY g ORDER BY g");
+    same_at_threads(db, "SELECT count(*), sum(id), sum(g) FROM sp");
+    same_at_threads(db, "SELECT count(*), sum(id) FROM sp WHERE id BETWEEN 500 AND 1000250000");
+    same_at_threads(db, "SELECT s, count(*) FROM sp WHERE id > 1000400000 GROUP BY s ORDER BY s");
+    char *r = result(db, "SET threads = 7; SELECT count(*) FROM sp");
+    cr_assert_str_eq(r, "600228\n");
+    free(r);
+    strata_close(db);
+}
