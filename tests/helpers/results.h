@@ -64,4 +64,16 @@ static inline void same_at_threads(strata_db *db, const char *sql) {
     free(one);
 }
 
+/* same_row_counts asserts that the rows= of each line of two EXPLAIN ANALYZE outputs of one query
+** agree (the times do not), over 3 lines at least. */
+static inline void same_row_counts(const char *one, const char *many) {
+    const char *a = one, *b = many;
+    int lines = 0;
+    while ((a = strstr(a, "rows=")) && (b = strstr(b, "rows="))) {
+        cr_assert_eq(strtoull(a + 5, NULL, 10), strtoull(b + 5, NULL, 10), "%s\n%s", one, many);
+        a += 5, b += 5, lines++;
+    }
+    cr_assert_geq(lines, 3, "%s", many);
+}
+
 #endif
