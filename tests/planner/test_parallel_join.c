@@ -38,27 +38,42 @@ static strata_db *open_tables(void) {
 /* The probe side: a series larger than b, so that b is the side the hash table is built on. */
 #define PROBE "generate_series(1, 1300000) AS g(i)"
 
+/* Under ThreadSanitizer (ten times slower) a few of the queries run: every kind of join builds its
+** table alike, and those few take each path of it (long strings, several keys, a kind that marks
+** build rows, the null-aware anti join, a build side the run's thread builds the table of). */
+#ifdef __SANITIZE_THREAD__
+#define ALL_QUERIES 0
+#else
+#define ALL_QUERIES 1
+#endif
+
 Test(parallel_join, every_kind_over_a_large_build_side, .timeout = 600) {
     strata_db *db = open_tables();
     /* inner: one key with duplicates; several keys; a long string key */
-    same_at_threads(db, "SELECT count(*), sum(b.id), sum(g.i), min(b.s), max(b.v) FROM " PROBE " JOIN b ON b.k = g.i % 500000");
+    if (ALL_QUERIES)
+        same_at_threads(db, "SELECT count(*), sum(b.id), sum(g.i), min(b.s), max(b.v) FROM " PROBE " JOIN b ON b.k = g.i % 500000");
     same_at_threads(db, "SELECT count(*), sum(b.id) FROM " PROBE " JOIN b ON b.k = g.i % 500000 AND b.k2 = g.i % 7");
     same_at_threads(db, "SELECT count(*), sum(b.id), max(g.i) FROM " PROBE " JOIN b ON b.s = 'a-long-key-prefix-' || (g.i % 350000)");
-    /* rows listed, in a total order */
-    same_at_threads(db, "SELECT g.i, b.id, b.s FROM " PROBE " JOIN b ON b.k = g.i WHERE g.i % 20000 = 1 ORDER BY 1, 2");
-    /* NULL build keys match nothing */
-    same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " JOIN b ON b.v = g.i");
-    /* left, and an outer side kept whole (b is the smaller: RIGHT and FULL joins building on it) */
-    same_at_threads(db, "SELECT count(*), count(b.id), sum(b.v) FROM " PROBE " LEFT JOIN b ON b.k = g.i + 300000");
-    same_at_threads(db, "SELECT count(*), count(g.i), sum(b.id) FROM b LEFT JOIN " PROBE " ON b.v = g.i * 3");
+    if (ALL_QUERIES) {
+        /* rows listed, in a total order */
+        same_at_threads(db, "SELECT g.i, b.id, b.s FROM " PROBE " JOIN b ON b.k = g.i WHERE g.i % 20000 = 1 ORDER BY 1, 2");
+        /* NULL build keys match nothing */
+        same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " JOIN b ON b.v = g.i");
+        /* left, and an outer side kept whole (b is the smaller: RIGHT and FULL joins building on it) */
+        same_at_threads(db, "SELECT count(*), count(b.id), sum(b.v) FROM " PROBE " LEFT JOIN b ON b.k = g.i + 300000");
+        same_at_threads(db, "SELECT count(*), count(g.i), sum(b.id) FROM b LEFT JOIN " PROBE " ON b.v = g.i * 3");
+    }
     same_at_threads(db, "SELECT count(*), count(g.i), count(b.id), sum(b.id) FROM b FULL JOIN " PROBE " ON b.v = g.i + 1000000");
     /* semi and anti joins, the null-aware NOT IN (b.v has NULLs: no row passes) and NOT EXISTS */
-    same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " WHERE EXISTS (SELECT 1 FROM b WHERE b.k = g.i AND b.k2 < 3)");
+    if (ALL_QUERIES)
+        same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " WHERE EXISTS (SELECT 1 FROM b WHERE b.k = g.i AND b.k2 < 3)");
     same_at_threads(db, "SELECT count(*) FROM " PROBE " WHERE g.i NOT IN (SELECT v FROM b)");
-    same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.v = g.i)");
-    /* the build side's rows that some probe row joins, or none (RIGHT_SEMI, RIGHT_ANTI) */
-    same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
-    same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE NOT EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
+    if (ALL_QUERIES) {
+        same_at_threads(db, "SELECT count(*), sum(g.i) FROM " PROBE " WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.v = g.i)");
+        /* the build side's rows that some probe row joins, or none (RIGHT_SEMI, RIGHT_ANTI) */
+        same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
+        same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE NOT EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
+    }
     /* a build side below the size whose table is built by partition on the workers */
     same_at_threads(db, "SELECT count(*), sum(b.id) FROM " PROBE " JOIN b ON b.k = g.i WHERE b.id % 50 = 3");
     strata_close(db);
@@ -122,6 +137,6 @@ Test(parallel_join, a_memory_limit_fails_the_build_cleanly, .timeout = 600) {
         free(r);
     }
     EXEC_OK(db, "SET memory_limit = '4GB'");
-    same_at_threads(db, q);
+    if (ALL_QUERIES) same_at_threads(db, q);
     strata_close(db);
 }
