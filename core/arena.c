@@ -104,6 +104,19 @@ void arena_reset(arena *a) {
     }
 }
 
+void arena_adopt(arena *a, arena *from) {
+    arena_block *tail = from->head;
+    while (tail && tail->next) tail = tail->next;
+    if (tail) { /* from's blocks go behind a's head, whose free space a goes on using */
+        tail->next = a->head ? a->head->next : NULL;
+        if (a->head) a->head->next = from->head;
+        else a->head = from->head;
+    }
+    a->used += from->used;
+    from->head = NULL;
+    arena_free(from); /* its spares */
+}
+
 void arena_free(arena *a) {
     arena_reset(a);
     while (a->spare != NULL) {

@@ -29,6 +29,10 @@ char *arena_strdup(arena *a, const char *s);
 ** (so that an arena refilled after each reset -- a vector's strings, chunk after chunk -- does
 ** not malloc and free the same blocks every time). */
 void arena_reset(arena *a);
+/* arena_adopt makes from's allocations a's: they stay where they are and are freed with a's
+** blocks (a keeps filling its own head block); from is left empty, as after arena_init. Neither
+** arena may be in use by another thread. */
+void arena_adopt(arena *a, arena *from);
 /* arena_free releases every block; the arena may be reused after arena_init. */
 void arena_free(arena *a);
 

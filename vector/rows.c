@@ -290,6 +290,43 @@ int vec_rowtable_append(vec_rowtable *t, const data_chunk *src, strata_err *err)
     return STRATA_OK;
 }
 
+int vec_rowtable_take(vec_rowtable *t, vec_rowtable *const *from, unsigned n, vec_rowtable_moved *moved, strata_err *err) {
+    assert(t->rows == 0 && t->nblocks == 0);
+    uint32_t full = 0;
+    for (unsigned i = 0; i < n; i++) full += (uint32_t)(from[i]->rows / VEC_ROWTABLE_BLOCK);
+    if (full > t->cap) { /* room for every full block first: moving them cannot fail then */
+        uint8_t **b = realloc(t->blocks, (full + 1) * sizeof *b);
+        if (!b) return err_set(err, STRATA_NOMEM, "out of memory (join rows)");
+        t->blocks = b, t->cap = full + 1;
+    }
+    size_t block = (size_t)VEC_ROWTABLE_BLOCK * t->width;
+    for (unsigned i = 0; i < n; i++) { /* the full blocks, with what they and the strings charged */
+        vec_rowtable *f = from[i];
+        uint32_t nf = (uint32_t)(f->rows / VEC_ROWTABLE_BLOCK);
+        bool tail = nf < f->nblocks;
+        if (nf) memcpy(t->blocks + t->nblocks, f->blocks, nf * sizeof *f->blocks);
+        if (tail) f->blocks[0] = f->blocks[nf]; /* the partly filled block stays, alone */
+        f->nblocks = tail;
+        moved[i].split = (uint64_t)nf * VEC_ROWTABLE_BLOCK, moved[i].low = t->rows;
+        t->nblocks += nf, t->rows += moved[i].split;
+        f->rows -= moved[i].split;
+        size_t charge = f->budget ? f->charged - (tail ? block : 0) : 0;
+        t->charged += charge, f->charged -= charge;
+        arena_adopt(&t->heap, &f->heap);
+    }
+    for (unsigned i = 0; i < n; i++) { /* then the rest of each, copied */
+        vec_rowtable *f = from[i];
+        moved[i].high = t->rows;
+        for (uint64_t r = 0; r < f->rows; r++) {
+            int rc = rowtable_block(t, err);
+            if (rc) return rc;
+            memcpy(rowtable_row(t, t->rows), rowtable_row(f, r), t->width);
+            t->rows++;
+        }
+    }
+    return STRATA_OK;
+}
+
 void vec_rowtable_locate(const vec_rowtable *t, const uint32_t *rowids, uint32_t n, const uint8_t **rows) {
     for (uint32_t k = 0; k < n; k++) {
         rows[k] = rowtable_row(t, rowids[k]);
@@ -460,8 +497,9 @@ static bool direct_find(const vec_groups *g, const vector *c, uint32_t count, ui
 
 /* direct_fit remakes the direct map to cover kmin..kmax with room to spare on both sides, when
 ** that range is dense enough (VEC_GROUPS_DENSE); the first map is VEC_GROUPS_DIRECT entries
-** centred on the first key. Called when a key falls outside the map and when the table grows. */
-static int direct_fit(vec_groups *g, strata_err *err) {
+** centred on the first key. Called when a key falls outside the map and when the table grows;
+** with fill, the groups' keys are entered (the merge of a join table's parts enters them itself). */
+static int direct_fit(vec_groups *g, bool fill, strata_err *err) {
     uint64_t span = (uint64_t)g->kmax - (uint64_t)g->kmin + 1, size = VEC_GROUPS_DIRECT;
     if (g->direct && span <= g->direct_size && direct_slot(g, g->kmin) != UINT64_MAX &&
         direct_slot(g, g->kmax) != UINT64_MAX)
@@ -483,7 +521,7 @@ static int direct_fit(vec_groups *g, strata_err *err) {
     free(g->direct);
     g->direct = d, g->direct_size = (uint32_t)size;
     g->direct_base = (int64_t)((uint64_t)g->kmin - (size - span) / 2);
-    for (uint32_t i = 0; i < g->ngroups; i++)
+    for (uint32_t i = 0; fill && i < g->ngroups; i++)
         if (i != g->null_gid) g->direct[direct_slot(g, g->ikeys[i])] = i + 1;
     return STRATA_OK;
 }
@@ -498,7 +536,7 @@ static int direct_note(vec_groups *g, int64_t key, uint32_t gid, strata_err *err
         g->direct[off] = gid + 1;
         return STRATA_OK;
     }
-    return direct_fit(g, err);
+    return direct_fit(g, true, err);
 }
 
 /* groups_room makes room for one more group in the array by group that probes compare: the
@@ -611,7 +649,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
             }
             g->slots[s] = slot_of(hashes[r], gid);
             if (g->ngroups * 2 > g->mask &&
-                ((rc = groups_grow(g, err)) || (g->int_key && g->direct && (rc = direct_fit(g, err)))))
+                ((rc = groups_grow(g, err)) || (g->int_key && g->direct && (rc = direct_fit(g, true, err)))))
                 break;
         }
         gids[r] = gid;
@@ -622,7 +660,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
 }
 
 bool vec_groups_range(const vec_groups *g, int64_t *min, int64_t *max) {
-    if (!g->int_key || !g->direct) return false; /* the map is made at the first non-NULL key */
+    if (!g->int_key || g->ngroups == (g->null_gid != UINT32_MAX)) return false; /* no non-NULL key */
     *min = g->kmin, *max = g->kmax;
     return true;
 }
@@ -667,14 +705,19 @@ static int join_room(vec_join_table *t, uint32_t **arr, uint32_t *cap, uint64_t 
     return STRATA_OK;
 }
 
+/* join_groups sets gids[r] to the group of row r of cols (r < count), adding the new keys and
+** their chains' heads. */
+static int join_groups(vec_join_table *t, vector *const *cols, uint32_t count, uint32_t *gids, strata_err *err) {
+    uint64_t hashes[VECTOR_SIZE];
+    int rc = vec_groups_find_or_add(&t->groups, cols, count, gids, NULL, hashes, err);
+    return rc ? rc : join_room(t, &t->first, &t->cap_first, t->groups.ngroups, err);
+}
+
 int vec_join_add(vec_join_table *t, vector *const *cols, uint32_t count, strata_err *err) {
     if ((uint64_t)t->rows + count > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
     uint32_t gids[VECTOR_SIZE];
-    uint64_t hashes[VECTOR_SIZE];
-    int rc = vec_groups_find_or_add(&t->groups, cols, count, gids, NULL, hashes, err);
-    if (rc || (rc = join_room(t, &t->first, &t->cap_first, t->groups.ngroups, err)) ||
-        (rc = join_room(t, &t->next, &t->cap_next, (uint64_t)t->rows + count, err)))
-        return rc;
+    int rc = join_groups(t, cols, count, gids, err);
+    if (rc || (rc = join_room(t, &t->next, &t->cap_next, (uint64_t)t->rows + count, err))) return rc;
     for (uint32_t r = 0; r < count; r++) { /* each row goes to the head of its key's chain */
         uint32_t b = t->rows + r;
         t->next[b] = t->first[gids[r]];
@@ -705,4 +748,98 @@ void vec_join_probe(const vec_join_table *t, vector *const *cols, uint32_t count
         uint32_t gid = has_null ? UINT32_MAX : groups_lookup(g, cols, r, hashes[r]);
         heads[r] = gid == UINT32_MAX ? 0 : t->first[gid];
     }
+}
+
+/* ---- a join table built by parts ---------------------------------------------------------- */
+
+int vec_join_rows(vec_join_table *t, uint64_t rows, strata_err *err) {
+    if (rows > UINT32_MAX - 1) return err_set(err, STRATA_TOOBIG, "join build side too large");
+    int rc = join_room(t, &t->next, &t->cap_next, rows, err);
+    if (rc == STRATA_OK) t->rows = (uint32_t)rows;
+    return rc;
+}
+
+int vec_join_add_rows(vec_join_table *t, vector *const *cols, uint32_t count, const uint32_t *rows, uint32_t *next,
+                      strata_err *err) {
+    uint32_t gids[VECTOR_SIZE];
+    int rc = join_groups(t, cols, count, gids, err);
+    if (rc) return rc;
+    for (uint32_t r = 0; r < count; r++) {
+        next[rows[r]] = t->first[gids[r]];
+        t->first[gids[r]] = rows[r] + 1;
+    }
+    return STRATA_OK;
+}
+
+int vec_join_merge_begin(vec_join_table *t, const vec_join_table *parts, unsigned n, uint32_t *base, strata_err *err) {
+    vec_groups *g = &t->groups;
+    assert(g->ngroups == 0);
+    uint64_t groups = 0;
+    bool ranged = false;
+    for (unsigned i = 0; i < n; i++) {
+        const vec_groups *pg = &parts[i].groups;
+        base[i] = (uint32_t)groups;
+        groups += pg->ngroups;
+        if (pg->null_gid != UINT32_MAX) g->null_gid = base[i] + pg->null_gid;
+        if (!g->int_key || pg->ngroups == (pg->null_gid != UINT32_MAX)) continue; /* no non-NULL key */
+        g->kmin = ranged && g->kmin < pg->kmin ? g->kmin : pg->kmin;
+        g->kmax = ranged && g->kmax > pg->kmax ? g->kmax : pg->kmax;
+        ranged = true;
+    }
+    assert(groups <= t->rows);
+    uint32_t mask = g->mask;
+    while (groups * 2 > mask) mask = mask * 2 + 1; /* as full as the groups' table gets when grown */
+    int rc;
+    if (mask != g->mask) {
+        if ((rc = vec_rows_charge(&g->keys, ((size_t)mask + 1) * sizeof *g->slots, err))) return rc;
+        uint64_t *slots = bigmem_alloc(((size_t)mask + 1) * sizeof *slots);
+        if (!slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+        bigmem_free(g->slots, ((size_t)g->mask + 1) * sizeof *g->slots);
+        g->slots = slots, g->mask = mask;
+    }
+    uint32_t cap = groups ? (uint32_t)groups : 1;
+    if ((rc = vec_rows_charge(&g->keys, (size_t)cap * sizeof(uint64_t), err))) return rc;
+    void **arr = g->int_key ? (void **)&g->ikeys : (void **)&g->hashes;
+    if (!(*arr = bigmem_alloc((size_t)cap * sizeof(uint64_t)))) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
+    g->cap_groups = cap;
+    g->ngroups = (uint32_t)groups;
+    if ((rc = join_room(t, &t->first, &t->cap_first, groups, err))) return rc;
+    return ranged ? direct_fit(g, false, err) : STRATA_OK;
+}
+
+void vec_join_merge_part(vec_join_table *t, const vec_join_table *part, uint32_t base) {
+    vec_groups *g = &t->groups;
+    const vec_groups *pg = &part->groups;
+    /* the part's slots, each with its salt and its group in t: no other part has its keys, so none
+    ** is compared; a slot is taken by compare-and-swap, as other parts' groups go in beside */
+    for (uint64_t i = 0; i <= pg->mask; i++) {
+        uint64_t slot = pg->slots[i];
+        if (!slot) continue;
+        uint64_t placed = (slot & ~(uint64_t)UINT32_MAX) | (base + (uint32_t)slot);
+        for (uint32_t s = slot_start(g->mask, slot);; s = (s + 1) & g->mask) {
+            uint64_t empty = 0;
+            if (__atomic_load_n(&g->slots[s], __ATOMIC_RELAXED) == 0 &&
+                __atomic_compare_exchange_n(&g->slots[s], &empty, placed, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                break;
+        }
+    }
+    if (!pg->ngroups) return;
+    if (g->int_key) memcpy(g->ikeys + base, pg->ikeys, (size_t)pg->ngroups * sizeof *g->ikeys);
+    else memcpy(g->hashes + base, pg->hashes, (size_t)pg->ngroups * sizeof *g->hashes);
+    memcpy(t->first + base, part->first, (size_t)pg->ngroups * sizeof *t->first);
+    for (uint32_t i = 0; g->direct && i < pg->ngroups; i++) {
+        uint64_t off = i == pg->null_gid ? UINT64_MAX : direct_slot(g, pg->ikeys[i]);
+        if (off != UINT64_MAX) g->direct[off] = base + i + 1;
+    }
+}
+
+int vec_join_merge_end(vec_join_table *t, const vec_join_table *parts, unsigned n, strata_err *err) {
+    for (unsigned i = 0; i < n; i++) {
+        const vec_rows *k = &parts[i].groups.keys;
+        for (uint32_t c = 0; c < k->nchunks; c++) {
+            int rc = vec_rows_append(&t->groups.keys, k->chunks[c], NULL, k->chunks[c]->count, err);
+            if (rc) return rc;
+        }
+    }
+    return STRATA_OK;
 }

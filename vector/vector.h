@@ -363,6 +363,19 @@ void vec_rowtable_free(vec_rowtable *t);
 ** chunk) to the table's end. STRATA_NOMEM (the budget's or malloc's) leaves the rows appended
 ** before it. */
 int vec_rowtable_append(vec_rowtable *t, const data_chunk *src, strata_err *err);
+/* vec_rowtable_take moves the rows of the tables from[0..n) (of t's columns and budget) to t,
+** which must be empty: the rows of one table built by several threads. Their full blocks move
+** (t charges them from then on, and takes their string heaps), the rest of each is copied; row r
+** of from[i] becomes row vec_rowtable_moved_row(&moved[i], r) of t. from[i] is left with the
+** copied rows (freed with it, charged to it). STRATA_NOMEM leaves t with part of the rows; both
+** sides are then only to be freed. */
+typedef struct vec_rowtable_moved {
+    uint64_t split, low, high; /* rows below split went to low + r, the others to high + r - split */
+} vec_rowtable_moved;
+int vec_rowtable_take(vec_rowtable *t, vec_rowtable *const *from, unsigned n, vec_rowtable_moved *moved, strata_err *err);
+static inline uint64_t vec_rowtable_moved_row(const vec_rowtable_moved *m, uint64_t r) {
+    return r < m->split ? m->low + r : m->high + (r - m->split);
+}
 /* vec_rowtable_locate sets rows[k] to where row rowids[k] is (k < n), and starts fetching it;
 ** vec_rowtable_gather then writes column col of those rows to out (flat, reset first, of the
 ** column's type) as its rows 0..n-1; strings refer to the table's heap. */
@@ -435,5 +448,26 @@ int vec_join_add(vec_join_table *t, vector *const *cols, uint32_t count, strata_
 ** hashes is scratch of count entries. */
 void vec_join_probe(const vec_join_table *t, vector *const *cols, uint32_t count, uint64_t *hashes, uint32_t *heads);
 static inline uint32_t vec_join_next(const vec_join_table *t, uint32_t brow) { return t->next[brow]; }
+
+/* A join table built by parts, on several threads at once: the build rows are numbered first
+** (vec_join_rows: t's chains by row, t->next, for `rows` rows); each part, a vec_join_table of its
+** own (vec_join_init) holding the keys of one partition of their hashes, takes its rows with
+** vec_join_add_rows, chaining them through t->next (the parts write other rows' entries, so
+** they may add at once); then vec_join_merge_begin sizes t for the parts' keys together (on one
+** thread), vec_join_merge_part enters one part's keys (the parts at once, on several threads:
+** their slots are taken by compare-and-swap), and vec_join_merge_end copies the parts' key rows
+** (on one thread). The result is the table vec_join_add would have made of the same rows, but for
+** the order of the keys' groups and of the rows on a chain; it takes no more rows. */
+int vec_join_rows(vec_join_table *t, uint64_t rows, strata_err *err);
+/* vec_join_add_rows adds the count rows rows[0..count) (numbers below t->rows of the table being
+** built) with keys cols[0..nkeys) to part, chaining them through next (that table's next). */
+int vec_join_add_rows(vec_join_table *part, vector *const *cols, uint32_t count, const uint32_t *rows, uint32_t *next,
+                      strata_err *err);
+/* vec_join_merge_begin makes t's arrays for the keys of parts[0..n) and sets base[i] to part i's
+** first group in t; t's groups must be empty. STRATA_NOMEM (the budget's or malloc's): t is only
+** to be freed. */
+int vec_join_merge_begin(vec_join_table *t, const vec_join_table *parts, unsigned n, uint32_t *base, strata_err *err);
+void vec_join_merge_part(vec_join_table *t, const vec_join_table *part, uint32_t base);
+int vec_join_merge_end(vec_join_table *t, const vec_join_table *parts, unsigned n, strata_err *err);
 
 #endif

@@ -791,21 +791,6 @@ static int agg_merge_rows(exec_ctx *x, const plan_op *p, agg_state *g, agg_state
     return STRATA_OK;
 }
 
-static int key_vectors(exec_ctx *x, const plan_op *p, vector *tmp) {
-    for (uint32_t k = 0; k < p->agg.nkeys; k++) {
-        int rc = vec_init(&tmp[k], p->agg.keys[k]->type, x->err);
-        if (rc) {
-            for (uint32_t j = 0; j < k; j++) vec_free(&tmp[j]);
-            return rc;
-        }
-    }
-    return STRATA_OK;
-}
-
-static void key_vectors_free(const plan_op *p, vector *tmp) {
-    for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&tmp[k]);
-}
-
 /* Workers' groups are merged on the run's thread while they are few; more go by partition (a
 ** range of one integer key, else AGG_PART_BITS of the keys' hash): a partition whose groups are all
 ** one worker's is those groups of that worker's table, as they are (the morsels a worker takes
@@ -864,7 +849,8 @@ static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     exec_ctx x = *j->x;
     x.err = &w->err;
     vector tmp[p->agg.nkeys + 1];
-    int rc = key_vectors(&x, p, tmp);
+    int rc = exec_key_vectors(&x, p->agg.keys, p->agg.nkeys, tmp);
+    if (rc) return rc;
     for (uint64_t part = begin; part < end && !rc; part++) {
         agg_part *t = &j->parts[part];
         if (t->first == t->end || j->entries[t->first] >> 32 == j->entries[t->end - 1] >> 32) {
@@ -880,7 +866,7 @@ static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
             rc = agg_merge_rows(&x, p, t->merged, j->locals[i], first, sel, m, tmp);
         }
     }
-    key_vectors_free(p, tmp);
+    exec_key_vectors_free(tmp, p->agg.nkeys);
     return rc;
 }
 
@@ -926,14 +912,14 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
     if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1)
         return agg_merge_partitioned(x, p, g, locals, ls, n, groups);
     vector tmp[p->agg.nkeys + 1];
-    int rc = key_vectors(x, p, tmp);
+    int rc = exec_key_vectors(x, p->agg.keys, p->agg.nkeys, tmp);
     if (rc) return rc;
     for (unsigned i = 0; i < n && !rc; i++)
         for (uint32_t first = 0; first < ls[i]->groups.ngroups && !rc; first += VECTOR_SIZE) {
             uint32_t m = ls[i]->groups.ngroups - first < VECTOR_SIZE ? ls[i]->groups.ngroups - first : VECTOR_SIZE;
             rc = agg_merge_rows(x, p, g, ls[i], first, NULL, m, tmp);
         }
-    key_vectors_free(p, tmp);
+    exec_key_vectors_free(tmp, p->agg.nkeys);
     return rc;
 }
 

@@ -22,8 +22,9 @@ static inline expr_state *residual(const plan_op *p, expr_state **ex) { return e
 /* marks_build: the kinds of join that mark the build rows matched, for the end (join_flush). */
 static inline bool marks_build(join_kind k) { return k == JK_RIGHT || k == JK_FULL || k == JK_RSEMI || k == JK_RANTI; }
 
-/* The build side: the run's node's, which its workers' nodes read (and do not write: a join that
-** marks build rows, RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI, does not run on several workers). */
+/* The build side: the run's node's, which its workers' nodes read once it is complete (and do not
+** write: a join that marks build rows, RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI, probes on one worker).
+** A build side sunk by several workers is made of theirs (join_combine). */
 typedef struct join_build {
     vec_rowtable build; /* build rows */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
@@ -31,12 +32,25 @@ typedef struct join_build {
     uint8_t *bmatched;   /* RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI: build row matched */
     uint64_t nbuild;
     bool build_null;     /* null_aware: some build key is NULL */
+    bool complete;       /* finalized: the probe side may read it */
 } join_build;
+
+/* A worker's share of a build side sunk by several workers: besides its rows (its node's
+** build), their keys and, by partition of the keys' hash, the numbers of its rows in the
+** partition; join_combine builds the run's table from them, a partition on each worker. Owned by
+** the worker's node; charged to the query's memory through keys. */
+#define JOIN_PARTS 64
+typedef struct join_collect {
+    vec_rows keys;              /* row r's keys: row r of the collection */
+    uint32_t *rows[JOIN_PARTS]; /* partition k's rows, ascending */
+    uint32_t n[JOIN_PARTS], cap[JOIN_PARTS];
+} join_collect;
 
 typedef struct join_state {
     expr_state **ex;     /* the node's expression states */
-    join_build *b;       /* &own, or a worker's: the run's node's */
+    join_build *b;       /* &own, or a worker's probing: the run's node's */
     join_build own;
+    join_collect *collect; /* a worker's node sinking build rows (join_open_local), else NULL */
     /* probing one input chunk */
     uint64_t *phash;     /* scratch for the probe keys' hashes */
     uint32_t *heads;     /* each probe row's chain (vec_join_probe) */
@@ -84,25 +98,37 @@ static void join_filter_clear(join_filter *f) {
 
 static int join_probe_init(exec_ctx *x, op_node *nd, join_state *s);
 
-static int join_open(exec_ctx *x, op_node *nd) {
-    const plan_op *p = nd->op;
-    join_state *s = calloc(1, sizeof *s);
-    if (!s) return exec_nomem(x);
-    nd->state = s;
-    s->b = &s->own;
+/* key_types writes the types of p's build keys to kt. */
+static void key_types(const plan_op *p, sql_type *kt) {
+    for (uint32_t k = 0; k < p->join.nkeys; k++) kt[k] = p->join.rkeys[k]->type;
+}
+
+/* build_init makes s's own build side empty: its rows, and its table (the run's node) or its
+** collection of keys (a worker's node sinking build rows). */
+static int build_init(exec_ctx *x, const plan_op *p, join_state *s, bool worker) {
     plan_op *r = p->child[1];
+    s->b = &s->own;
     /* a semi or anti join without a residual reads no build column: it only counts the rows */
     bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
     int rc = vec_rowtable_init(&s->b->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
-    for (uint32_t k = 0; k < p->join.nkeys; k++) {
-        kt[k] = p->join.rkeys[k]->type;
-    }
-    if ((rc = exec_join_table_init(x, &s->b->table, kt, p->join.nkeys))) return rc;
+    key_types(p, kt);
+    if (!worker) rc = exec_join_table_init(x, &s->b->table, kt, p->join.nkeys);
+    else if (!(s->collect = calloc(1, sizeof *s->collect))) rc = exec_nomem(x);
+    else rc = exec_rows_init(x, &s->collect->keys, kt, p->join.nkeys);
+    if (rc) return rc;
     if (!(s->b->bnull = malloc(r->ncols + 1))) return exec_nomem(x);
     memset(s->b->bnull, 1, r->ncols + 1);
-    return join_probe_init(x, nd, s);
+    return STRATA_OK;
+}
+
+static int join_open(exec_ctx *x, op_node *nd) {
+    join_state *s = calloc(1, sizeof *s);
+    if (!s) return exec_nomem(x);
+    nd->state = s;
+    int rc = build_init(x, nd->op, s, false);
+    return rc ? rc : join_probe_init(x, nd, s);
 }
 
 /* join_probe_init makes the scratch of probing (of the run's node, or a worker's). */
@@ -132,13 +158,18 @@ static void join_close(op_node *nd, bool keep) {
     join_state *s = nd->state;
     if (!s) return;
     nd->state = NULL;
-    if (s->b == &s->own) { /* the run's node, not a worker's */
-        for (uint32_t k = 0; p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
+    if (s->b == &s->own) { /* the run's node, or a worker's sinking build rows */
+        for (uint32_t k = 0; !s->collect && p->kind == PLAN_HASH_JOIN && p->join.filters && k < p->join.nkeys; k++)
             join_filter_clear(p->join.filters[k]);
         vec_rowtable_free(&s->own.build);
         vec_join_free(&s->own.table);
         free(s->own.bmatched);
         free(s->own.bnull);
+    }
+    if (s->collect) {
+        vec_rows_free(&s->collect->keys);
+        for (int k = 0; k < JOIN_PARTS; k++) free(s->collect->rows[k]);
+        free(s->collect);
     }
     chunk_free(&s->pairs);
     free(s->phash);
@@ -150,11 +181,42 @@ static void join_close(op_node *nd, bool keep) {
     free(s);
 }
 
+/* collect_keys keeps the keys of the count build rows from row `first` on in a worker's
+** collection c, and each row's number in the list of its keys' partition. */
+static int collect_keys(exec_ctx *x, join_collect *c, vector *const *keys, uint32_t nkeys, uint32_t count, uint64_t first) {
+    vector view[nkeys];
+    for (uint32_t k = 0; k < nkeys; k++) view[k] = *keys[k];
+    data_chunk kc = {.ncols = nkeys, .count = count, .cols = view};
+    int rc = vec_rows_append(&c->keys, &kc, NULL, count, x->err);
+    if (rc) return rc;
+    uint64_t h[VECTOR_SIZE];
+    uint32_t add[JOIN_PARTS] = {0};
+    vec_hash(keys[0], NULL, count, h);
+    for (uint32_t k = 1; k < nkeys; k++) vec_hash_combine(keys[k], NULL, count, h);
+    for (uint32_t r = 0; r < count; r++) add[h[r] % JOIN_PARTS]++;
+    for (int k = 0; k < JOIN_PARTS; k++) {
+        if (c->n[k] + add[k] <= c->cap[k]) continue;
+        uint32_t cap = c->cap[k] ? c->cap[k] : 256;
+        while (cap < c->n[k] + add[k]) cap *= 2;
+        uint32_t *rows = realloc(c->rows[k], (size_t)cap * sizeof *rows);
+        if (!rows) return exec_nomem(x);
+        c->rows[k] = rows;
+        if ((rc = vec_rows_charge(&c->keys, (size_t)(cap - c->cap[k]) * sizeof *rows, x->err))) return rc;
+        c->cap[k] = cap;
+    }
+    for (uint32_t r = 0; r < count; r++) {
+        uint32_t k = h[r] % JOIN_PARTS;
+        c->rows[k][c->n[k]++] = (uint32_t)(first + r);
+    }
+    return STRATA_OK;
+}
+
 static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     (void)side; /* the build side, child 1 */
     const plan_op *p = nd->op;
     join_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
+    uint64_t first = s->b->build.rows;
     int rc = vec_rowtable_append(&s->b->build, in, x->err);
     for (uint32_t c = 0; c < in->ncols; c++)
         if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->b->bnull[c] = false;
@@ -165,6 +227,7 @@ static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
         keys[k] = rkey(p, s->ex, k)->result;
     }
     for (uint32_t r = 0; p->join.null_aware && !s->b->build_null && r < in->count; r++) s->b->build_null = vec_is_null(keys[0], r);
+    if (s->collect) return collect_keys(x, s->collect, keys, p->join.nkeys, in->count, first);
     return vec_join_add(&s->b->table, keys, in->count, x->err);
 }
 
@@ -181,6 +244,7 @@ static int join_finalize(exec_ctx *x, op_node *nd) {
         if (rc) return rc;
     }
     s->b->bmatched = calloc(n + 1, 1);
+    s->b->complete = true;
     return s->b->bmatched ? STRATA_OK : exec_nomem(x);
 }
 
@@ -583,17 +647,134 @@ static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
              p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
 }
 
-/* A join whose probe rows mark no build row (not RIGHT, not FULL) probes on several workers: each
-** worker's node probes the run's node's build side with scratch of its own. Its build side runs
-** on one. */
-static bool join_parallel(const plan_op *p, int side) { return side < 0 && !marks_build(p->join.kind); }
+/* Every join's build side sinks on several workers, each worker's node collecting its rows and
+** keys (collect_keys), which join_combine makes one build side of; a join whose probe rows mark
+** no build row (not RIGHT, FULL, RIGHT_SEMI, RIGHT_ANTI) also probes on several workers, each
+** worker's node probing the run's node's build side with scratch of its own. */
+static bool join_parallel(const plan_op *p, int side) { return side >= 0 || !marks_build(p->join.kind); }
 
+/* a worker's node: of the build side's pipeline while the run's build side is not complete, else
+** of the probe side's */
 static int join_open_local(exec_ctx *x, op_node *local, op_node *global) {
     join_state *s = calloc(1, sizeof *s);
     if (!s) return exec_nomem(x);
     local->state = s;
-    s->b = ((join_state *)global->state)->b;
+    join_build *b = ((join_state *)global->state)->b;
+    if (!b->complete) {
+        s->ex = local->ex;
+        return build_init(x, local->op, s, true);
+    }
+    s->b = b;
     return join_probe_init(x, local, s);
+}
+
+/* Below JOIN_MERGE_SERIAL build rows, the run's thread builds the table of the workers' rows; from
+** there on each partition of the keys is built on a worker of the pool, as a table of its own,
+** and the partitions' tables are entered into the run's table at once (vec_join_merge_part). */
+#define JOIN_MERGE_SERIAL 65536
+
+/* What join_combine's jobs share: read-only but for parts[k] (partition k's job) and the entries of
+** next of the rows of the partition being built. */
+typedef struct build_job {
+    exec_ctx *x;
+    const plan_op *p;
+    join_state *const *ls;           /* the workers' nodes' states */
+    unsigned n;
+    const vec_rowtable_moved *moved; /* by worker: where its rows went in the run's build rows */
+    vec_join_table *table;           /* the run's */
+    vec_join_table *parts;           /* by partition */
+    const uint32_t *base;            /* by partition: its first group in the run's table */
+} build_job;
+
+/* add_partition adds the build rows of partition k of every worker to t (the run's table or
+** partition k's), one chunk of keys at a time, sliced into tmp (the keys' types). */
+static int add_partition(exec_ctx *x, const build_job *j, uint32_t k, vec_join_table *t, vector *tmp) {
+    uint32_t nk = j->p->join.nkeys;
+    vector *cols[nk];
+    for (uint32_t q = 0; q < nk; q++) cols[q] = &tmp[q];
+    sel_t sel[VECTOR_SIZE];
+    uint32_t at[VECTOR_SIZE];
+    for (unsigned i = 0; i < j->n; i++) {
+        const join_collect *c = j->ls[i]->collect;
+        const uint32_t *rows = c->rows[k];
+        for (uint32_t e = 0, m; e < c->n[k]; e += m) {
+            uint32_t chunk = rows[e] / VECTOR_SIZE;
+            for (m = 0; e + m < c->n[k] && rows[e + m] / VECTOR_SIZE == chunk; m++) {
+                sel[m] = rows[e + m] % VECTOR_SIZE;
+                at[m] = (uint32_t)vec_rowtable_moved_row(&j->moved[i], rows[e + m]);
+            }
+            for (uint32_t q = 0; q < nk; q++) vec_slice(&tmp[q], &c->keys.chunks[chunk]->cols[q], sel, m);
+            int rc = vec_join_add_rows(t, cols, m, at, j->table->next, x->err);
+            if (rc) return rc;
+        }
+    }
+    return STRATA_OK;
+}
+
+/* build_parts: a pool task, the tables of partitions [begin, end). */
+static int build_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    const build_job *j = arg;
+    exec_ctx x = *j->x;
+    x.err = &w->err;
+    uint32_t nk = j->p->join.nkeys;
+    sql_type kt[nk + 1];
+    key_types(j->p, kt);
+    vector tmp[nk + 1];
+    int rc = exec_key_vectors(&x, j->p->join.rkeys, nk, tmp);
+    if (rc) return rc;
+    for (uint64_t k = begin; k < end && !rc; k++)
+        if (!(rc = exec_join_table_init(&x, &j->parts[k], kt, nk))) rc = add_partition(&x, j, (uint32_t)k, &j->parts[k], tmp);
+    exec_key_vectors_free(tmp, nk);
+    return rc;
+}
+
+/* enter_parts: a pool task, partitions [begin, end) entered into the run's table. */
+static int enter_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    (void)w;
+    const build_job *j = arg;
+    for (uint64_t k = begin; k < end; k++) vec_join_merge_part(j->table, &j->parts[k], j->base[k]);
+    return STRATA_OK;
+}
+
+/* join_combine makes the run's build side of the workers' (all of it: the run's node sank nothing):
+** their rows move to its rows, and its table is built of their keys, by partition on the pool
+** when they are many. The workers' nodes keep what is left to free. */
+static int join_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
+    const plan_op *p = gn->op;
+    join_build *b = ((join_state *)gn->state)->b;
+    join_state *ls[n + 1];
+    vec_rowtable *from[n + 1];
+    vec_rowtable_moved moved[n + 1];
+    uint64_t rows = 0;
+    for (unsigned i = 0; i < n; i++) {
+        ls[i] = locals[i]->state;
+        from[i] = &ls[i]->own.build;
+        rows += from[i]->rows;
+        b->build_null |= ls[i]->own.build_null;
+        for (uint32_t c = 0; c < p->child[1]->ncols; c++) b->bnull[c] &= ls[i]->own.bnull[c];
+    }
+    if (rows > UINT32_MAX - 1) return err_set(x->err, STRATA_TOOBIG, "join build side too large");
+    int rc = vec_rowtable_take(&b->build, from, n, moved, x->err);
+    if (rc || !p->join.nkeys || (rc = vec_join_rows(&b->table, rows, x->err))) return rc;
+    uint32_t nk = p->join.nkeys, base[JOIN_PARTS];
+    build_job j = {.x = x, .p = p, .ls = ls, .n = n, .moved = moved, .table = &b->table, .base = base};
+    if (rows < JOIN_MERGE_SERIAL) {
+        vector tmp[nk + 1];
+        if ((rc = exec_key_vectors(x, p->join.rkeys, nk, tmp))) return rc;
+        for (uint32_t k = 0; k < JOIN_PARTS && !rc; k++) rc = add_partition(x, &j, k, &b->table, tmp);
+        exec_key_vectors_free(tmp, nk);
+        return rc;
+    }
+    if (!(j.parts = calloc(JOIN_PARTS, sizeof *j.parts))) return exec_nomem(x);
+    pool_job job = {.total = JOIN_PARTS, .morsel = 1, .run_morsel = build_parts, .arg = &j, .interrupt = x->interrupt};
+    rc = exec_pool_run(x, &job);
+    if (!rc) rc = vec_join_merge_begin(&b->table, j.parts, JOIN_PARTS, base, x->err);
+    job.run_morsel = enter_parts;
+    if (!rc) rc = exec_pool_run(x, &job);
+    if (!rc) rc = vec_join_merge_end(&b->table, j.parts, JOIN_PARTS, x->err);
+    for (uint32_t k = 0; k < JOIN_PARTS; k++) vec_join_free(&j.parts[k]);
+    free(j.parts);
+    return rc;
 }
 
 /* a nested-loop join is a hash join without keys: one table of functions, two names */
@@ -602,7 +783,7 @@ static int join_open_local(exec_ctx *x, op_node *local, op_node *global) {
         .name = label, .child = {CHILD_STREAM, CHILD_SINK}, .open = join_open, .close = join_close, \
         .exprs = join_exprs, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
         .finalize = join_finalize, .explain = join_explain, .parallel = join_parallel,           \
-        .open_local = join_open_local,                                                           \
+        .open_local = join_open_local, .combine = join_combine,                                  \
     }
 const op_vtable op_hash_join = JOIN_OPERATOR("HASH_JOIN");
 const op_vtable op_nl_join = JOIN_OPERATOR("NESTED_LOOP_JOIN");

@@ -132,6 +132,10 @@ int exec_eval_scalar(exec_ctx *x, expr *e, sql_value *out);
 int exec_rows_init(exec_ctx *x, vec_rows *c, const sql_type *types, uint32_t ncols);
 int exec_groups_init(exec_ctx *x, vec_groups *g, const sql_type *types, uint32_t ncols);
 int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, uint32_t nkeys);
+/* exec_key_vectors makes tmp[0..n) empty vectors of the types of keys[0..n), for keys kept in
+** rows to be sliced into; on error none is left. exec_key_vectors_free frees them. */
+int exec_key_vectors(exec_ctx *x, expr *const *keys, uint32_t n, vector *tmp);
+void exec_key_vectors_free(vector *tmp, uint32_t n);
 /* exec_small_state gives n->state zeroed bytes: those kept from the plan's last run, or new. */
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
 /* exec_small_close frees a small state, unless keep (exec_small_state zeroes it at the next run). */

@@ -114,6 +114,21 @@ int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, 
     return rc;
 }
 
+int exec_key_vectors(exec_ctx *x, expr *const *keys, uint32_t n, vector *tmp) {
+    for (uint32_t k = 0; k < n; k++) {
+        int rc = vec_init(&tmp[k], keys[k]->type, x->err);
+        if (rc) {
+            exec_key_vectors_free(tmp, k);
+            return rc;
+        }
+    }
+    return STRATA_OK;
+}
+
+void exec_key_vectors_free(vector *tmp, uint32_t n) {
+    for (uint32_t k = 0; k < n; k++) vec_free(&tmp[k]);
+}
+
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes) {
     if (n->state) memset(n->state, 0, bytes);
     else if (!(n->state = calloc(1, bytes))) return exec_nomem(x);

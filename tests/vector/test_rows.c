@@ -9,7 +9,7 @@
 **   vec_rowtable    (a join's build rows, kept row by row) every value, NULL and string comes
 **                   back for any rows asked, in any order and with repeats, across several blocks
 **                   and after the source is gone; input through a dictionary comes back as its
-**                   values.
+**                   values; the rows of several tables move into one (vec_rowtable_take).
 **   vec_groups      group numbers are dense, in order of first appearance, and agree with a
 **                   linear-search reference over BIGINT keys (duplicates, one NULL group),
 **                   INTEGER + VARCHAR keys (inline, long, empty, NULL; flat, dictionary and
@@ -21,7 +21,9 @@
 **                   nested loop finds (NULL keys match nothing, on either side), for a one-column
 **                   key with long duplicate chains (probed from BIGINT and from INTEGER, inside
 **                   and outside the direct map's range), a two-column key, an empty build side
-**                   and an all-NULL one.
+**                   and an all-NULL one; a table built by parts (a parallel join build: each part
+**                   the keys of a partition, chaining rows numbered in the whole table) and merged
+**                   probes the same, with the same keys' range.
 **
 ** Every expectation is computed independently in the test (linear searches, nested loops) from
 ** reproducible pseudo-random data.
@@ -795,6 +797,64 @@ Test(groups, double_keys_zero_signs_and_nans) {
     vec_groups_free(&g);
 }
 
+/* the rows of three tables (more than a block, exactly one, a few) moved into one: every row comes
+** back where vec_rowtable_moved_row says, strings and NULLs too, after the sources are freed; the
+** budget charged comes back to nothing */
+Test(rows, rowtable_take_moves_the_rows_of_several) {
+    sql_type types[3] = {T(TYPE_BIGINT), T(TYPE_VARCHAR), T(TYPE_SMALLINT)};
+    strata_err err = {0};
+    vec_budget budget = {.limit = SIZE_MAX};
+    static const uint32_t sizes[3] = {9000, VEC_ROWTABLE_BLOCK, 10};
+    vec_rowtable parts[3], t;
+    vec_rowtable *from[3] = {&parts[0], &parts[1], &parts[2]};
+    vec_rowtable_moved moved[3];
+    data_chunk src;
+    cr_assert_eq(chunk_init(&src, types, 3, &err), STRATA_OK, "%s", err.msg);
+    uint64_t first[3], n = 0;
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(vec_rowtable_init(&parts[i], types, 3, &budget, &err), STRATA_OK, "%s", err.msg);
+        first[i] = n * 3 + 1;
+        for (uint32_t done = 0; done < sizes[i];) {
+            uint32_t m = sizes[i] - done < VECTOR_SIZE ? sizes[i] - done : VECTOR_SIZE;
+            chunk_reset(&src);
+            fill_chunk(&src, first[i] + done, m);
+            cr_assert_eq(vec_rowtable_append(&parts[i], &src, &err), STRATA_OK, "%s", err.msg);
+            done += m;
+        }
+        n += sizes[i];
+    }
+    chunk_free(&src);
+    cr_assert_eq(vec_rowtable_init(&t, types, 3, &budget, &err), STRATA_OK, "%s", err.msg);
+    cr_assert_eq(vec_rowtable_take(&t, from, 3, moved, &err), STRATA_OK, "%s", err.msg);
+    cr_assert_eq(t.rows, n);
+    for (int i = 0; i < 3; i++) vec_rowtable_free(&parts[i]); /* t keeps its rows and strings */
+    vector out[3];
+    for (int c = 0; c < 3; c++) cr_assert_eq(vec_init(&out[c], types[c], &err), STRATA_OK, "%s", err.msg);
+    uint8_t *seen = calloc(n, 1);
+    cr_assert_not_null(seen);
+    for (int i = 0; i < 3; i++)
+        for (uint32_t r = 0; r < sizes[i]; r++) {
+            uint32_t id = (uint32_t)vec_rowtable_moved_row(&moved[i], r);
+            cr_assert_lt(id, n);
+            cr_assert(!seen[id], "row %u twice", id);
+            seen[id] = 1;
+            const uint8_t *row;
+            vec_rowtable_locate(&t, &id, 1, &row);
+            for (int c = 0; c < 3; c++) vec_rowtable_gather(&t, (uint32_t)c, &row, 1, &out[c]);
+            gen_row want;
+            gen(first[i] + r, &want);
+            cr_assert_eq(vec_is_null(&out[0], 0), want.inull, "table %d row %u", i, r);
+            if (!want.inull) cr_assert_eq(i64_at(&out[0], 0), want.i);
+            cr_assert_eq(vec_is_null(&out[1], 0), want.snull, "table %d row %u", i, r);
+            if (!want.snull) assert_str_at(&out[1], 0, want.s, want.slen, id);
+            cr_assert_eq(vec_is_null(&out[2], 0), want.s16null);
+        }
+    free(seen);
+    for (int c = 0; c < 3; c++) vec_free(&out[c]);
+    vec_rowtable_free(&t);
+    cr_assert_eq(budget.used, 0, "%zu bytes still charged", budget.used);
+}
+
 /* ---- vec_join_table ------------------------------------------------------------------------ */
 
 static int cmp_u32(const void *a, const void *b) {
@@ -1006,5 +1066,98 @@ Test(join, empty_and_all_null_build_sides) {
         cr_assert_eq(heads[r], 0, "all-NULL build side, probe row %u", r);
     vec_free(&v);
     vec_join_free(&t);
+    vec_join_free(&t);
+}
+
+/* build_by_parts builds t as the workers' rows of a parallel join are built: the build rows
+** (bk, nb) by nparts partitions of their integer key (NULL keys in partition 0), each part a table
+** of its own chaining through t's rows, in uneven batches; then the parts merged into t. */
+static void build_by_parts(vec_join_table *t, const sql_type *types, uint32_t ncols, const ref_key *bk, uint32_t nb,
+                           fill_fn fill, uint32_t nparts) {
+    strata_err err = {0};
+    vec_join_table parts[8];
+    uint32_t base[8], at[VECTOR_SIZE];
+    cr_assert_leq(nparts, 8);
+    cr_assert_eq(vec_join_rows(t, nb, &err), STRATA_OK, "%s", err.msg);
+    data_chunk src;
+    cr_assert_eq(chunk_init(&src, types, ncols, &err), STRATA_OK, "%s", err.msg);
+    vector *cols[2] = {&src.cols[0], ncols > 1 ? &src.cols[1] : NULL};
+    for (uint32_t k = 0; k < nparts; k++) {
+        cr_assert_eq(vec_join_init(&parts[k], types, ncols, &err), STRATA_OK, "%s", err.msg);
+        uint32_t m = 0;
+        for (uint32_t b = 0; b <= nb; b++) { /* a batch ends at 1,500 rows of the part, or the end */
+            if (b < nb && (bk[b].inull ? 0 : (uint64_t)bk[b].i % nparts) == k) {
+                fill(cols, m, &bk[b]);
+                at[m++] = b;
+            }
+            if (m && (m == 1500 || b == nb)) {
+                src.count = m;
+                cr_assert_eq(vec_join_add_rows(&parts[k], cols, m, at, t->next, &err), STRATA_OK, "%s", err.msg);
+                chunk_reset(&src);
+                m = 0;
+            }
+        }
+    }
+    chunk_free(&src);
+    cr_assert_eq(vec_join_merge_begin(t, parts, nparts, base, &err), STRATA_OK, "%s", err.msg);
+    for (uint32_t k = nparts; k-- > 0;) vec_join_merge_part(t, &parts[k], base[k]); /* in any order */
+    cr_assert_eq(vec_join_merge_end(t, parts, nparts, &err), STRATA_OK, "%s", err.msg);
+    for (uint32_t k = 0; k < nparts; k++) vec_join_free(&parts[k]);
+}
+
+/* a table built by parts and merged probes as the one vec_join_add builds of the same rows, with
+** the same keys' range (a join filter's) */
+Test(join, built_by_parts_probes_as_one_table) {
+    rng_seed(5);
+    make_strings();
+    enum { NB = 20000, NP = 4000 };
+    static ref_key bk[NB], pk[NP];
+    for (uint32_t b = 0; b < NB; b++) {
+        bk[b].inull = rnd(9) == 0;
+        /* dense keys with duplicates, and some far apart: the direct map covers them or not */
+        bk[b].i = bk[b].inull ? 0 : rnd(6) == 0 ? (int64_t)rnd(60) * 1000003 : (int64_t)rnd(9000) - 100;
+        bk[b].s = rnd(12) == 0 ? -1 : (int)rnd(NSTR);
+    }
+    for (uint32_t r = 0; r < NP; r++) {
+        pk[r].inull = rnd(10) == 0;
+        pk[r].i = pk[r].inull ? 0 : rnd(6) == 0 ? (int64_t)rnd(80) * 1000003 : (int64_t)rnd(9500) - 150;
+        pk[r].s = rnd(12) == 0 ? -1 : (int)rnd(NSTR);
+    }
+    strata_err err = {0};
+    for (int dense = 0; dense < 2; dense++) { /* keys within a few times their number, or not */
+        for (uint32_t b = 0; dense && b < NB; b++) bk[b].i %= 9000;
+        sql_type kt = T(TYPE_BIGINT);
+        vec_join_table one, merged;
+        cr_assert_eq(vec_join_init(&one, &kt, 1, &err), STRATA_OK, "%s", err.msg);
+        cr_assert_eq(vec_join_init(&merged, &kt, 1, &err), STRATA_OK, "%s", err.msg);
+        append_build(&one, &kt, 1, bk, NB, fill_int);
+        build_by_parts(&merged, &kt, 1, bk, NB, fill_int, 7);
+        cr_assert_eq(merged.groups.ngroups, one.groups.ngroups);
+        int64_t lo1, hi1, lo2, hi2;
+        cr_assert(vec_groups_range(&one.groups, &lo1, &hi1) && vec_groups_range(&merged.groups, &lo2, &hi2));
+        cr_assert(lo1 == lo2 && hi1 == hi2, "range %lld..%lld, want %lld..%lld", (long long)lo2, (long long)hi2,
+                  (long long)lo1, (long long)hi1);
+        vector p;
+        init_vec(&p, TYPE_BIGINT);
+        vector *probe[1] = {&p};
+        uint32_t multi;
+        cr_assert_gt(join_check(&merged, bk, NB, pk, NP, probe, 1, fill_int, &multi), NP);
+        cr_assert_gt(multi, 100);
+        vec_free(&p);
+        vec_join_free(&one);
+        vec_join_free(&merged);
+    }
+    sql_type kt[2] = {T(TYPE_INTEGER), T(TYPE_VARCHAR)};
+    vec_join_table t;
+    cr_assert_eq(vec_join_init(&t, kt, 2, &err), STRATA_OK, "%s", err.msg);
+    build_by_parts(&t, kt, 2, bk, NB, fill_int_str, 3);
+    vector pi, ps;
+    init_vec(&pi, TYPE_INTEGER);
+    init_vec(&ps, TYPE_VARCHAR);
+    vector *probe[2] = {&pi, &ps};
+    uint32_t multi;
+    cr_assert_gt(join_check(&t, bk, NB, pk, NP, probe, 2, fill_int_str, &multi), 50, "the test joins something");
+    vec_free(&pi);
+    vec_free(&ps);
     vec_join_free(&t);
 }

@@ -1,0 +1,79 @@
+/*
+** results.h -- query results as text through the public API, for tests that compare runs: a
+** result's rows joined by newlines (values by '|', NULL as "NULL"), and the check that a query
+** gives the same text at SET threads = 1 and at more threads than the machine has cores.
+** Header-only (static inline).
+*/
+#ifndef STRATA_TESTS_RESULTS_H
+#define STRATA_TESTS_RESULTS_H
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_db.h"
+
+/* A result as text: each row's values joined by '|', rows by newlines, in the query's order. */
+typedef struct text_buf {
+    char *p;
+    size_t len, cap;
+} text_buf;
+
+static inline void put(text_buf *b, const char *s) {
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+}
+
+static inline int collect(void *arg, int n, char **v, char **names) {
+    (void)names;
+    for (int i = 0; i < n; i++) {
+        put(arg, i ? "|" : "");
+        put(arg, v[i] ? v[i] : "NULL");
+    }
+    put(arg, "\n");
+    return 0;
+}
+
+static inline char *result(strata_db *db, const char *sql) {
+    text_buf b = {0};
+    put(&b, "");
+    int rc = strata_exec(db, sql, collect, &b);
+    cr_assert_eq(rc, STRATA_OK, "%s: %s", sql, strata_errmsg(db));
+    return b.p;
+}
+
+/* same_at_threads runs sql with 1 thread and then with each of the others, and asserts the
+** results equal (and not empty). */
+static inline void same_at_threads(strata_db *db, const char *sql) {
+    EXEC_OK(db, "SET threads = 1");
+    char *one = result(db, sql);
+    cr_assert(strlen(one) > 0, "%s gave nothing", sql);
+    static const char *others[] = {"SET threads = 2", "SET threads = 4", "SET threads = 7"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        EXEC_OK(db, others[i]);
+        char *many = result(db, sql);
+        cr_assert_str_eq(many, one, "%s with %s", sql, others[i]);
+        free(many);
+    }
+    free(one);
+}
+
+/* same_row_counts asserts that the rows= of each line of two EXPLAIN ANALYZE outputs of one query
+** agree (the times do not), over 3 lines at least. */
+static inline void same_row_counts(const char *one, const char *many) {
+    const char *a = one, *b = many;
+    int lines = 0;
+    while ((a = strstr(a, "rows=")) && (b = strstr(b, "rows="))) {
+        cr_assert_eq(strtoull(a + 5, NULL, 10), strtoull(b + 5, NULL, 10), "%s\n%s", one, many);
+        a += 5, b += 5, lines++;
+    }
+    cr_assert_geq(lines, 3, "%s", many);
+}
+
+#endif
