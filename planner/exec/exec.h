@@ -54,6 +54,8 @@ struct exec_ctx {
     int (*progress)(void *arg, uint64_t done, uint64_t total, const char *unit);
     void *progress_arg;
     uint64_t progress_done, progress_total, progress_due;
+    uint64_t *progress_shared; /* a parallel pipeline's worker 0: what every worker has read, added
+                               ** to with __atomic builtins (progress_done is this worker's since) */
     const char *progress_unit;
 };
 

@@ -23,7 +23,6 @@
 #include "exec/operator.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -406,7 +405,9 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     *result = NULL;
     if (x->interrupt && __atomic_load_n(x->interrupt, __ATOMIC_RELAXED))
         return err_set(x->err, STRATA_INTERRUPT, "interrupted");
-    if (x->progress && (rc = progress_tick(x, x->progress_done))) return rc;
+    if (x->progress &&
+        (rc = progress_tick(x, x->progress_done + (x->progress_shared ? __atomic_load_n(x->progress_shared, __ATOMIC_RELAXED) : 0))))
+        return rc;
     for (int i = pl->nops - 1; i >= 0; i--)
         if (pl->more[i]) return run_from(x, pl, i, result);
     if (!pl->source_done) {
@@ -489,8 +490,8 @@ typedef struct par_run {
     exec_ctx *x;       /* the run's */
     pipeline *pl;      /* the run's pipeline, over the run's nodes */
     worker *w;         /* by worker index */
-    _Atomic uint64_t progress; /* what the workers' sources read (x->progress_done's unit), added
-                               ** after each morsel; the run's thread reports it */
+    uint64_t progress; /* what the run's sources had read and the workers' have, added to (with
+                       ** __atomic builtins) after each morsel; worker 0 reports it */
 } par_run;
 
 int exec_pool_run(exec_ctx *x, pool_job *job) {
@@ -508,13 +509,15 @@ static int worker_node(exec_ctx *x, op_node *n, op_node *global, bool source) {
     return n->vt->open_local ? n->vt->open_local(x, n, global) : n->vt->open(x, n);
 }
 
-static int worker_start(par_run *pr, worker *wk, strata_err *err) {
+static int worker_start(par_run *pr, worker *wk, pool_worker *w) {
     const pipeline *g = pr->pl;
     wk->x = *pr->x;
-    wk->x.err = err;
-    wk->x.threads = 1;      /* what it runs nested runs on its thread */
-    wk->x.progress = NULL;  /* the run's thread reports progress: run_morsels */
+    wk->x.err = &w->err;
+    wk->x.threads = 1; /* what it runs nested runs on its thread */
+    /* the progress handler is called on the run's thread (worker 0), as in a run on one thread */
+    if (w->index != 0) wk->x.progress = NULL;
     wk->x.progress_done = 0;
+    wk->x.progress_shared = &pr->progress;
     arena_init(&wk->mem, 0);
     wk->x.mem = &wk->mem;
     wk->ready = true;
@@ -545,18 +548,15 @@ static void worker_end(worker *wk) {
 static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
     par_run *pr = arg;
     worker *wk = &pr->w[w->index];
-    int rc = wk->ready ? STRATA_OK : worker_start(pr, wk, &w->err);
+    int rc = wk->ready ? STRATA_OK : worker_start(pr, wk, w);
     for (uint64_t m = begin; m < end && !rc; m++) {
         op_node *src = wk->pl.source;
         if ((rc = src->vt->open_morsel(&wk->x, src, pr->pl->source, m))) break;
         pipe_rewind(&wk->pl);
         rc = pipe_run(&wk->x, &wk->pl);
         src->vt->close(src, true);
-        atomic_fetch_add_explicit(&pr->progress, wk->x.progress_done, memory_order_relaxed);
+        __atomic_fetch_add(&pr->progress, wk->x.progress_done, __ATOMIC_RELAXED);
         wk->x.progress_done = 0;
-        /* the progress handler runs on the run's thread (worker 0), as in a run of one thread */
-        if (!rc && w->index == 0 && pr->x->progress)
-            rc = progress_tick(pr->x, pr->x->progress_done + atomic_load_explicit(&pr->progress, memory_order_relaxed));
     }
     return rc;
 }
@@ -591,7 +591,7 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     if (rc || morsels < 2) return rc;
     *ran = true;
     unsigned nw = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS, nl = 0;
-    par_run pr = {.x = x, .pl = pl, .w = calloc(nw, sizeof(worker))};
+    par_run pr = {.x = x, .pl = pl, .w = calloc(nw, sizeof(worker)), .progress = x->progress_done};
     op_node **locals = calloc(nw, sizeof *locals);
     if (!pr.w || !locals) {
         free(pr.w);
@@ -600,7 +600,7 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     }
     pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt};
     rc = exec_pool_run(x, &job);
-    x->progress_done += atomic_load(&pr.progress);
+    x->progress_done = pr.progress;
     for (unsigned i = 0; i < nw; i++)
         if (pr.w[i].ready) locals[nl++] = pr.w[i].pl.sink;
     if (x->analyze) { /* the workers' counters add up below, and so does their number */
