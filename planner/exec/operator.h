@@ -148,8 +148,11 @@ uint32_t exec_list_exprs(expr *const *from, uint32_t n, const expr **list);
 typedef struct row_ref {
     uint32_t chunk, row;
 } row_ref;
-/* exec_emit_refs copies the rows refs[0..n) of rows into out. */
+/* exec_emit_refs copies the rows refs[0..n) of rows into out; exec_emit_chunk_refs those of the
+** chunks (of ncols columns each) that the refs' chunk numbers index. */
 int exec_emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out);
+int exec_emit_chunk_refs(exec_ctx *x, data_chunk *const *chunks, uint32_t ncols, const row_ref *refs, uint32_t n,
+                         data_chunk *out);
 
 /* A table's columns as a scan decodes them (op_scan.c; the index join reads its right side so):
 ** scan_projection lists the table columns of the outputs some operator reads (need NULL: all)

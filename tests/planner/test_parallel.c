@@ -11,74 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers/api_db.h"
-
-/* A result as text: each row's values joined by '|', rows by newlines, in the query's order. */
-typedef struct text_buf {
-    char *p;
-    size_t len, cap;
-} text_buf;
-
-static void put(text_buf *b, const char *s) {
-    size_t n = strlen(s);
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        cr_assert_not_null(b->p);
-    }
-    memcpy(b->p + b->len, s, n + 1);
-    b->len += n;
-}
-
-static int collect(void *arg, int n, char **v, char **names) {
-    (void)names;
-    for (int i = 0; i < n; i++) {
-        put(arg, i ? "|" : "");
-        put(arg, v[i] ? v[i] : "NULL");
-    }
-    put(arg, "\n");
-    return 0;
-}
-
-static char *result(strata_db *db, const char *sql) {
-    text_buf b = {0};
-    put(&b, "");
-    int rc = strata_exec(db, sql, collect, &b);
-    cr_assert_eq(rc, STRATA_OK, "%s: %s", sql, strata_errmsg(db));
-    return b.p;
-}
-
-/* same_at_threads runs sql with 1 thread and then with each of the others, and asserts the
-** results equal (and not empty). */
-static void same_at_threads(strata_db *db, const char *sql) {
-    EXEC_OK(db, "SET threads = 1");
-    char *one = result(db, sql);
-    cr_assert(strlen(one) > 0, "%s gave nothing", sql);
-    static const char *others[] = {"SET threads = 2", "SET threads = 4", "SET threads = 7"};
-    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-        EXEC_OK(db, others[i]);
-        char *many = result(db, sql);
-        cr_assert_str_eq(many, one, "%s with %s", sql, others[i]);
-        free(many);
-    }
-    free(one);
-}
-
-/* a table of 600,000 rows: 4 full row groups in the column store, the rest and the changes in
-** the row store */
-static strata_db *open_table(void) {
-    strata_db *db = open_mem();
-    EXEC_OK(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, g INTEGER, k INTEGER, s VARCHAR, m DECIMAL(12,2), n INTEGER);"
-                "INSERT INTO t SELECT i, i % 97, i % 50000, 'name' || (i % 1013), (i % 10000) / 100.0,"
-                "  CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END FROM generate_series(1, 500000) AS x(i);"
-                "CHECKPOINT;"
-                "INSERT INTO t SELECT i, i % 97, i % 50000, 'late' || (i % 7), 1.5, i FROM generate_series(500001, 600000) AS x(i);"
-                "DELETE FROM t WHERE id % 1000 = 7;"
-                "UPDATE t SET m = m + 1000 WHERE id % 5000 = 3;"
-                "CREATE TABLE d(k INTEGER PRIMARY KEY, label VARCHAR);"
-                "INSERT INTO d SELECT i, 'd' || (i % 13) FROM generate_series(0, 49999, 3) AS x(i)");
-    return db;
-}
+#include "helpers/same_at_threads.h"
 
 Test(parallel, aggregates_match_one_thread) {
     strata_db *db = open_table();
