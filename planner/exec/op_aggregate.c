@@ -78,7 +78,7 @@ typedef struct agg_state {
     uint32_t emitted;      /* source: groups output so far */
     bool done;
     struct agg_state **parts; /* a parallel run's groups, merged by partition (agg_combine): the
-                              ** source outputs these, part by part, instead */
+                              ** source outputs these, part by part, instead (nparts of them) */
     uint32_t nparts, emit_part;
 } agg_state;
 /* ---- aggregate ---------------------------------------------------------------------------- */
@@ -711,163 +711,51 @@ static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, 
     }
 }
 
-/* agg_merge_rows adds groups sel[0..m) of chunk `first` of worker state l to g: each found or
-** added by its keys, its states added to the group's (sel NULL: the chunk's first m groups). */
-static int agg_merge_rows(exec_ctx *x, const plan_op *p, agg_state *g, agg_state *l, uint32_t first, const sel_t *sel,
-                          uint32_t m, vector *tmp) {
-    uint32_t nk = p->agg.nkeys, gids[VECTOR_SIZE];
-    int rc;
-    if (nk) {
-        const data_chunk *ch = vec_rows_chunk(&l->groups.keys, first);
-        vector *cols[nk];
-        for (uint32_t k = 0; k < nk; k++) {
-            vec_slice(&tmp[k], &ch->cols[k], sel, m);
-            cols[k] = &tmp[k];
-        }
-        if ((rc = vec_groups_find_or_add(&g->groups, cols, m, gids, NULL, g->hashes, x->err))) return rc;
-    } else {
-        g->groups.ngroups = 1; /* the one group */
-        gids[0] = 0;
-    }
-    if ((rc = agg_ensure_slots(x, g, p->agg.naggs))) return rc;
-    for (uint32_t a = 0; a < p->agg.naggs; a++)
-        for (uint32_t r = 0; r < m; r++) {
-            uint32_t lg = first + (sel ? sel[r] : r);
-            if ((rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg)))) return rc;
-        }
-    return STRATA_OK;
-}
-
-static int key_vectors(exec_ctx *x, const plan_op *p, vector *tmp) {
-    for (uint32_t k = 0; k < p->agg.nkeys; k++) {
-        int rc = vec_init(&tmp[k], p->agg.keys[k]->type, x->err);
-        if (rc) {
-            for (uint32_t j = 0; j < k; j++) vec_free(&tmp[j]);
-            return rc;
-        }
-    }
-    return STRATA_OK;
-}
-
-static void key_vectors_free(const plan_op *p, vector *tmp) {
-    for (uint32_t k = 0; k < p->agg.nkeys; k++) vec_free(&tmp[k]);
-}
-
-/* Workers' groups are merged on the run's thread while they are few; more are merged by
-** partition, on the workers: partition i (AGG_PART_BITS of a group's hash) of every
-** worker's groups into a table of its own, and the source outputs the partitions in turn. */
-#define AGG_MERGE_SERIAL 65536
-#define AGG_PART_BITS 6
-
-typedef struct merge_job {
-    exec_ctx *x;
+typedef struct agg_merge_ctx {
     const plan_op *p;
     agg_state **locals;
     agg_state **parts;
-    uint64_t *entries; /* partition k's groups: entries[start[k] .. start[k + 1]), each worker << 32 |
-                       ** group, in order */
-    uint64_t *start;
-} merge_job;
+} agg_merge_ctx;
 
-/* group_parts sets part[i][g] to the partition of group g of worker i: for one integer key its
-** range's share (so that a partition's keys stay dense, for the group table's direct map), else
-** bits of the keys' hash (the low ones: the group tables place a group by the top ones, which a
-** partition's groups would all share). */
-static int group_parts(exec_ctx *x, const plan_op *p, agg_state **ls, unsigned n, uint8_t **part) {
-    const uint32_t nparts = 1u << AGG_PART_BITS;
-    bool by_range = true;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (unsigned i = 0; i < n; i++) {
-        const vec_groups *g = &ls[i]->groups;
-        by_range &= g->int_key;
-        for (uint32_t k = 0; by_range && k < g->ngroups; k++)
-            if (k != g->null_gid) lo = g->ikeys[k] < lo ? g->ikeys[k] : lo, hi = g->ikeys[k] > hi ? g->ikeys[k] : hi;
-    }
-    uint64_t width = lo <= hi ? ((uint64_t)hi - (uint64_t)lo) / nparts + 1 : 1;
-    uint64_t h[VECTOR_SIZE];
-    for (unsigned i = 0; i < n; i++) {
-        const vec_groups *g = &ls[i]->groups;
-        if (!(part[i] = malloc(g->ngroups + 1))) return exec_nomem(x);
-        for (uint32_t first = 0; first < g->ngroups; first += VECTOR_SIZE) {
-            uint32_t m = g->ngroups - first < VECTOR_SIZE ? g->ngroups - first : VECTOR_SIZE;
-            if (by_range) {
-                for (uint32_t r = first; r < first + m; r++)
-                    part[i][r] = r == g->null_gid ? 0 : (uint8_t)(((uint64_t)g->ikeys[r] - (uint64_t)lo) / width);
-                continue;
-            }
-            const data_chunk *ch = vec_rows_chunk(&g->keys, first);
-            vec_hash(&ch->cols[0], NULL, m, h);
-            for (uint32_t k = 1; k < p->agg.nkeys; k++) vec_hash_combine(&ch->cols[k], NULL, m, h);
-            for (uint32_t r = 0; r < m; r++) part[i][first + r] = (uint8_t)(h[r] & (nparts - 1));
+/* agg_add (groups_merge.add) adds the states of groups sel[0..m) of chunk `first` of worker i's
+** state to those of groups gids[] of state into. */
+static int agg_add(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t first, const sel_t *sel, uint32_t m,
+                   const uint32_t *gids) {
+    agg_merge_ctx *c = arg;
+    const plan_op *p = c->p;
+    agg_state *g = into, *l = c->locals[i];
+    int rc = agg_ensure_slots(x, g, p->agg.naggs);
+    for (uint32_t a = 0; a < p->agg.naggs && !rc; a++)
+        for (uint32_t r = 0; r < m && !rc; r++) {
+            uint32_t lg = first + (sel ? sel[r] : r);
+            rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg));
         }
-    }
-    return STRATA_OK;
-}
-
-static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
-    merge_job *j = arg;
-    const plan_op *p = j->p;
-    exec_ctx x = *j->x;
-    x.err = &w->err;
-    vector tmp[p->agg.nkeys + 1];
-    int rc = key_vectors(&x, p, tmp);
-    for (uint64_t part = begin; part < end && !rc; part++) {
-        if ((rc = agg_state_new(&x, p, &j->parts[part]))) break;
-        for (uint64_t e = j->start[part], stop = j->start[part + 1]; e < stop && !rc;) {
-            uint32_t i = (uint32_t)(j->entries[e] >> 32), first = (uint32_t)j->entries[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
-            sel_t sel[VECTOR_SIZE];
-            for (; e < stop && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
-                sel[m++] = (sel_t)((uint32_t)j->entries[e] - first);
-            rc = agg_merge_rows(&x, p, j->parts[part], j->locals[i], first, sel, m, tmp);
-        }
-    }
-    key_vectors_free(p, tmp);
     return rc;
 }
 
-/* agg_merge_partitioned merges the workers' groups by partition, a partition a morsel of the
-** pool's workers. */
-static int agg_merge_partitioned(exec_ctx *x, const plan_op *p, agg_state *g, agg_state **ls, unsigned n,
-                                 uint64_t groups) {
-    const uint32_t nparts = 1u << AGG_PART_BITS;
-    uint8_t *part[n + 1];
-    memset(part, 0, sizeof part);
-    uint64_t start[nparts + 1], fill[nparts];
-    merge_job j = {.x = x, .p = p, .locals = ls, .start = start, .entries = malloc(groups * sizeof(uint64_t)),
-                   .parts = g->parts = calloc(nparts, sizeof *g->parts)};
-    int rc = j.entries && g->parts ? group_parts(x, p, ls, n, part) : exec_nomem(x);
-    if (!rc) {
-        g->nparts = nparts;
-        memset(start, 0, sizeof start);
-        for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) start[part[i][k] + 1]++;
-        for (uint32_t k = 0; k < nparts; k++) start[k + 1] += start[k], fill[k] = start[k];
-        for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) j.entries[fill[part[i][k]]++] = (uint64_t)i << 32 | k;
-        pool_job job = {.total = nparts, .morsel = 1, .run_morsel = merge_parts, .arg = &j, .interrupt = x->interrupt};
-        rc = exec_pool_run(x, &job);
-    }
-    for (unsigned i = 0; i < n; i++) free(part[i]);
-    free(j.entries);
+/* agg_part (groups_merge.part) makes partition part's aggregation. */
+static int agg_part(exec_ctx *x, void *arg, uint32_t part, void **into, vec_groups **to) {
+    agg_merge_ctx *c = arg;
+    int rc = agg_state_new(x, c->p, &c->parts[part]);
+    *into = c->parts[part];
+    *to = &c->parts[part]->groups;
     return rc;
 }
 
+/* agg_combine merges the workers' groups: more than GROUPS_MERGE_SERIAL by partition, which the
+** source then outputs in turn. */
 static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
     const plan_op *p = gn->op;
     agg_state *g = gn->state, *ls[n + 1];
+    vec_groups *tables[n + 1];
     uint64_t groups = 0;
-    for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, groups += ls[i]->groups.ngroups;
-    if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1) return agg_merge_partitioned(x, p, g, ls, n, groups);
-    vector tmp[p->agg.nkeys + 1];
-    int rc = key_vectors(x, p, tmp);
-    if (rc) return rc;
-    for (unsigned i = 0; i < n && !rc; i++)
-        for (uint32_t first = 0; first < ls[i]->groups.ngroups && !rc; first += VECTOR_SIZE) {
-            uint32_t m = ls[i]->groups.ngroups - first < VECTOR_SIZE ? ls[i]->groups.ngroups - first : VECTOR_SIZE;
-            rc = agg_merge_rows(x, p, g, ls[i], first, NULL, m, tmp);
-        }
-    key_vectors_free(p, tmp);
-    return rc;
+    for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
+    agg_merge_ctx c = {p, ls, NULL};
+    groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part};
+    if (!p->agg.nkeys || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
+    if (!(c.parts = g->parts = calloc(GROUPS_PARTS, sizeof *g->parts))) return exec_nomem(x);
+    g->nparts = GROUPS_PARTS;
+    return exec_groups_merge_parts(x, &m);
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {
