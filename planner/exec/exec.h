@@ -46,6 +46,10 @@ struct exec_ctx {
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (op_node stats) */
     bool nested;       /* a run nested in an operator (WITH RECURSIVE's): its counters add up */
     unsigned threads;  /* workers a pipeline may run on (SET threads); 0 or 1: one */
+    uint64_t morsel;   /* a worker's: the morsel of the source it runs now (pipeline.c). The
+                       ** source's morsels in turn are the rows of the serial run in its order, and
+                       ** a worker takes them in increasing order: what a sink keeps in order of
+                       ** input (ORDER BY's ties) it orders by morsel across the workers. */
     vec_budget *budget; /* the query memory of this run (SET memory_limit); NULL: none */
     int64_t rejects;   /* records a COPY ... FROM sent to its REJECTS file */
     /* progress of a long statement: the sources add what they read (a COPY's file in bytes, the

@@ -69,11 +69,11 @@ struct agg_state;
 /* A partition of a parallel run's groups (agg_combine): the groups of one worker are a list of
 ** groups of that worker's table, entries[first .. end) of the run's node (low 32 bits); groups of
 ** several workers' are merged into a table of its own. */
-typedef struct agg_part {
+typedef struct agg_slice {
     struct agg_state *merged; /* NULL: the groups of worker `worker` */
     uint32_t worker;
     uint64_t first, end, emitted;
-} agg_part;
+} agg_slice;
 
 typedef struct agg_state {
     vec_groups groups;
@@ -90,7 +90,7 @@ typedef struct agg_state {
     bool done;
     /* a parallel run's groups by partition (agg_combine): the source outputs these, part by part,
     ** instead; the workers' tables the parts list groups of are kept, donors[i] worker i's */
-    agg_part *parts;
+    agg_slice *parts;
     uint32_t nparts, emit_part;
     struct agg_state **donors;
     uint32_t ndonors;
@@ -708,7 +708,7 @@ static int agg_emit(exec_ctx *x, const plan_op *p, agg_state *s, data_chunk *out
 }
 
 /* part_emit outputs the next groups of partition t of s. */
-static int part_emit(exec_ctx *x, const plan_op *p, agg_state *s, agg_part *t, data_chunk *out) {
+static int part_emit(exec_ctx *x, const plan_op *p, agg_state *s, agg_slice *t, data_chunk *out) {
     if (t->merged) return agg_emit(x, p, t->merged, out);
     uint32_t gids[VECTOR_SIZE], n = 0;
     for (; n < VECTOR_SIZE && t->emitted < t->end - t->first; n++) gids[n] = (uint32_t)s->entries[t->first + t->emitted++];
@@ -764,163 +764,70 @@ static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, 
     }
 }
 
-/* agg_merge_rows adds groups sel[0..m) of chunk `first` of worker state l to g: each found or
-** added by its keys, its states added to the group's (sel NULL: the chunk's first m groups). */
-static int agg_merge_rows(exec_ctx *x, const plan_op *p, agg_state *g, agg_state *l, uint32_t first, const sel_t *sel,
-                          uint32_t m, vector *tmp) {
-    uint32_t nk = p->agg.nkeys, gids[VECTOR_SIZE];
-    int rc;
-    if (nk) {
-        const data_chunk *ch = vec_rows_chunk(&l->groups.keys, first);
-        vector *cols[nk];
-        for (uint32_t k = 0; k < nk; k++) {
-            vec_slice(&tmp[k], &ch->cols[k], sel, m);
-            cols[k] = &tmp[k];
-        }
-        if ((rc = vec_groups_find_or_add(&g->groups, cols, m, gids, NULL, g->hashes, x->err))) return rc;
-    } else {
-        g->groups.ngroups = 1; /* the one group */
-        gids[0] = 0;
-    }
-    if ((rc = agg_ensure_slots(x, g, p->agg.naggs))) return rc;
-    for (uint32_t a = 0; a < p->agg.naggs; a++)
-        for (uint32_t r = 0; r < m; r++) {
-            uint32_t lg = first + (sel ? sel[r] : r);
-            if ((rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg)))) return rc;
-        }
-    return STRATA_OK;
-}
-
-/* Workers' groups are merged on the run's thread while they are few; more go by partition (a
-** range of one integer key, else AGG_PART_BITS of the keys' hash): a partition whose groups are all
-** one worker's is those groups of that worker's table, as they are (the morsels a worker takes
-** are neighbours, core/pool.h, so on a key the rows are stored in order of each worker has most of
-** its own); the others are merged on the pool, each into a table of its own. The source outputs
-** the partitions in turn. */
-#define AGG_MERGE_SERIAL 65536
-#define AGG_PART_BITS 6
-
-typedef struct merge_job {
-    exec_ctx *x;
+typedef struct agg_merge_ctx {
     const plan_op *p;
     agg_state **locals;
-    agg_part *parts;   /* partition k's groups: entries[parts[k].first .. parts[k].end) */
-    uint64_t *entries; /* each worker << 32 | group, by partition, in order */
-} merge_job;
+    agg_state *g; /* the run's node's state */
+} agg_merge_ctx;
 
-/* group_parts sets part[i][g] to the partition of group g of worker i: for one integer key its
-** range's share (so that a partition's keys stay dense, for the group table's direct map), else
-** bits of the keys' hash (the low ones: the group tables place a group by the top ones, which a
-** partition's groups would all share). */
-static int group_parts(exec_ctx *x, const plan_op *p, agg_state **ls, unsigned n, uint8_t **part) {
-    const uint32_t nparts = 1u << AGG_PART_BITS;
-    bool by_range = true;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (unsigned i = 0; i < n; i++) {
-        const vec_groups *g = &ls[i]->groups;
-        by_range &= g->int_key;
-        for (uint32_t k = 0; by_range && k < g->ngroups; k++)
-            if (k != g->null_gid) lo = g->ikeys[k] < lo ? g->ikeys[k] : lo, hi = g->ikeys[k] > hi ? g->ikeys[k] : hi;
-    }
-    uint64_t width = lo <= hi ? ((uint64_t)hi - (uint64_t)lo) / nparts + 1 : 1;
-    uint64_t h[VECTOR_SIZE];
-    for (unsigned i = 0; i < n; i++) {
-        const vec_groups *g = &ls[i]->groups;
-        if (!(part[i] = malloc(g->ngroups + 1))) return exec_nomem(x);
-        for (uint32_t first = 0; first < g->ngroups; first += VECTOR_SIZE) {
-            uint32_t m = g->ngroups - first < VECTOR_SIZE ? g->ngroups - first : VECTOR_SIZE;
-            if (by_range) {
-                for (uint32_t r = first; r < first + m; r++)
-                    part[i][r] = r == g->null_gid ? 0 : (uint8_t)(((uint64_t)g->ikeys[r] - (uint64_t)lo) / width);
-                continue;
-            }
-            const data_chunk *ch = vec_rows_chunk(&g->keys, first);
-            vec_hash(&ch->cols[0], NULL, m, h);
-            for (uint32_t k = 1; k < p->agg.nkeys; k++) vec_hash_combine(&ch->cols[k], NULL, m, h);
-            for (uint32_t r = 0; r < m; r++) part[i][first + r] = (uint8_t)(h[r] & (nparts - 1));
+/* agg_add (groups_merge.add) adds the states of groups sel[0..m) of chunk `first` of worker i's
+** state to those of groups gids[] of state into. */
+static int agg_add(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t first, const sel_t *sel, uint32_t m,
+                   const uint32_t *gids) {
+    agg_merge_ctx *c = arg;
+    const plan_op *p = c->p;
+    agg_state *g = into, *l = c->locals[i];
+    int rc = agg_ensure_slots(x, g, p->agg.naggs);
+    for (uint32_t a = 0; a < p->agg.naggs && !rc; a++)
+        for (uint32_t r = 0; r < m && !rc; r++) {
+            uint32_t lg = first + (sel ? sel[r] : r);
+            rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg));
         }
-    }
+    return rc;
+}
+
+/* agg_part (groups_merge.part) makes partition part's aggregation. */
+static int agg_part(exec_ctx *x, void *arg, uint32_t part, void **into, vec_groups **to) {
+    agg_merge_ctx *c = arg;
+    agg_slice *t = &c->g->parts[part];
+    int rc = agg_state_new(x, c->p, &t->merged);
+    *into = t->merged;
+    *to = t->merged ? &t->merged->groups : NULL;
+    return rc;
+}
+
+/* agg_one (groups_merge.one) keeps partition part, all of whose groups are worker i's, as those
+** groups of its table: entries[first .. first + n) of the merge. */
+static int agg_one(exec_ctx *x, void *arg, uint32_t part, unsigned i, const uint64_t *entries, uint64_t first,
+                   uint64_t n) {
+    (void)x;
+    agg_merge_ctx *c = arg;
+    c->g->parts[part] = (agg_slice){.worker = i, .first = first, .end = first + n};
+    memcpy(c->g->entries + first, entries + first, n * sizeof *entries);
     return STRATA_OK;
 }
 
-static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
-    merge_job *j = arg;
-    const plan_op *p = j->p;
-    exec_ctx x = *j->x;
-    x.err = &w->err;
-    vector tmp[p->agg.nkeys + 1];
-    int rc = exec_key_vectors(&x, p->agg.keys, p->agg.nkeys, tmp);
-    if (rc) return rc;
-    for (uint64_t part = begin; part < end && !rc; part++) {
-        agg_part *t = &j->parts[part];
-        if (t->first == t->end || j->entries[t->first] >> 32 == j->entries[t->end - 1] >> 32) {
-            t->worker = t->first < t->end ? (uint32_t)(j->entries[t->first] >> 32) : 0;
-            continue; /* one worker's groups (the entries go by worker): they stay in its table */
-        }
-        if ((rc = agg_state_new(&x, p, &t->merged))) break;
-        for (uint64_t e = t->first; e < t->end && !rc;) {
-            uint32_t i = (uint32_t)(j->entries[e] >> 32), first = (uint32_t)j->entries[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
-            sel_t sel[VECTOR_SIZE];
-            for (; e < t->end && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
-                sel[m++] = (sel_t)((uint32_t)j->entries[e] - first);
-            rc = agg_merge_rows(&x, p, t->merged, j->locals[i], first, sel, m, tmp);
-        }
-    }
-    exec_key_vectors_free(tmp, p->agg.nkeys);
-    return rc;
-}
-
-/* agg_merge_partitioned parts the workers' groups, merging the partitions of several workers'
-** groups on the pool; the workers' tables become g's donors (their nodes' states taken). */
-static int agg_merge_partitioned(exec_ctx *x, const plan_op *p, agg_state *g, op_node *const *locals, agg_state **ls,
-                                 unsigned n, uint64_t groups) {
-    const uint32_t nparts = 1u << AGG_PART_BITS;
-    uint8_t *part[n + 1];
-    memset(part, 0, sizeof part);
-    uint64_t fill[nparts];
-    g->entries = malloc(groups * sizeof(uint64_t));
-    g->parts = calloc(nparts, sizeof *g->parts);
-    g->donors = calloc(n, sizeof *g->donors);
-    int rc = g->entries && g->parts && g->donors ? group_parts(x, p, ls, n, part) : exec_nomem(x);
-    if (!rc) {
-        g->nparts = nparts;
-        for (unsigned i = 0; i < n; i++) { /* the workers' tables are the run's node's now */
-            g->donors[g->ndonors++] = ls[i];
-            locals[i]->state = NULL;
-        }
-        uint64_t count[nparts];
-        memset(count, 0, sizeof count);
-        for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) count[part[i][k]]++;
-        for (uint32_t k = 0, at = 0; k < nparts; at += count[k++])
-            g->parts[k].first = fill[k] = at, g->parts[k].end = at + count[k];
-        for (unsigned i = 0; i < n; i++)
-            for (uint32_t k = 0; k < ls[i]->groups.ngroups; k++) g->entries[fill[part[i][k]]++] = (uint64_t)i << 32 | k;
-        merge_job j = {.x = x, .p = p, .locals = ls, .parts = g->parts, .entries = g->entries};
-        pool_job job = {.total = nparts, .morsel = 1, .run_morsel = merge_parts, .arg = &j, .interrupt = x->interrupt};
-        rc = exec_pool_run(x, &job);
-    }
-    for (unsigned i = 0; i < n; i++) free(part[i]);
-    return rc;
-}
-
+/* agg_combine merges the workers' groups: more than GROUPS_MERGE_SERIAL by partition, which the
+** source then outputs in turn; a partition of one worker's groups stays in that worker's table
+** (the morsels a worker takes are neighbours, core/pool.h, so on a key the rows are stored in
+** order of, each worker has most of its groups to itself). The workers' tables are the run's
+** node's then (donors), their nodes' states taken. */
 static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
     const plan_op *p = gn->op;
     agg_state *g = gn->state, *ls[n + 1];
+    vec_groups *tables[n + 1];
     uint64_t groups = 0;
-    for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, groups += ls[i]->groups.ngroups;
-    if (p->agg.nkeys && groups > AGG_MERGE_SERIAL && x->threads > 1)
-        return agg_merge_partitioned(x, p, g, locals, ls, n, groups);
-    vector tmp[p->agg.nkeys + 1];
-    int rc = exec_key_vectors(x, p->agg.keys, p->agg.nkeys, tmp);
-    if (rc) return rc;
-    for (unsigned i = 0; i < n && !rc; i++)
-        for (uint32_t first = 0; first < ls[i]->groups.ngroups && !rc; first += VECTOR_SIZE) {
-            uint32_t m = ls[i]->groups.ngroups - first < VECTOR_SIZE ? ls[i]->groups.ngroups - first : VECTOR_SIZE;
-            rc = agg_merge_rows(x, p, g, ls[i], first, NULL, m, tmp);
-        }
-    exec_key_vectors_free(tmp, p->agg.nkeys);
-    return rc;
+    for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
+    agg_merge_ctx c = {p, ls, g};
+    groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part, .one = agg_one};
+    if (!p->agg.nkeys || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
+    g->parts = calloc(GROUPS_PARTS, sizeof *g->parts);
+    g->donors = calloc(n, sizeof *g->donors);
+    g->entries = malloc((groups + 1) * sizeof *g->entries);
+    if (!g->parts || !g->donors || !g->entries) return exec_nomem(x);
+    g->nparts = GROUPS_PARTS;
+    for (unsigned i = 0; i < n; i++) g->donors[g->ndonors++] = ls[i], locals[i]->state = NULL;
+    return exec_groups_merge_parts(x, &m);
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {

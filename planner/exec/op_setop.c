@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct setop_state {
+typedef struct setop_state setop_state;
+struct setop_state {
     vec_groups groups;  /* distinct rows with counts per side (UNION ALL: unused) */
     vec_rows all;      /* UNION ALL rows */
     uint64_t *counts;    /* 2 per group */
@@ -17,28 +18,19 @@ typedef struct setop_state {
     uint64_t *hashes;
     uint32_t emit_group;
     uint64_t emit_copy;
-} setop_state;
+    uint8_t sides;       /* the inputs it sank rows of: bit 1 << side */
+    setop_state **parts; /* a parallel run's groups, merged by partition (setop_combine): the source
+                         ** outputs these, part by part, instead (nparts of them) */
+    uint32_t nparts, emit_part;
+};
 
 /* union_all: UNION ALL keeps every row of both sides, in order, without counting them */
 static bool union_all(const plan_op *p) { return p->kind == PLAN_SETOP && p->setop.kind == SETOP_UNION && p->setop.all; }
 
-static int setop_open(exec_ctx *x, op_node *nd) {
-    const plan_op *p = nd->op;
-    setop_state *s = calloc(1, sizeof *s);
-    if (!s) return exec_nomem(x);
-    nd->state = s;
-    s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
-    s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
-    if (!s->gids || !s->hashes) return exec_nomem(x);
-    if (union_all(p)) return exec_rows_init(x, &s->all, p->types, p->ncols);
-    return exec_groups_init(x, &s->groups, p->types, p->ncols);
-}
-
-static void setop_close(op_node *nd, bool keep) {
-    (void)keep;
-    setop_state *s = nd->state;
+static void setop_state_free(setop_state *s) {
     if (!s) return;
-    nd->state = NULL;
+    for (uint32_t i = 0; i < s->nparts; i++) setop_state_free(s->parts[i]);
+    free(s->parts);
     vec_groups_free(&s->groups);
     vec_rows_free(&s->all);
     free(s->counts);
@@ -47,24 +39,53 @@ static void setop_close(op_node *nd, bool keep) {
     free(s);
 }
 
+/* setop_state_new makes an empty state: p's rows (UNION ALL) or groups. */
+static int setop_state_new(exec_ctx *x, const plan_op *p, setop_state **out) {
+    setop_state *s = *out = calloc(1, sizeof *s);
+    if (!s) return exec_nomem(x);
+    s->gids = malloc(VECTOR_SIZE * sizeof *s->gids);
+    s->hashes = malloc(VECTOR_SIZE * sizeof *s->hashes);
+    if (!s->gids || !s->hashes) return exec_nomem(x);
+    if (union_all(p)) return exec_rows_init(x, &s->all, p->types, p->ncols);
+    return exec_groups_init(x, &s->groups, p->types, p->ncols);
+}
+
+static int setop_open(exec_ctx *x, op_node *nd) {
+    setop_state *s = NULL;
+    int rc = setop_state_new(x, nd->op, &s);
+    nd->state = s;
+    return rc;
+}
+
+static void setop_close(op_node *nd, bool keep) {
+    (void)keep;
+    setop_state_free(nd->state);
+    nd->state = NULL;
+}
+
+/* ensure_counts gives s's counts room for its groups. */
+static int ensure_counts(exec_ctx *x, setop_state *s) {
+    if (s->groups.ngroups <= s->cap) return STRATA_OK;
+    uint32_t nc = s->cap ? s->cap : 1024;
+    while (nc < s->groups.ngroups) nc *= 2;
+    uint64_t *n = realloc(s->counts, 2 * (size_t)nc * sizeof *n);
+    if (!n) return exec_nomem(x);
+    memset(n + 2 * (size_t)s->cap, 0, 2 * (size_t)(nc - s->cap) * sizeof *n);
+    s->counts = n;
+    s->cap = nc;
+    return STRATA_OK;
+}
+
 static int setop_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     const plan_op *p = nd->op;
     setop_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
     if (union_all(p)) return vec_rows_append(&s->all, in, NULL, in->count, x->err);
+    s->sides |= (uint8_t)(1u << side);
     vector *cols[p->ncols + 1];
     for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &in->cols[c];
     int rc = vec_groups_find_or_add(&s->groups, cols, in->count, s->gids, NULL, s->hashes, x->err);
-    if (rc) return rc;
-    if (s->groups.ngroups > s->cap) {
-        uint32_t nc = s->cap ? s->cap : 1024;
-        while (nc < s->groups.ngroups) nc *= 2;
-        uint64_t *n = realloc(s->counts, 2 * (size_t)nc * sizeof *n);
-        if (!n) return exec_nomem(x);
-        memset(n + 2 * (size_t)s->cap, 0, 2 * (size_t)(nc - s->cap) * sizeof *n);
-        s->counts = n;
-        s->cap = nc;
-    }
+    if (rc || (rc = ensure_counts(x, s))) return rc;
     for (uint32_t r = 0; r < in->count; r++) s->counts[2 * (size_t)s->gids[r] + side]++;
     return STRATA_OK;
 }
@@ -80,17 +101,8 @@ static uint64_t setop_copies(const plan_op *p, const uint64_t *cnt) {
     }
 }
 
-static int setop_next(exec_ctx *x, op_node *nd, data_chunk *out) {
-    const plan_op *p = nd->op;
-    setop_state *s = nd->state;
-    if (union_all(p)) {
-        out->count = 0;
-        if (s->emit_group >= s->all.nchunks) return STRATA_OK;
-        data_chunk *ch = s->all.chunks[s->emit_group++];
-        for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
-        out->count = ch->count;
-        return STRATA_OK;
-    }
+/* setop_emit outputs the next rows of s's groups. */
+static int setop_emit(exec_ctx *x, const plan_op *p, setop_state *s, data_chunk *out) {
     row_ref refs[VECTOR_SIZE];
     uint32_t n = 0;
     while (n < VECTOR_SIZE && s->emit_group < s->groups.ngroups) {
@@ -107,6 +119,88 @@ static int setop_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     return exec_emit_refs(x, &s->groups.keys, refs, n, out);
 }
 
+static int setop_next(exec_ctx *x, op_node *nd, data_chunk *out) {
+    const plan_op *p = nd->op;
+    setop_state *s = nd->state;
+    if (union_all(p)) {
+        out->count = 0;
+        if (s->emit_group >= s->all.nchunks) return STRATA_OK;
+        data_chunk *ch = s->all.chunks[s->emit_group++];
+        for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
+        out->count = ch->count;
+        return STRATA_OK;
+    }
+    if (!s->nparts) return setop_emit(x, p, s, out);
+    for (; s->emit_part < s->nparts; s->emit_part++) {
+        int rc = setop_emit(x, p, s->parts[s->emit_part], out);
+        if (rc || out->count) return rc;
+    }
+    out->count = 0;
+    return STRATA_OK;
+}
+
+/* DISTINCT and the set operations but UNION ALL run on several workers, each side: each worker's
+** node counts its rows' groups in a table of its own, which setop_combine adds to the run's
+** node's (where the other side's rows are, or come). UNION ALL keeps its rows in input order, on
+** the run's thread. Their order out is the order the merged table found its groups in, which
+** with several workers is not the serial run's (as GROUP BY's): ORDER BY fixes it. */
+static bool setop_parallel(const plan_op *p, int side) {
+    (void)side;
+    return !union_all(p);
+}
+
+typedef struct setop_merge_ctx {
+    setop_state **locals;
+    setop_state **parts;
+    const plan_op *p;
+} setop_merge_ctx;
+
+/* setop_add (groups_merge.add) adds the counts of groups sel[0..m) of chunk `first` of worker
+** i's state to those of groups gids[] of state into. */
+static int setop_add(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t first, const sel_t *sel, uint32_t m,
+                     const uint32_t *gids) {
+    setop_state *g = into, *l = ((setop_merge_ctx *)arg)->locals[i];
+    int rc = ensure_counts(x, g);
+    for (uint32_t r = 0; r < m && !rc; r++) {
+        const uint64_t *from = l->counts + 2 * (size_t)(first + (sel ? sel[r] : r));
+        g->counts[2 * (size_t)gids[r]] += from[0];
+        g->counts[2 * (size_t)gids[r] + 1] += from[1];
+    }
+    return rc;
+}
+
+/* setop_part (groups_merge.part) makes partition part's state. */
+static int setop_part(exec_ctx *x, void *arg, uint32_t part, void **into, vec_groups **to) {
+    setop_merge_ctx *c = arg;
+    int rc = setop_state_new(x, c->p, &c->parts[part]);
+    *into = c->parts[part];
+    *to = &c->parts[part]->groups;
+    return rc;
+}
+
+/* setop_combine merges the workers' groups into the run's node. Those of the last input (a set
+** operation's right one) go by partition when they are more than GROUPS_MERGE_SERIAL with the run's
+** node's own (its first input's), which go to the partitions too; those of a first input stay in
+** the run's node, where the right input's rows find them. */
+static int setop_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
+    const plan_op *p = gn->op;
+    setop_state *g = gn->state, *ls[n + 2];
+    vec_groups *tables[n + 2];
+    uint64_t groups = g->groups.ngroups;
+    bool last = p->kind == PLAN_DISTINCT;
+    for (unsigned i = 0; i < n; i++) {
+        ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
+        last |= ls[i]->sides >> 1;
+    }
+    setop_merge_ctx c = {ls, NULL, p};
+    groups_merge m = {.from = tables, .n = n, .arg = &c, .add = setop_add, .part = setop_part};
+    if (!last || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
+    if (g->groups.ngroups) ls[n] = g, tables[n] = &g->groups, m.n++;
+    if (!(c.parts = calloc(GROUPS_PARTS, sizeof *c.parts))) return exec_nomem(x);
+    int rc = exec_groups_merge_parts(x, &m);
+    g->parts = c.parts, g->nparts = GROUPS_PARTS; /* set after: g's own groups were an input */
+    return rc;
+}
 
 const op_vtable op_distinct = {
     .name = "DISTINCT",
@@ -115,6 +209,8 @@ const op_vtable op_distinct = {
     .close = setop_close,
     .sink = setop_sink,
     .source = setop_next,
+    .parallel = setop_parallel,
+    .combine = setop_combine,
 };
 
 const op_vtable op_setop = {
@@ -124,4 +220,6 @@ const op_vtable op_setop = {
     .close = setop_close,
     .sink = setop_sink,
     .source = setop_next,
+    .parallel = setop_parallel,
+    .combine = setop_combine,
 };

@@ -1,6 +1,15 @@
 /*
 ** op_sort.c -- ORDER BY: the sink that keeps its input's rows (all of them, or for ORDER BY ...
 ** LIMIT the best limit + offset in a heap) and the source of them in order (operator.h).
+**
+** Rows of equal keys come in input order (a stable sort), so that a result is the same at any
+** SET threads. On several workers each worker's node keeps the rows it sank (or its own heap of
+** the best limit + offset) and notes where each of its morsels begins (x->morsel); sort_combine
+** takes the workers' rows over as runs and sorts each run on the pool, one job a run, and the
+** source merges the runs as it outputs them. Rows of equal keys from two runs come in the order
+** of their morsels, the order a serial run reads them in (exec.h), and so do a run's own (a
+** worker may take a later morsel before an earlier one, core/pool.h); so the merged order is the
+** serial one, ties too, whatever worker took a morsel.
 */
 #include "exec/operator.h"
 
@@ -8,21 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sort_state {
+/* Where a worker's rows of one morsel begin in its collection (its row index). */
+typedef struct morsel_start {
+    uint64_t first, morsel;
+} morsel_start;
+
+typedef struct sort_state sort_state;
+struct sort_state {
     vec_rows rows;
     row_ref *order;  /* the rows in sort order; ORDER BY ... LIMIT: first the kept rows' heap */
     uint64_t n, emitted;
     uint64_t cap;    /* ... and its room */
-    bool sorted;
-} sort_state;
+    /* a worker's node (sort_open_local): where its rows of each morsel begin, in rows' order */
+    bool local;
+    morsel_start *starts;
+    uint32_t nstarts, cap_starts;
+    /* the run's node after a parallel run (sort_combine): the workers' states as runs, each with
+    ** its rows sorted (a run's order[0..n), its emitted the next to output), and chunks, every
+    ** run's chunks in turn, which the runs' refs number (run i's from its coff on); heap holds
+    ** the runs with rows left, the one whose next row comes first at the root */
+    sort_state *runs;
+    uint32_t nruns, coff, nheap;
+    data_chunk **chunks;
+    uint32_t *heap;
+};
 /* ---- sort --------------------------------------------------------------------------------- */
 
 typedef struct sort_cmp_ctx {
     const plan_op *p;
-    const vec_rows *rows;
+    data_chunk *const *chunks; /* the rows' chunks, by the refs' chunk numbers */
+    const sort_state *run;     /* a worker's rows (their morsels noted), or NULL */
 } sort_cmp_ctx;
 
 static __thread const sort_cmp_ctx *sort_ctx;
+static uint64_t ref_morsel(const sort_state *r, const row_ref *ref);
 
 /* cell_compare compares row ra of a with row rb of b, two vectors of one column (one type),
 ** neither row NULL, as value_compare does: numbers of one physical type (and DATE, TIMESTAMP,
@@ -83,10 +111,14 @@ static int key_compare(const plan_op *p, const data_chunk *a, uint32_t ra, const
 
 static int sort_compare(const void *a, const void *b) {
     const row_ref *x = a, *y = b;
-    const vec_rows *rows = sort_ctx->rows;
-    int c = key_compare(sort_ctx->p, rows->chunks[x->chunk], x->row, rows->chunks[y->chunk], y->row);
+    data_chunk *const *chunks = sort_ctx->chunks;
+    int c = key_compare(sort_ctx->p, chunks[x->chunk], x->row, chunks[y->chunk], y->row);
     if (c) return c;
-    /* stable: input order */
+    /* stable: input order -- a worker's by morsel first (it may take a later morsel before an
+    ** earlier one: core/pool.h), then as it came */
+    const sort_state *run = sort_ctx->run;
+    uint64_t mx = run ? ref_morsel(run, x) : 0, my = run ? ref_morsel(run, y) : 0;
+    if (mx != my) return mx < my ? -1 : 1;
     if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
 }
@@ -128,6 +160,11 @@ static int topn_compact(exec_ctx *x, const plan_op *p, sort_state *s) {
     int rc = exec_rows_init(x, &kept, p->types, p->ncols);
     if (rc) return rc;
     qsort(s->order, s->n, sizeof *s->order, ref_order);
+    /* a worker's morsels begin where their first kept row goes */
+    for (uint64_t j = 0, i = 0; j < s->nstarts; j++) {
+        while (i < s->n && (uint64_t)s->order[i].chunk * VECTOR_SIZE + s->order[i].row < s->starts[j].first) i++;
+        s->starts[j].first = i;
+    }
     sel_t sel[VECTOR_SIZE];
     for (uint64_t i = 0; i < s->n && !rc;) { /* a run of refs in one chunk at a time */
         uint32_t c = s->order[i].chunk, n = 0;
@@ -142,7 +179,7 @@ static int topn_compact(exec_ctx *x, const plan_op *p, sort_state *s) {
     vec_rows_free(&s->rows);
     s->rows = kept;
     for (uint64_t i = 0; i < s->n; i++) s->order[i] = (row_ref){(uint32_t)(i / VECTOR_SIZE), (uint32_t)(i % VECTOR_SIZE)};
-    sort_cmp_ctx ctx = {p, &s->rows};
+    sort_cmp_ctx ctx = {p, s->rows.chunks, s->local ? s : NULL};
     sort_ctx = &ctx;
     for (uint64_t i = s->n / 2; i-- > 0;) sift_down(s->order, s->n, i);
     sort_ctx = NULL;
@@ -163,8 +200,12 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
     else {
         const row_ref *root = &s->order[0];
         const data_chunk *rc = s->rows.chunks[root->chunk];
-        for (uint32_t r = 0; r < in->count; r++)
-            if (key_compare(p, in, r, rc, root->row) < 0) sel[n++] = (sel_t)r;
+        /* a worker's row equal to the root comes before it when its morsel does */
+        bool earlier = s->local && x->morsel < ref_morsel(s, root);
+        for (uint32_t r = 0; r < in->count; r++) {
+            int c = key_compare(p, in, r, rc, root->row);
+            if (c < 0 || (c == 0 && earlier)) sel[n++] = (sel_t)r;
+        }
         if (!n) return STRATA_OK;
     }
     uint64_t first = s->rows.rows;
@@ -180,7 +221,7 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
         if (!h) return exec_nomem(x);
         s->order = h, s->cap = nc;
     }
-    sort_cmp_ctx ctx = {p, &s->rows};
+    sort_cmp_ctx ctx = {p, s->rows.chunks, s->local ? s : NULL};
     sort_ctx = &ctx;
     for (uint64_t i = first; i < first + n; i++) {
         row_ref ref = {(uint32_t)(i / VECTOR_SIZE), (uint32_t)(i % VECTOR_SIZE)};
@@ -197,10 +238,10 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
     return STRATA_OK;
 }
 
-static int sort_finalize(exec_ctx *x, op_node *nd) {
-    const plan_op *p = nd->op;
-    sort_state *s = nd->state;
-    sort_cmp_ctx ctx = {p, &s->rows};
+/* sort_rows puts s's rows in order: all of them, or for ORDER BY ... LIMIT the heap topn_sink
+** kept. chunks are the chunks the refs number, s's own from coff on (a parallel run's runs). */
+static int sort_rows(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *const *chunks, uint32_t coff) {
+    sort_cmp_ctx ctx = {p, chunks, s->nstarts ? s : NULL};
     if (p->sort.limit < 0) { /* every row, in order */
         s->n = s->rows.rows;
         int rc = vec_rows_charge(&s->rows, (s->n + 1) * sizeof *s->order, x->err);
@@ -209,28 +250,140 @@ static int sort_finalize(exec_ctx *x, op_node *nd) {
         if (!s->order) return exec_nomem(x);
         uint64_t i = 0;
         for (uint32_t c = 0; c < s->rows.nchunks; c++)
-            for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){c, r};
-    } /* else topn_sink kept the first rows */
+            for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){coff + c, r};
+    } else if (coff) { /* else topn_sink kept the first rows */
+        for (uint64_t i = 0; i < s->n; i++) s->order[i].chunk += coff;
+    }
     sort_ctx = &ctx;
     if (s->n) qsort(s->order, s->n, sizeof *s->order, sort_compare);
     sort_ctx = NULL;
     return STRATA_OK;
 }
 
-/* emit_refs copies the rows refs[0..n) of a vec_rows into out. */
-int exec_emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out) {
-    for (uint32_t c = 0; c < rows->ncols; c++)
+static int sort_finalize(exec_ctx *x, op_node *nd) {
+    sort_state *s = nd->state;
+    return s->runs ? STRATA_OK : sort_rows(x, nd->op, s, s->rows.chunks, 0); /* sort_combine sorted the runs */
+}
+
+int exec_emit_chunk_refs(exec_ctx *x, data_chunk *const *chunks, uint32_t ncols, const row_ref *refs, uint32_t n,
+                         data_chunk *out) {
+    for (uint32_t c = 0; c < ncols; c++)
         for (uint32_t r = 0; r < n; r++) {
             sel_t sr = refs[r].row;
-            int rc = vec_copy(&out->cols[c], r, &rows->chunks[refs[r].chunk]->cols[c], &sr, 1, x->err);
+            int rc = vec_copy(&out->cols[c], r, &chunks[refs[r].chunk]->cols[c], &sr, 1, x->err);
             if (rc) return rc;
         }
     out->count = n;
     return STRATA_OK;
 }
 
+int exec_emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out) {
+    return exec_emit_chunk_refs(x, rows->chunks, rows->ncols, refs, n, out);
+}
+
+/* ---- the runs of a parallel run ----------------------------------------------------------- */
+
+/* ref_morsel is the morsel run r's row ref (numbered in the run's parent's chunks) came from. */
+static uint64_t ref_morsel(const sort_state *r, const row_ref *ref) {
+    uint64_t row = (uint64_t)(ref->chunk - r->coff) * VECTOR_SIZE + ref->row;
+    uint32_t lo = 0, hi = r->nstarts; /* the last start at or before row: starts[lo] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->starts[mid].first <= row) lo = mid;
+        else hi = mid;
+    }
+    return r->starts[lo].morsel;
+}
+
+/* run_before: the next row of run a comes before that of run b: by the keys, then by morsel (two
+** runs never share one). */
+static bool run_before(const plan_op *p, const sort_state *g, uint32_t a, uint32_t b) {
+    const sort_state *ra = &g->runs[a], *rb = &g->runs[b];
+    const row_ref *u = &ra->order[ra->emitted], *v = &rb->order[rb->emitted];
+    int c = key_compare(p, g->chunks[u->chunk], u->row, g->chunks[v->chunk], v->row);
+    return c ? c < 0 : ref_morsel(ra, u) < ref_morsel(rb, v);
+}
+
+/* merge_down restores g's heap of runs below position i. */
+static void merge_down(const plan_op *p, sort_state *g, uint32_t i) {
+    for (uint32_t *h = g->heap;;) {
+        uint32_t l = 2 * i + 1, first = i;
+        if (l < g->nheap && run_before(p, g, h[l], h[first])) first = l;
+        if (l + 1 < g->nheap && run_before(p, g, h[l + 1], h[first])) first = l + 1;
+        if (first == i) return;
+        uint32_t t = h[i];
+        h[i] = h[first], h[first] = t;
+        i = first;
+    }
+}
+
+/* merge_next outputs the next rows of the runs' merge. */
+static int merge_next(exec_ctx *x, const plan_op *p, sort_state *g, data_chunk *out) {
+    row_ref refs[VECTOR_SIZE];
+    uint32_t n = 0;
+    for (; n < VECTOR_SIZE && g->emitted < g->n; g->emitted++) {
+        sort_state *r = &g->runs[g->heap[0]];
+        refs[n++] = r->order[r->emitted++];
+        if (r->emitted == r->n) g->heap[0] = g->heap[--g->nheap];
+        merge_down(p, g, 0);
+    }
+    return exec_emit_chunk_refs(x, g->chunks, p->ncols, refs, n, out);
+}
+
+typedef struct sort_job {
+    exec_ctx *x;
+    const plan_op *p;
+    sort_state *g;
+} sort_job;
+
+/* sort_runs: pool_run's task, runs [begin, end) sorted. */
+static int sort_runs(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    sort_job *j = arg;
+    exec_ctx x = *j->x;
+    x.err = &w->err;
+    int rc = STRATA_OK;
+    for (uint64_t i = begin; i < end && !rc; i++) {
+        sort_state *r = &j->g->runs[i];
+        rc = sort_rows(&x, j->p, r, j->g->chunks, r->coff);
+    }
+    return rc;
+}
+
+/* sort_combine takes the workers' rows over as runs, sorts each on the pool and starts their
+** merge. */
+static int sort_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigned n) {
+    const plan_op *p = gn->op;
+    sort_state *g = gn->state;
+    if (!(g->runs = calloc(n + 1, sizeof *g->runs))) return exec_nomem(x);
+    uint32_t nchunks = 0;
+    for (unsigned i = 0; i < n; i++) { /* the worker's node is left empty, to close */
+        sort_state *l = locals[i]->state;
+        g->runs[i] = *l;
+        memset(l, 0, sizeof *l);
+        g->runs[i].coff = nchunks;
+        nchunks += g->runs[i].rows.nchunks;
+    }
+    g->nruns = n;
+    int rc = vec_rows_charge(&g->rows, (nchunks + 1) * sizeof *g->chunks + (n + 1) * sizeof *g->heap, x->err);
+    if (rc) return rc;
+    g->chunks = malloc((nchunks + 1) * sizeof *g->chunks);
+    g->heap = malloc((n + 1) * sizeof *g->heap);
+    if (!g->chunks || !g->heap) return exec_nomem(x);
+    for (unsigned i = 0; i < n; i++)
+        memcpy(g->chunks + g->runs[i].coff, g->runs[i].rows.chunks, g->runs[i].rows.nchunks * sizeof *g->chunks);
+    sort_job j = {x, p, g};
+    pool_job job = {.total = n, .morsel = 1, .run_morsel = sort_runs, .arg = &j, .interrupt = x->interrupt};
+    if ((rc = exec_pool_run(x, &job))) return rc;
+    for (unsigned i = 0; i < n; i++)
+        if (g->runs[i].n) g->heap[g->nheap++] = i, g->n += g->runs[i].n;
+    if (p->sort.limit >= 0 && g->n > (uint64_t)p->sort.limit) g->n = (uint64_t)p->sort.limit;
+    for (uint32_t i = g->nheap / 2; i-- > 0;) merge_down(p, g, i);
+    return STRATA_OK;
+}
+
 static int sort_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     sort_state *s = nd->state;
+    if (s->runs) return merge_next(x, nd->op, s, out);
     uint64_t n = s->n - s->emitted;
     if (n > VECTOR_SIZE) n = VECTOR_SIZE;
     int rc = exec_emit_refs(x, &s->rows, s->order + s->emitted, (uint32_t)n, out);
@@ -247,20 +400,53 @@ static int sort_open(exec_ctx *x, op_node *nd) {
     return exec_rows_init(x, &s->rows, p->types, p->ncols);
 }
 
+/* sort_open_local opens a worker's node: it notes where its morsels begin. */
+static int sort_open_local(exec_ctx *x, op_node *local, op_node *global) {
+    (void)global;
+    int rc = sort_open(x, local);
+    if (!rc) ((sort_state *)local->state)->local = true;
+    return rc;
+}
+
+static void sort_state_free(sort_state *s) {
+    for (uint32_t i = 0; i < s->nruns; i++) sort_state_free(&s->runs[i]);
+    vec_rows_free(&s->rows);
+    free(s->order);
+    free(s->starts);
+    free(s->runs);
+    free(s->chunks);
+    free(s->heap);
+}
+
 static void sort_close(op_node *nd, bool keep) {
     (void)keep;
     sort_state *s = nd->state;
     if (!s) return;
-    vec_rows_free(&s->rows);
-    free(s->order);
+    sort_state_free(s);
     free(s);
     nd->state = NULL;
+}
+
+/* morsel_begins notes that a worker's rows from here on come from morsel x->morsel. */
+static int morsel_begins(exec_ctx *x, sort_state *s) {
+    if (s->nstarts == s->cap_starts) {
+        uint32_t nc = s->cap_starts ? 2 * s->cap_starts : 16;
+        morsel_start *m = realloc(s->starts, nc * sizeof *m);
+        if (!m) return exec_nomem(x);
+        s->starts = m, s->cap_starts = nc;
+    }
+    s->starts[s->nstarts++] = (morsel_start){s->rows.rows, x->morsel};
+    return STRATA_OK;
 }
 
 static int sort_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     (void)side;
     sort_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
+    if (s->local && (!s->nstarts || s->starts[s->nstarts - 1].morsel != x->morsel)) {
+        int rc = morsel_begins(x, s);
+        if (rc) return rc;
+    }
     if (nd->op->sort.limit >= 0) return topn_sink(x, nd->op, s, in);
     return vec_rows_append(&s->rows, in, NULL, in->count, x->err);
 }
@@ -278,4 +464,7 @@ const op_vtable op_sort = {
     .finalize = sort_finalize,
     .source = sort_next,
     .explain = sort_explain,
+    .parallel = exec_parallel_always,
+    .open_local = sort_open_local,
+    .combine = sort_combine,
 };

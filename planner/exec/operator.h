@@ -151,12 +151,48 @@ void exec_no_close(op_node *n, bool keep);
 /* exec_list_exprs copies n expressions to list (when not NULL) and returns n: for vt->exprs. */
 uint32_t exec_list_exprs(expr *const *from, uint32_t n, const expr **list);
 
+/* ---- merging the workers' group tables (group_merge.c) ------------------------------------ */
+
+/* A sink that finds its rows' groups in a table per worker (GROUP BY, DISTINCT, the set
+** operations) merges the workers' tables in its combine: into the run's node's table, on the
+** run's thread, while they hold at most GROUPS_MERGE_SERIAL groups together; more by partition
+** on the pool (GROUPS_PARTS partitions, a partition a table of its own). */
+#define GROUPS_MERGE_SERIAL 65536
+#define GROUPS_PARTS 64
+
+typedef struct groups_merge {
+    vec_groups *const *from; /* the workers' tables, of one set of key types */
+    unsigned n;
+    void *arg;               /* the sink's, for add and part */
+    /* add adds what groups sel[0..m) of chunk `first` of from[i] (sel NULL: its first m groups)
+    ** carry to into, the state whose table now has them as groups gids[] */
+    int (*add)(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t first, const sel_t *sel, uint32_t m,
+               const uint32_t *gids);
+    /* part makes the state *into of partition part, its table *to (exec_groups_merge_parts calls it
+    ** once for each partition, on a worker of the pool, x with the worker's error) */
+    int (*part)(exec_ctx *x, void *arg, uint32_t part, void **into, vec_groups **to);
+    /* one, when not NULL, takes partition part whose groups are all from[i]'s as they are, in
+    ** place of part and add: its groups are entries[first .. first + n) (i << 32 | group, in
+    ** order), an array that lives only through the call (may be NULL) */
+    int (*one)(exec_ctx *x, void *arg, uint32_t part, unsigned i, const uint64_t *entries, uint64_t first, uint64_t n);
+} groups_merge;
+
+/* exec_groups_merge merges m's tables into state into, whose table is to, on this thread;
+** exec_groups_merge_parts into the partitions' states, on the pool: a group goes to the partition
+** of its key's range for one integer key (so that a partition's keys stay dense), else of its
+** keys' hash. The first error is x->err's. */
+int exec_groups_merge(exec_ctx *x, const groups_merge *m, void *into, vec_groups *to);
+int exec_groups_merge_parts(exec_ctx *x, const groups_merge *m);
+
 /* A row of a vec_rows: chunk index and row within it. */
 typedef struct row_ref {
     uint32_t chunk, row;
 } row_ref;
-/* exec_emit_refs copies the rows refs[0..n) of rows into out. */
+/* exec_emit_refs copies the rows refs[0..n) of rows into out; exec_emit_chunk_refs those of the
+** chunks (of ncols columns each) that the refs' chunk numbers index. */
 int exec_emit_refs(exec_ctx *x, const vec_rows *rows, const row_ref *refs, uint32_t n, data_chunk *out);
+int exec_emit_chunk_refs(exec_ctx *x, data_chunk *const *chunks, uint32_t ncols, const row_ref *refs, uint32_t n,
+                         data_chunk *out);
 
 /* A table's columns as a scan decodes them (op_scan.c; the index join reads its right side so):
 ** scan_projection lists the table columns of the outputs some operator reads (need NULL: all)

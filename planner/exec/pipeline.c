@@ -551,6 +551,7 @@ static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     int rc = wk->ready ? STRATA_OK : worker_start(pr, wk, w);
     for (uint64_t m = begin; m < end && !rc; m++) {
         op_node *src = wk->pl.source;
+        wk->x.morsel = m;
         if ((rc = src->vt->open_morsel(&wk->x, src, pr->pl->source, m))) break;
         pipe_rewind(&wk->pl);
         rc = pipe_run(&wk->x, &wk->pl);

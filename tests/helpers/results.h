@@ -1,7 +1,8 @@
 /*
 ** results.h -- query results as text through the public API, for tests that compare runs: a
 ** result's rows joined by newlines (values by '|', NULL as "NULL"), and the check that a query
-** gives the same text at SET threads = 1 and at more threads than the machine has cores.
+** gives the same text at SET threads = 1 and at more threads than the machine has cores, and
+** the table the parallel executor's tests (tests/planner/test_parallel*.c) run on.
 ** Header-only (static inline).
 */
 #ifndef STRATA_TESTS_RESULTS_H
@@ -74,6 +75,22 @@ static inline void same_row_counts(const char *one, const char *many) {
         a += 5, b += 5, lines++;
     }
     cr_assert_geq(lines, 3, "%s", many);
+}
+
+/* open_table makes t, a table of 600,000 rows: 4 full row groups in the column store, the rest
+** and the changes in the row store; and d, a small table of some of t's k. */
+static inline strata_db *open_table(void) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, g INTEGER, k INTEGER, s VARCHAR, m DECIMAL(12,2), n INTEGER);"
+                "INSERT INTO t SELECT i, i % 97, i % 50000, 'name' || (i % 1013), (i % 10000) / 100.0,"
+                "  CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END FROM generate_series(1, 500000) AS x(i);"
+                "CHECKPOINT;"
+                "INSERT INTO t SELECT i, i % 97, i % 50000, 'late' || (i % 7), 1.5, i FROM generate_series(500001, 600000) AS x(i);"
+                "DELETE FROM t WHERE id % 1000 = 7;"
+                "UPDATE t SET m = m + 1000 WHERE id % 5000 = 3;"
+                "CREATE TABLE d(k INTEGER PRIMARY KEY, label VARCHAR);"
+                "INSERT INTO d SELECT i, 'd' || (i % 13) FROM generate_series(0, 49999, 3) AS x(i)");
+    return db;
 }
 
 #endif

@@ -17,22 +17,6 @@
 #include "helpers/api_db.h"
 #include "helpers/results.h"
 
-/* a table of 600,000 rows: 4 full row groups in the column store, the rest and the changes in
-** the row store */
-static strata_db *open_table(void) {
-    strata_db *db = open_mem();
-    EXEC_OK(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, g INTEGER, k INTEGER, s VARCHAR, m DECIMAL(12,2), n INTEGER);"
-                "INSERT INTO t SELECT i, i % 97, i % 50000, 'name' || (i % 1013), (i % 10000) / 100.0,"
-                "  CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END FROM generate_series(1, 500000) AS x(i);"
-                "CHECKPOINT;"
-                "INSERT INTO t SELECT i, i % 97, i % 50000, 'late' || (i % 7), 1.5, i FROM generate_series(500001, 600000) AS x(i);"
-                "DELETE FROM t WHERE id % 1000 = 7;"
-                "UPDATE t SET m = m + 1000 WHERE id % 5000 = 3;"
-                "CREATE TABLE d(k INTEGER PRIMARY KEY, label VARCHAR);"
-                "INSERT INTO d SELECT i, 'd' || (i % 13) FROM generate_series(0, 49999, 3) AS x(i)");
-    return db;
-}
-
 Test(parallel, aggregates_match_one_thread) {
     strata_db *db = open_table();
     same_at_threads(db, "SELECT count(*), count(n), sum(id), sum(m), min(s), max(s), min(m), max(n), avg(m) FROM t");
