@@ -778,7 +778,7 @@ static result pass_dict_mask(const table *t) {
     const uint32_t n = vector_rows;
     uint64_t c = 0;
     for (size_t off = 0; off < t->rows; off += VECTOR_SIZE) {
-        kern_dict_mask(promo_bits, (const sel_t *)(const void *)(t->qty + off), n, mask_buf);
+        kern_dict_mask(promo_bits, 101, (const sel_t *)(const void *)(t->qty + off), n, mask_buf);
         c += mask_count();
     }
     return (result){{(double)c, 0}};

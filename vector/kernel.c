@@ -1284,8 +1284,85 @@ void kern_prefix(const sstr *d, const sel_t *sel, uint32_t n, const char *p, uin
 
 /* ---- dictionaries and masks --------------------------------------------------------------- */
 
-void kern_dict_mask(const uint64_t *entries, const sel_t *codes, uint32_t n, uint64_t *mask) {
-    ROW_WORDS(row_bit(entries, codes[r]));
+#if defined(SIMDE_X86_AVX2_NATIVE)
+/* dict_lanes8 is the bit mask of 8 codes' entries, the entries' 32-bit words broadcast in
+** ev[0..K): word k shifted left by 32 k + 31 - code has entry code's bit in its sign bit when
+** 32 k <= code < 32 k + 32, and is 0 otherwise (a shift count of 32 or more, a negative one read
+** unsigned, shifts every bit out), so the words OR together. */
+ALWAYS_INLINE uint64_t dict_lanes8(simde__m256i c, const simde__m256i *ev, const simde__m256i *top, int K) {
+    simde__m256i acc = simde_mm256_sllv_epi32(ev[0], simde_mm256_sub_epi32(top[0], c));
+    for (int k = 1; k < K; k++)
+        acc = simde_mm256_or_si256(acc, simde_mm256_sllv_epi32(ev[k], simde_mm256_sub_epi32(top[k], c)));
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(acc));
+}
+
+/* dict_words_by fills the mask's whole words from K (1, 2, 4 or 8: one loop each) 32-bit words of
+** entries, the words past the dictionary's zero; with check it returns the greatest code, else 0. */
+ALWAYS_INLINE uint32_t dict_words_by(int K, bool check, const uint64_t *entries, uint32_t nwords,
+                                     const uint32_t *codes, uint32_t n, uint64_t *mask) {
+    simde__m256i ev[8], top[8];
+    for (int k = 0; k < K; k++) {
+        uint32_t e = (uint32_t)k < nwords ? (uint32_t)(entries[k >> 1] >> (32 * (k & 1))) : 0;
+        ev[k] = simde_mm256_set1_epi32((int32_t)e);
+        top[k] = simde_mm256_set1_epi32(32 * k + 31);
+    }
+    simde__m256i hi = simde_mm256_setzero_si256();
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 8) {
+            simde__m256i c = simde_mm256_loadu_si256((const simde__m256i *)(const void *)(codes + w * 64 + j));
+            if (check) hi = simde_mm256_max_epu32(hi, c);
+            m |= dict_lanes8(c, ev, top, K) << j;
+        }
+        mask[w] = m;
+    }
+    uint32_t l[8], top_code = 0;
+    simde_mm256_storeu_si256((simde__m256i *)(void *)l, hi);
+    for (int k = 0; k < 8; k++) top_code = l[k] > top_code ? l[k] : top_code;
+    return top_code;
+}
+#endif
+
+/* dict_mask is kern_dict_mask, and with check kern_dict_mask_checked: a code past the dictionary
+** reads no entry (the scalar loop looks up entry 0 in its place) and makes it return false. */
+ALWAYS_INLINE bool dict_mask(bool check, const uint64_t *entries, uint32_t nentries, const uint32_t *codes, uint32_t n,
+                             uint64_t *mask) {
+    if (check && nentries == 0) return n == 0; /* every code is past it, and there is no entry to read */
+    uint32_t from = 0, top_code = 0;
+#if defined(SIMDE_X86_AVX2_NATIVE)
+    if (nentries > 0 && nentries <= KERN_DICT_LANES) {
+        uint32_t nwords = (nentries + 31) / 32;
+        if (nwords == 1) top_code = dict_words_by(1, check, entries, nwords, codes, n, mask);
+        else if (nwords == 2) top_code = dict_words_by(2, check, entries, nwords, codes, n, mask);
+        else if (nwords <= 4) top_code = dict_words_by(4, check, entries, nwords, codes, n, mask);
+        else top_code = dict_words_by(8, check, entries, nwords, codes, n, mask);
+        from = n / 64 * 64;
+    }
+#endif
+    uint32_t bad = check && from > 0 && top_code >= nentries;
+    for (uint32_t w = from / 64; w < KERN_WORDS(n); w++) {
+        uint32_t end = w * 64 + 64 < n ? w * 64 + 64 : n;
+        uint64_t m = 0;
+        for (uint32_t r = w * 64; r < end; r++) {
+            uint32_t c = codes[r];
+            if (check) {
+                bad |= c >= nentries;
+                c = c < nentries ? c : 0;
+            }
+            m |= (uint64_t)row_bit(entries, c) << (r & 63);
+        }
+        mask[w] = m;
+    }
+    return !bad;
+}
+
+void kern_dict_mask(const uint64_t *entries, uint32_t nentries, const sel_t *codes, uint32_t n, uint64_t *mask) {
+    dict_mask(false, entries, nentries, codes, n, mask);
+}
+
+bool kern_dict_mask_checked(const uint64_t *entries, uint32_t nentries, const uint32_t *codes, uint32_t n,
+                            uint64_t *mask) {
+    return dict_mask(true, entries, nentries, codes, n, mask);
 }
 
 void kern_mask_not(uint64_t *mask, uint32_t n) {

@@ -1348,6 +1348,52 @@ Test(segment, corruption_every_byte) {
     cr_assert_gt(decode_caught, 1000, "damage found by decoding: %u", decode_caught);
 }
 
+/* A dictionary code past the dictionary (the codes behind a valid checksum set to all ones, a byte
+** at a time) is STRATA_CORRUPT "dictionary code out of range" for the filter exactly when it is for
+** the decoding: l_quantity's shape (50 DECIMAL(15,2) values, 6-bit codes, the filter's register
+** lookup), a whole vector and a partial one whose last rows go through the scalar loop. */
+Test(segment, corruption_dictionary_codes) {
+    col c = col_new(sql_type_decimal(15, 2), VECTOR_SIZE + 100);
+    rng_seed(81);
+    for (uint32_t r = 0; r < c.rows; r++) c.i[r] = 100 * (1 + (int64_t)(rnd() % 50));
+    btree_buf out = {0};
+    encode(&c, SEG_DICTIONARY, 0, VECTOR_SIZE, &out);
+    cr_assert_eq(verify(&c, out.data, out.len, "l_quantity's dictionary"), SEG_DICTIONARY);
+    strata_err err = {0};
+    vector v;
+    cr_assert_eq(vec_init(&v, c.type, &err), STRATA_OK);
+    uint8_t *copy = malloc(out.len);
+    unsigned caught[2] = {0, 0}; /* per vector */
+    seg_cond conds[2] = {{SEG_LT, {.i = 2400}}, {SEG_GE, {.i = 500}}};
+    for (size_t at = SEGMENT_HEADER_SIZE; at < out.len; at++) {
+        memcpy(copy, out.data, out.len);
+        copy[at] = 0xff;
+        fix_crc(copy, out.len);
+        segment_reader r;
+        if (segment_open(&r, copy, out.len, c.type, &err) != STRATA_OK) continue;
+        for (uint32_t k = 0; k < segment_nvectors(&r); k++) {
+            uint64_t mask[VALIDITY_WORDS];
+            strata_err ferr = {0}, derr = {0};
+            int frc = segment_filter_mask(&r, k, conds, 1 + at % 2, mask, &ferr);
+            vec_reset(&v);
+            int drc = segment_decode_vector(&r, k, &v, &derr);
+            bool fcode = frc == STRATA_CORRUPT && strstr(ferr.msg, "dictionary code out of range");
+            bool dcode = drc == STRATA_CORRUPT && strstr(derr.msg, "dictionary code out of range");
+            cr_assert(frc == STRATA_OK || frc == STRATA_CORRUPT, "byte %zu: filter %d %s", at, frc, ferr.msg);
+            cr_assert_eq(fcode, dcode, "byte %zu, vector %u: filter says \"%s\", decoding \"%s\"", at, k, ferr.msg,
+                         derr.msg);
+            caught[k] += fcode;
+        }
+        segment_reader_close(&r);
+    }
+    cr_assert(caught[0] > 0 && caught[1] > 0, "codes out of range found: %u in the whole vector, %u in the partial one",
+              caught[0], caught[1]);
+    free(copy);
+    vec_free(&v);
+    btree_buf_free(&out);
+    col_free(&c);
+}
+
 Test(segment, corruption_two_vectors) {
     /* a directory of two blocks, the second one partial */
     col c = make_col(sql_type_make(TYPE_SMALLINT), PAT_LOWCARD, 2100, 80);
