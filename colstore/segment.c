@@ -2752,12 +2752,14 @@ static inline int cmp_result(seg_cmp op, int c) {
     }
 }
 
+/* kern_ops maps a condition's operator to vector/kernel.h's. */
+static const kern_cmp kern_ops[] = {[SEG_EQ] = KERN_EQ, [SEG_NE] = KERN_NE, [SEG_LT] = KERN_LT,
+                                    [SEG_LE] = KERN_LE, [SEG_GT] = KERN_GT, [SEG_GE] = KERN_GE};
+
 /* mask_cmp sets bit i of mask (rows 0..n-1, bits past n zero) when staged value vals[i], read as
 ** int64, compares with c by op: vector/kernel.h's comparison. */
 static void mask_cmp(const uint64_t *vals, uint32_t n, seg_cmp op, int64_t c, uint64_t *mask) {
-    static const kern_cmp ops[] = {[SEG_EQ] = KERN_EQ, [SEG_NE] = KERN_NE, [SEG_LT] = KERN_LT,
-                                   [SEG_LE] = KERN_LE, [SEG_GT] = KERN_GT, [SEG_GE] = KERN_GE};
-    kern_cmp_i64(ops[op], (const int64_t *)vals, NULL, n, c, mask);
+    kern_cmp_i64(kern_ops[op], (const int64_t *)vals, NULL, n, c, mask);
 }
 
 /* MASK_ROWS sets mask (rows 0..n-1) to BIT, an expression of row i that is 0 or 1, a word at a
@@ -2774,6 +2776,30 @@ static void mask_cmp(const uint64_t *vals, uint32_t n, seg_cmp op, int64_t c, ui
 static void mask_all(uint64_t *mask, uint32_t n) {
     memset(mask, 0xff, n / 64 * sizeof *mask);
     if (n % 64) mask[n / 64] = ((uint64_t)1 << (n % 64)) - 1;
+}
+
+/* FOR_NARROW: offsets of a frame of at most this many bits are unpacked into 32-bit lanes and
+** compared 8 at a time as int32 (half the unpacking's stores and twice the compare's lanes of
+** 64-bit offsets). */
+#define FOR_NARROW 31
+
+/* mask_for sets mask to the rows of a frame of reference (offsets unpacked: vals, or as 32-bit
+** lanes when w <= FOR_NARROW) that meet op c: compared as offsets from the base, where a constant
+** below the base or above every offset decides every row alike. */
+static void mask_for(const payload *pl, const uint64_t *vals, uint32_t n, seg_cmp op, int64_t c, uint64_t *mask) {
+    memset(mask, 0, KERN_WORDS(n) * sizeof *mask);
+    uint64_t cu = (uint64_t)c - pl->base;
+    if (c < (int64_t)pl->base) { /* every offset is above c - base */
+        if (op == SEG_NE || op == SEG_GT || op == SEG_GE) mask_all(mask, n);
+    } else if (pl->w <= FOR_NARROW && cu > INT32_MAX) { /* every offset is below it */
+        if (op == SEG_NE || op == SEG_LT || op == SEG_LE) mask_all(mask, n);
+    } else if (pl->w <= FOR_NARROW) {
+        kern_cmp_i32(kern_ops[op], (const int32_t *)(const void *)vals, NULL, n, (int32_t)cu, mask);
+    } else if (pl->w < 64 && cu <= INT64_MAX) {
+        mask_cmp(vals, n, op, (int64_t)cu, mask);
+    } else {
+        MASK_ROWS(mask, n, cmp_result(op, (vals[i] > cu) - (vals[i] < cu)));
+    }
 }
 
 /* compare_entry compares dictionary entry (or constant) j with c: -1, 0, 1. */
@@ -2793,6 +2819,42 @@ static int compare_entry(const segment_reader *r, uint32_t j, const seg_const *c
     }
 }
 
+/* mask_nulls clears the bits of vector b's NULL rows in mask: NULLs never pass. */
+static void mask_nulls(const vblock *b, uint64_t *mask) {
+    if (b->mode == 0) return;
+    uint64_t valid[VALIDITY_WORDS];
+    MASK_ROWS(valid, b->n, row_valid(b, i));
+    for (uint32_t w = 0; w < KERN_WORDS(b->n); w++) mask[w] &= valid[w];
+}
+
+/* dict_filter_mask sets mask to the rows of dictionary vector b whose entry meets every condition:
+** the conditions are evaluated once per entry into a bitmap of the entries that pass them all,
+** which the codes then look up (kern_dict_mask_checked, 8 codes at a time for a dictionary of up to
+** KERN_DICT_LANES entries, which also finds a code past the dictionary: STRATA_CORRUPT). */
+static int dict_filter_mask(segment_reader *r, const vblock *b, const payload *pl, const seg_cond *conds,
+                            uint32_t nconds, uint64_t *mask, strata_err *err) {
+    uint32_t n = b->n, count = r->dict_count;
+    uint32_t *codes = (uint32_t *)r->tmp;
+    uint64_t *pass = r->tmp + TMP_N; /* SEGMENT_DICT_MAX bits fit in TMP_N words */
+    if (pl->w <= 32) {
+        bitpack_unpack32(pl->packed, n, pl->w, codes);
+    } else { /* wider codes (never written) are checked at 64 bits before they are narrowed */
+        uint64_t *wide = r->tmp + 2 * TMP_N;
+        bitpack_unpack(pl->packed, n, pl->w, wide);
+        if (!check_codes(wide, n, count)) return CORRUPT("vector %u: dictionary code out of range", b->k);
+        for (uint32_t i = 0; i < n; i++) codes[i] = (uint32_t)wide[i];
+    }
+    memset(pass, 0, ((size_t)count + 63) / 64 * sizeof *pass);
+    for (uint32_t j = 0; j < count; j++) {
+        uint64_t ok = 1;
+        for (uint32_t q = 0; q < nconds; q++) ok &= (uint64_t)cmp_result(conds[q].op, compare_entry(r, j, &conds[q].c));
+        pass[j >> 6] |= ok << (j & 63);
+    }
+    if (!kern_dict_mask_checked(pass, count, codes, n, mask))
+        return CORRUPT("vector %u: dictionary code out of range", b->k);
+    return STRATA_OK;
+}
+
 /* cond_mask sets m to the rows of the decoded vector (vals, its FOR base, or the resolved
 ** strings) that meet one condition; scratch holds a vector of three-way results. */
 static void cond_mask(segment_reader *r, const payload *pl, const uint64_t *vals, uint32_t n, const seg_cond *cd,
@@ -2803,24 +2865,8 @@ static void cond_mask(segment_reader *r, const payload *pl, const uint64_t *vals
     if (r->encoding == SEG_CONSTANT) {
         memset(m, 0, KERN_WORDS(n) * sizeof *m);
         if (cmp_result(op, compare_entry(r, 0, c))) mask_all(m, n);
-    } else if (r->encoding == SEG_DICTIONARY) { /* each entry once, then the codes */
-        uint64_t *pass = scratch; /* SEGMENT_DICT_MAX bits fit in TMP_N words */
-        memset(pass, 0, ((size_t)r->dict_count + 63) / 64 * sizeof *pass);
-        for (uint32_t j = 0; j < r->dict_count; j++)
-            pass[j >> 6] |= (uint64_t)cmp_result(op, compare_entry(r, j, c)) << (j & 63);
-        MASK_ROWS(m, n, pass[vals[i] >> 6] >> (vals[i] & 63) & 1);
     } else if (r->encoding == SEG_FOR) {
-        /* compare the packed offsets with c - base: values below the base compare alike; offsets
-        ** below 2^63 compare as int64 */
-        memset(m, 0, KERN_WORDS(n) * sizeof *m);
-        if (c->i < (int64_t)pl->base) {
-            if (op == SEG_NE || op == SEG_GT || op == SEG_GE) mask_all(m, n);
-        } else if (pl->w < 64 && (uint64_t)c->i - pl->base <= INT64_MAX) {
-            mask_cmp(vals, n, op, (int64_t)((uint64_t)c->i - pl->base), m);
-        } else {
-            uint64_t cu = (uint64_t)c->i - pl->base;
-            MASK_ROWS(m, n, cmp_result(op, (vals[i] > cu) - (vals[i] < cu)));
-        }
+        mask_for(pl, vals, n, op, c->i, m);
     } else if (fam == FAM_INT) {
         mask_cmp(vals, n, op, c->i, m);
     } else if (fam == FAM_F64) { /* three-way comparisons + 1, then the kernel against 1 */
@@ -2852,15 +2898,17 @@ int segment_filter_mask(segment_reader *r, uint32_t k, const seg_cond *conds, ui
         if (b.mode != 1) mask_all(mask, n);
         return STRATA_OK;
     }
-    /* the vector's values once, then each condition */
+    /* the vector's values once, then each condition; a dictionary's entries once, then its codes */
     int fam = family((vec_phys)r->phys);
     uint64_t *vals = r->tmp, *scratch = r->tmp + TMP_N;
+    if (r->encoding == SEG_DICTIONARY) {
+        if ((rc = dict_filter_mask(r, &b, &pl, conds, nconds, mask, err)) == STRATA_OK) mask_nulls(&b, mask);
+        return rc;
+    }
     if (r->encoding == SEG_CONSTANT) {
         /* compare_entry reads the constant */
-    } else if (r->encoding == SEG_DICTIONARY) {
-        bitpack_unpack(pl.packed, n, pl.w, vals);
-        if (!check_codes(vals, n, r->dict_count))
-            return CORRUPT("vector %u: dictionary code out of range", k);
+    } else if (r->encoding == SEG_FOR && pl.w <= FOR_NARROW) {
+        bitpack_unpack32(pl.packed, n, pl.w, (uint32_t *)vals);
     } else if (r->encoding == SEG_FOR) {
         bitpack_unpack(pl.packed, n, pl.w, vals);
     } else if (fam == FAM_INT) {
@@ -2879,11 +2927,7 @@ int segment_filter_mask(segment_reader *r, uint32_t k, const seg_cond *conds, ui
         cond_mask(r, &pl, vals, n, &conds[j], scratch, m);
         for (uint32_t w = 0; w < KERN_WORDS(n); w++) mask[w] &= m[w];
     }
-    if (b.mode != 0) { /* NULLs never pass */
-        uint64_t valid[VALIDITY_WORDS];
-        MASK_ROWS(valid, n, row_valid(&b, i));
-        for (uint32_t w = 0; w < KERN_WORDS(n); w++) mask[w] &= valid[w];
-    }
+    mask_nulls(&b, mask);
     return STRATA_OK;
 }
 

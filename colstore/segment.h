@@ -370,7 +370,8 @@ typedef struct seg_cond {
     seg_const c;
 } seg_cond;
 /* segment_filter_mask is segment_filter for conds[0..nconds) together (ANDed: a range such as
-** `x >= a AND x < b` decodes the vector once), writing a row mask (vector/kernel.h's: bit i % 64
+** `x >= a AND x < b` decodes the vector once; on a DICTIONARY vector the conditions AND over the
+** entries, and the codes are looked up once), writing a row mask (vector/kernel.h's: bit i % 64
 ** of word i / 64 set for row i that passes, KERN_WORDS(n_k) words, the bits past n_k zero). */
 int segment_filter_mask(segment_reader *r, uint32_t k, const seg_cond *conds, uint32_t nconds, uint64_t *mask,
                         strata_err *err);

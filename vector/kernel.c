@@ -51,6 +51,20 @@ ALWAYS_INLINE simde__m256i load8_i16(const int16_t *d, const sel_t *sel, uint32_
 
 #define AT(d, sel, r) ((d)[(sel) ? (sel)[r] : (r)])
 
+/* NULL_OR_NOT runs CALL, a call of an inlined worker that reads through pointer p (a selection,
+** a validity mask), and when p is NULL runs it with p a literal NULL instead: GCC at -O2 does not
+** unswitch loops, so without this a flat vector's loop tests its selection before every load.
+** The inner p shadows the argument on purpose. */
+#define NULL_OR_NOT(p, TYPE, CALL)                                                               \
+    do {                                                                                         \
+        if (p) {                                                                                 \
+            CALL;                                                                                \
+        } else {                                                                                 \
+            TYPE const p = NULL;                                                                 \
+            CALL;                                                                                \
+        }                                                                                        \
+    } while (0)
+
 static inline bool row_bit(const uint64_t *m, uint32_t r) { return (m[r >> 6] >> (r & 63)) & 1; }
 
 /* ---- comparisons with a constant ---------------------------------------------------------- */
@@ -101,11 +115,13 @@ ALWAYS_INLINE uint64_t cmp_lanes4_i64(simde__m256i x, simde__m256i c, int base) 
     return (uint32_t)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(m));
 }
 
-/* CMP_WORDS fills the mask's whole words: 64 rows each, LANES at a time. */
+/* CMP_WORDS fills the mask's whole words: 64 rows each, LANES at a time (unrolled: the loop's
+** own count and branch were as many instructions as the compare's). */
 #define CMP_WORDS(LANES, LANEBITS)                                                               \
     do {                                                                                         \
         for (uint32_t w = 0; w < n / 64; w++) {                                                  \
             uint64_t m = 0;                                                                      \
+            _Pragma("GCC unroll 16")                                                             \
             for (uint32_t j = 0; j < 64; j += (LANES)) m |= (LANEBITS) << j;                     \
             mask[w] = m ^ invert;                                                                \
         }                                                                                        \
@@ -122,9 +138,9 @@ ALWAYS_INLINE uint64_t cmp_lanes4_i64(simde__m256i x, simde__m256i c, int base) 
         uint64_t invert;                                                                         \
         cmp_base(op, &base, &invert);                                                            \
         switch (base) {                                                                          \
-        case BASE_EQ: NAME##_by(BASE_EQ, invert, d, sel, n, c, mask); break;                     \
-        case BASE_GT: NAME##_by(BASE_GT, invert, d, sel, n, c, mask); break;                     \
-        default: NAME##_by(BASE_LT, invert, d, sel, n, c, mask); break;                          \
+        case BASE_EQ: NULL_OR_NOT(sel, const sel_t *, NAME##_by(BASE_EQ, invert, d, sel, n, c, mask)); break; \
+        case BASE_GT: NULL_OR_NOT(sel, const sel_t *, NAME##_by(BASE_GT, invert, d, sel, n, c, mask)); break; \
+        default: NULL_OR_NOT(sel, const sel_t *, NAME##_by(BASE_LT, invert, d, sel, n, c, mask)); break;      \
         }                                                                                        \
         MASK_TAIL(n / 64 * 64, int_holds(op, AT(d, sel, r), c));                                 \
     }
@@ -344,12 +360,22 @@ static inline int64_t count_of(const uint64_t *valid, uint32_t n) {
     return c;
 }
 
-/* SUM32 sums 32-bit lanes (INTEGER, SMALLINT widened) in two 4 x int64 accumulators: at most
-** VECTOR_SIZE rows of 32-bit values cannot overflow them. */
-#define SUM32_KERNEL(NAME, T, LOAD8)                                                             \
+/* SUM_KERNEL defines kern_sum_T from its worker NAME##_rows(d, sel, valid, n), the sum of the
+** valid rows, run with a literal NULL for a flat vector's selection and for "every row valid". */
+#define SUM_KERNEL(NAME, T)                                                                      \
     __int128 NAME(const T *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) { \
         uint64_t rows[VALIDITY_WORDS];                                                           \
         const uint64_t *valid = row_valid(validity, sel, n, rows);                               \
+        __int128 s;                                                                              \
+        NULL_OR_NOT(sel, const sel_t *, NULL_OR_NOT(valid, const uint64_t *, s = NAME##_rows(d, sel, valid, n))); \
+        *count = count_of(valid, n);                                                             \
+        return s;                                                                                \
+    }
+
+/* SUM32 sums 32-bit lanes (INTEGER, SMALLINT widened) in two 4 x int64 accumulators: at most
+** VECTOR_SIZE rows of 32-bit values cannot overflow them. */
+#define SUM32_KERNEL(NAME, T, LOAD8)                                                             \
+    ALWAYS_INLINE __int128 NAME##_rows(const T *d, const sel_t *sel, const uint64_t *valid, uint32_t n) { \
         simde__m256i acc0 = simde_mm256_setzero_si256(), acc1 = acc0;                            \
         uint32_t r = 0;                                                                          \
         for (; r + 8 <= n; r += 8) {                                                             \
@@ -366,36 +392,44 @@ static inline int64_t count_of(const uint64_t *valid, uint32_t n) {
         int64_t s = hsum_i64(simde_mm256_add_epi64(acc0, acc1));                                 \
         for (; r < n; r++)                                                                       \
             if (!valid || row_bit(valid, r)) s += AT(d, sel, r);                                 \
-        *count = count_of(valid, n);                                                             \
         return s;                                                                                \
-    }
+    }                                                                                            \
+    SUM_KERNEL(NAME, T)
 
 SUM32_KERNEL(kern_sum_i32, int32_t, load8_i32)
 SUM32_KERNEL(kern_sum_i16, int16_t, load8_i16)
 
-/* BIGINT: each value is hi * 2^32 + lo with lo and hi taken unsigned (hi = the top 32 bits), minus
-** 2^64 when it is negative; lo, hi and the negative count add up exactly in 64-bit lanes over at
-** most VECTOR_SIZE rows, and combine into the int128 at the end. */
-__int128 kern_sum_i64(const int64_t *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) {
-    uint64_t rows[VALIDITY_WORDS];
-    const uint64_t *valid = row_valid(validity, sel, n, rows);
-    const simde__m256i low32 = simde_mm256_set1_epi64x(0xffffffff), zero = simde_mm256_setzero_si256();
-    simde__m256i lo = zero, hi = zero, neg = zero;
+static inline uint64_t hsum_u64(simde__m256i v) {
+    uint64_t l[4];
+    simde_mm256_storeu_si256((simde__m256i *)(void *)l, v);
+    return l[0] + l[1] + l[2] + l[3];
+}
+
+/* BIGINT: each value x is taken as u = x + 2^63 (its sign bit flipped), unsigned, a NULL row as
+** x = 0; the lanes add u modulo 2^64 and u's top 32 bits exactly (at most VECTOR_SIZE rows: the
+** tops add to less than 2^43). u's exact sum is 2^32 times the tops' plus the low halves', which
+** add to less than 2^43: the one such value whose residue modulo 2^64 is the wrapped sum. Then
+** 2^63 per row comes off again. Two additions, a shift and an XOR per 4 rows. */
+ALWAYS_INLINE __int128 kern_sum_i64_rows(const int64_t *d, const sel_t *sel, const uint64_t *valid, uint32_t n) {
+    const simde__m256i flip = simde_mm256_set1_epi64x(INT64_MIN);
+    simde__m256i wrap = simde_mm256_setzero_si256(), tops = wrap;
     uint32_t r = 0;
     for (; r + 4 <= n; r += 4) {
         simde__m256i x = load4_i64(d, sel, r);
         if (valid) x = simde_mm256_and_si256(x, lanes_valid4(valid, r));
-        lo = simde_mm256_add_epi64(lo, simde_mm256_and_si256(x, low32));
-        hi = simde_mm256_add_epi64(hi, simde_mm256_srli_epi64(x, 32));
-        neg = simde_mm256_add_epi64(neg, simde_mm256_cmpgt_epi64(zero, x)); /* -1 per negative */
+        x = simde_mm256_xor_si256(x, flip);
+        wrap = simde_mm256_add_epi64(wrap, x);
+        tops = simde_mm256_add_epi64(tops, simde_mm256_srli_epi64(x, 32));
     }
-    __int128 s = (__int128)(uint64_t)hsum_i64(hi) * ((__int128)1 << 32) + (uint64_t)hsum_i64(lo) +
-                 (__int128)hsum_i64(neg) * ((__int128)1 << 64);
+    unsigned __int128 a = (unsigned __int128)hsum_u64(tops) << 32;
+    unsigned __int128 su = a + (uint64_t)(hsum_u64(wrap) - (uint64_t)a);
+    __int128 s = (__int128)su - (__int128)r * ((__int128)1 << 63);
     for (; r < n; r++)
         if (!valid || row_bit(valid, r)) s += AT(d, sel, r);
-    *count = count_of(valid, n);
     return s;
 }
+
+SUM_KERNEL(kern_sum_i64, int64_t)
 
 double kern_sum_f64(const double *d, const sel_t *sel, const uint64_t *validity, uint32_t n, int64_t *count) {
     uint64_t rows[VALIDITY_WORDS];
@@ -706,12 +740,15 @@ ALWAYS_INLINE bool dec_by(int kind, int ca, int cb, const int64_t *a, const sel_
 /* dec_kind runs dec_by with kind, and with a side whose selection is vec_zero_sel (a CONSTANT
 ** vector's: every row reads slot 0, as `1 - l_discount` has) broadcast instead of loaded row by
 ** row, which took four scalar loads and inserts per 4 rows (bench_kernels' DECIMAL expression row:
-** bench/README.md). Any other selection, all zeros or not, is read as a selection. */
+** bench/README.md). Any other selection, all zeros or not, is read as a selection; a flat side
+** gets a loop of its own. */
 ALWAYS_INLINE bool dec_kind(int kind, const int64_t *a, const sel_t *as, int64_t fa, const int64_t *b, const sel_t *bs,
                             int64_t fb, uint32_t n, int64_t lim, int64_t *o) {
-    if (as == vec_zero_sel) return dec_by(kind, 1, 0, a, as, fa, b, bs, fb, n, lim, o);
-    if (bs == vec_zero_sel) return dec_by(kind, 0, 1, a, as, fa, b, bs, fb, n, lim, o);
-    return dec_by(kind, 0, 0, a, as, fa, b, bs, fb, n, lim, o);
+    bool ok;
+    if (as == vec_zero_sel) NULL_OR_NOT(bs, const sel_t *, ok = dec_by(kind, 1, 0, a, as, fa, b, bs, fb, n, lim, o));
+    else if (bs == vec_zero_sel) NULL_OR_NOT(as, const sel_t *, ok = dec_by(kind, 0, 1, a, as, fa, b, bs, fb, n, lim, o));
+    else NULL_OR_NOT(as, const sel_t *, NULL_OR_NOT(bs, const sel_t *, ok = dec_by(kind, 0, 0, a, as, fa, b, bs, fb, n, lim, o)));
+    return ok;
 }
 
 bool kern_dec_mul(const int64_t *a, const sel_t *as, const int64_t *b, const sel_t *bs, uint32_t n, int64_t lim,
@@ -1284,8 +1321,85 @@ void kern_prefix(const sstr *d, const sel_t *sel, uint32_t n, const char *p, uin
 
 /* ---- dictionaries and masks --------------------------------------------------------------- */
 
-void kern_dict_mask(const uint64_t *entries, const sel_t *codes, uint32_t n, uint64_t *mask) {
-    ROW_WORDS(row_bit(entries, codes[r]));
+#if defined(SIMDE_X86_AVX2_NATIVE)
+/* dict_lanes8 is the bit mask of 8 codes' entries, the entries' 32-bit words broadcast in
+** ev[0..K): word k shifted left by 32 k + 31 - code has entry code's bit in its sign bit when
+** 32 k <= code < 32 k + 32, and is 0 otherwise (a shift count of 32 or more, a negative one read
+** unsigned, shifts every bit out), so the words OR together. */
+ALWAYS_INLINE uint64_t dict_lanes8(simde__m256i c, const simde__m256i *ev, const simde__m256i *top, int K) {
+    simde__m256i acc = simde_mm256_sllv_epi32(ev[0], simde_mm256_sub_epi32(top[0], c));
+    for (int k = 1; k < K; k++)
+        acc = simde_mm256_or_si256(acc, simde_mm256_sllv_epi32(ev[k], simde_mm256_sub_epi32(top[k], c)));
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(acc));
+}
+
+/* dict_words_by fills the mask's whole words from K (1, 2, 4 or 8: one loop each) 32-bit words of
+** entries, the words past the dictionary's zero; with check it returns the greatest code, else 0. */
+ALWAYS_INLINE uint32_t dict_words_by(int K, bool check, const uint64_t *entries, uint32_t nwords,
+                                     const uint32_t *codes, uint32_t n, uint64_t *mask) {
+    simde__m256i ev[8], top[8];
+    for (int k = 0; k < K; k++) {
+        uint32_t e = (uint32_t)k < nwords ? (uint32_t)(entries[k >> 1] >> (32 * (k & 1))) : 0;
+        ev[k] = simde_mm256_set1_epi32((int32_t)e);
+        top[k] = simde_mm256_set1_epi32(32 * k + 31);
+    }
+    simde__m256i hi = simde_mm256_setzero_si256();
+    for (uint32_t w = 0; w < n / 64; w++) {
+        uint64_t m = 0;
+        for (uint32_t j = 0; j < 64; j += 8) {
+            simde__m256i c = simde_mm256_loadu_si256((const simde__m256i *)(const void *)(codes + w * 64 + j));
+            if (check) hi = simde_mm256_max_epu32(hi, c);
+            m |= dict_lanes8(c, ev, top, K) << j;
+        }
+        mask[w] = m;
+    }
+    uint32_t l[8], top_code = 0;
+    simde_mm256_storeu_si256((simde__m256i *)(void *)l, hi);
+    for (int k = 0; k < 8; k++) top_code = l[k] > top_code ? l[k] : top_code;
+    return top_code;
+}
+#endif
+
+/* dict_mask is kern_dict_mask, and with check kern_dict_mask_checked: a code past the dictionary
+** reads no entry (the scalar loop looks up entry 0 in its place) and makes it return false. */
+ALWAYS_INLINE bool dict_mask(bool check, const uint64_t *entries, uint32_t nentries, const uint32_t *codes, uint32_t n,
+                             uint64_t *mask) {
+    if (check && nentries == 0) return n == 0; /* every code is past it, and there is no entry to read */
+    uint32_t from = 0, top_code = 0;
+#if defined(SIMDE_X86_AVX2_NATIVE)
+    if (nentries > 0 && nentries <= KERN_DICT_LANES) {
+        uint32_t nwords = (nentries + 31) / 32;
+        if (nwords == 1) top_code = dict_words_by(1, check, entries, nwords, codes, n, mask);
+        else if (nwords == 2) top_code = dict_words_by(2, check, entries, nwords, codes, n, mask);
+        else if (nwords <= 4) top_code = dict_words_by(4, check, entries, nwords, codes, n, mask);
+        else top_code = dict_words_by(8, check, entries, nwords, codes, n, mask);
+        from = n / 64 * 64;
+    }
+#endif
+    uint32_t bad = check && from > 0 && top_code >= nentries;
+    for (uint32_t w = from / 64; w < KERN_WORDS(n); w++) {
+        uint32_t end = w * 64 + 64 < n ? w * 64 + 64 : n;
+        uint64_t m = 0;
+        for (uint32_t r = w * 64; r < end; r++) {
+            uint32_t c = codes[r];
+            if (check) {
+                bad |= c >= nentries;
+                c = c < nentries ? c : 0;
+            }
+            m |= (uint64_t)row_bit(entries, c) << (r & 63);
+        }
+        mask[w] = m;
+    }
+    return !bad;
+}
+
+void kern_dict_mask(const uint64_t *entries, uint32_t nentries, const sel_t *codes, uint32_t n, uint64_t *mask) {
+    dict_mask(false, entries, nentries, codes, n, mask);
+}
+
+bool kern_dict_mask_checked(const uint64_t *entries, uint32_t nentries, const uint32_t *codes, uint32_t n,
+                            uint64_t *mask) {
+    return dict_mask(true, entries, nentries, codes, n, mask);
 }
 
 void kern_mask_not(uint64_t *mask, uint32_t n) {

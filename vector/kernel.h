@@ -198,9 +198,17 @@ void kern_between_f64(const double *d, const sel_t *sel, uint32_t n, double lo, 
 void kern_prefix(const sstr *d, const sel_t *sel, uint32_t n, const char *p, uint32_t plen, uint64_t *mask);
 
 /* kern_dict_mask sets mask to bit codes[r] of entries for rows 0..n-1: a predicate evaluated once
-** per dictionary entry (entries: one bit per entry, as a row mask) mapped to a dictionary
-** vector's rows through their codes (its selection). */
-void kern_dict_mask(const uint64_t *entries, const sel_t *codes, uint32_t n, uint64_t *mask);
+** per dictionary entry (entries: one bit per entry, as a row mask, nentries bits in
+** KERN_WORDS(nentries) words, the bits past nentries zero) mapped to a dictionary vector's rows
+** through their codes (its selection, or a segment's unpacked codes); every code is below
+** nentries. Dictionaries of up to KERN_DICT_LANES entries are looked up 8 codes at a time in
+** registers (a variable shift of each 32-bit word of entries per code); larger ones, and every
+** dictionary without AVX2, a row at a time. kern_dict_mask_checked is the same for codes read
+** from storage: it returns false, mask not usable, when some code is nentries or more. */
+#define KERN_DICT_LANES 256
+void kern_dict_mask(const uint64_t *entries, uint32_t nentries, const sel_t *codes, uint32_t n, uint64_t *mask);
+bool kern_dict_mask_checked(const uint64_t *entries, uint32_t nentries, const uint32_t *codes, uint32_t n,
+                            uint64_t *mask);
 
 /* kern_mask_not inverts the bits of rows 0..n-1 of mask (KERN_WORDS(n) words); the bits past n
 ** stay zero. */

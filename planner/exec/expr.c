@@ -1271,7 +1271,7 @@ static int leaf_select(exec_ctx *x, expr_state *s, const leaf *p, bool keep, con
                           v->dict_size - k < VECTOR_SIZE ? v->dict_size - k : VECTOR_SIZE, a->dict_bits + k / 64);
             if (keep) a->dict_id = v->dict_id, a->dict_negate = p->negate, a->dict_nulls = v->validity != NULL;
         }
-        kern_dict_mask(a->dict_bits, v->sel, count, mask);
+        kern_dict_mask(a->dict_bits, v->dict_size, v->sel, count, mask);
         return STRATA_OK;
     }
     leaf_rows(p, v->data, kern_sel(v), v->validity, count, mask);

@@ -1162,6 +1162,55 @@ Test(segment, filter_every_encoding) {
     each_encoding(types, sizeof types / sizeof types[0], 40, check_filters);
 }
 
+/* Frames of reference of 30, 31 and 32 bits (31 the widest compared in 32-bit lanes), the
+** constants at and around the frame's edges, above every offset by one and by 2^31 (where a
+** 32-bit compare would wrap), below the base, and far out, with every operator against the model. */
+Test(segment, filter_frame_edges) {
+    const unsigned widths[] = {30, 31, 32};
+    const int64_t bases[] = {-5000000000, 0, 7};
+    for (size_t wi = 0; wi < 3; wi++)
+        for (size_t bi = 0; bi < 3; bi++) {
+            int64_t top = ((int64_t)1 << widths[wi]) - 1, base = bases[bi];
+            col c = col_new(sql_type_make(TYPE_BIGINT), VECTOR_SIZE + 77);
+            rng_seed(300 + wi * 3 + bi);
+            for (uint32_t r = 0; r < c.rows; r++) {
+                uint64_t pick = rnd() % 4;
+                c.i[r] = base + (pick == 0 ? 0 : pick == 1 ? top : (int64_t)(rnd() % (uint64_t)(top + 1)));
+            }
+            c.i[0] = base, c.i[1] = base + top; /* the frame spans exactly the width */
+            btree_buf out = {0};
+            encode(&c, SEG_FOR, 0, VECTOR_SIZE, &out);
+            char what[64];
+            snprintf(what, sizeof what, "frame of %u bits from %lld", widths[wi], (long long)base);
+            cr_assert_eq(verify(&c, out.data, out.len, what), SEG_FOR);
+            strata_err err = {0};
+            segment_reader r;
+            cr_assert_eq(segment_open(&r, out.data, out.len, c.type, &err), STRATA_OK, "%s", err.msg);
+            const int64_t ks[] = {INT64_MIN, base - 1, base, base + 1, base + top / 2, base + top - 1, base + top,
+                                  base + top + 1, base + ((int64_t)1 << 31), base + ((int64_t)1 << 31) + 5,
+                                  base + ((int64_t)1 << 32), INT64_MAX};
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+                for (int op = SEG_EQ; op <= SEG_GE; op++) {
+                    seg_cond cond = {(seg_cmp)op, {.i = ks[ki]}};
+                    for (uint32_t v = 0; v < segment_nvectors(&r); v++) {
+                        uint64_t mask[VALIDITY_WORDS];
+                        cr_assert_eq(segment_filter_mask(&r, v, &cond, 1, mask, &err), STRATA_OK, "%s", err.msg);
+                        uint32_t rows = segment_vector_rows(&r, v);
+                        for (uint32_t i = 0; i < rows; i++) {
+                            bool want = model_passes(&c, v * VECTOR_SIZE + i, (seg_cmp)op, &cond.c);
+                            bool got = mask[i >> 6] >> (i & 63) & 1;
+                            cr_assert_eq(got, want, "%s: op %d against %lld, vector %u, row %u (%lld): %d, want %d",
+                                         what, op, (long long)ks[ki], v, i, (long long)c.i[v * VECTOR_SIZE + i], got,
+                                         want);
+                        }
+                    }
+                }
+            segment_reader_close(&r);
+            btree_buf_free(&out);
+            col_free(&c);
+        }
+}
+
 /* check_get_rows reads random subsets of each vector's rows (ascending, as scans pass them, and
 ** of every size up to a whole vector) with segment_get_rows and compares every value and NULL
 ** with segment_get of the same row. */
@@ -1346,6 +1395,52 @@ Test(segment, corruption_every_byte) {
     }
     cr_assert_gt(opened_damaged, 1000, "damaged segments that opened: %u", opened_damaged);
     cr_assert_gt(decode_caught, 1000, "damage found by decoding: %u", decode_caught);
+}
+
+/* A dictionary code past the dictionary (the codes behind a valid checksum set to all ones, a byte
+** at a time) is STRATA_CORRUPT "dictionary code out of range" for the filter exactly when it is for
+** the decoding: l_quantity's shape (50 DECIMAL(15,2) values, 6-bit codes, the filter's register
+** lookup), a whole vector and a partial one whose last rows go through the scalar loop. */
+Test(segment, corruption_dictionary_codes) {
+    col c = col_new(sql_type_decimal(15, 2), VECTOR_SIZE + 100);
+    rng_seed(81);
+    for (uint32_t r = 0; r < c.rows; r++) c.i[r] = 100 * (1 + (int64_t)(rnd() % 50));
+    btree_buf out = {0};
+    encode(&c, SEG_DICTIONARY, 0, VECTOR_SIZE, &out);
+    cr_assert_eq(verify(&c, out.data, out.len, "l_quantity's dictionary"), SEG_DICTIONARY);
+    strata_err err = {0};
+    vector v;
+    cr_assert_eq(vec_init(&v, c.type, &err), STRATA_OK);
+    uint8_t *copy = malloc(out.len);
+    unsigned caught[2] = {0, 0}; /* per vector */
+    seg_cond conds[2] = {{SEG_LT, {.i = 2400}}, {SEG_GE, {.i = 500}}};
+    for (size_t at = SEGMENT_HEADER_SIZE; at < out.len; at++) {
+        memcpy(copy, out.data, out.len);
+        copy[at] = 0xff;
+        fix_crc(copy, out.len);
+        segment_reader r;
+        if (segment_open(&r, copy, out.len, c.type, &err) != STRATA_OK) continue;
+        for (uint32_t k = 0; k < segment_nvectors(&r); k++) {
+            uint64_t mask[VALIDITY_WORDS];
+            strata_err ferr = {0}, derr = {0};
+            int frc = segment_filter_mask(&r, k, conds, 1 + at % 2, mask, &ferr);
+            vec_reset(&v);
+            int drc = segment_decode_vector(&r, k, &v, &derr);
+            bool fcode = frc == STRATA_CORRUPT && strstr(ferr.msg, "dictionary code out of range");
+            bool dcode = drc == STRATA_CORRUPT && strstr(derr.msg, "dictionary code out of range");
+            cr_assert(frc == STRATA_OK || frc == STRATA_CORRUPT, "byte %zu: filter %d %s", at, frc, ferr.msg);
+            cr_assert_eq(fcode, dcode, "byte %zu, vector %u: filter says \"%s\", decoding \"%s\"", at, k, ferr.msg,
+                         derr.msg);
+            caught[k] += fcode;
+        }
+        segment_reader_close(&r);
+    }
+    cr_assert(caught[0] > 0 && caught[1] > 0, "codes out of range found: %u in the whole vector, %u in the partial one",
+              caught[0], caught[1]);
+    free(copy);
+    vec_free(&v);
+    btree_buf_free(&out);
+    col_free(&c);
 }
 
 Test(segment, corruption_two_vectors) {

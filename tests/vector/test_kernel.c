@@ -102,7 +102,9 @@
 **                    the inline bytes past their length, against prefixes of 0 to 20 bytes taken
 **                    from the data or random; the empty string, 4- and SSTR_INLINE-byte prefixes
 **                    against strings around those lengths, a long string differing after byte 4.
-**   kern_dict_mask   dictionaries of 1 to 5000 entries, random entry bits and codes, every n.
+**   kern_dict_mask   dictionaries of 1 to 5000 entries (each word count of the register lookup and
+**                    past it), random entry bits and codes, every n; the checked variant against
+**                    one code past the dictionary at the first, last or any row, and no dictionary.
 **   kern_mask_not    random masks, every n: the bits past n stay zero, nothing past the mask.
 **
 ** The data come from a fixed-seed xorshift64* generator; a failure names the kernel, operator,
@@ -3491,18 +3493,24 @@ Test(kernel, prefix_edges) {
     cr_assert_eq(got[0], 0xb8, "'abcde%%' (row 6 differs at byte 5): 0x%llx", (unsigned long long)got[0]);
 }
 
-/* kern_dict_mask: dictionaries of up to 5000 entries, random entry bits and codes, every n. */
+/* kern_dict_mask and kern_dict_mask_checked: dictionaries of 1 to 5000 entries (each edge of the
+** register lookup's 1, 2, 4 and 8 words of 32 entries, and past KERN_DICT_LANES), random entry bits
+** and codes, every n; the checked kernel also with one code past the dictionary, in a whole word
+** or in the tail, which it must report, and with an empty dictionary. */
 Test(kernel, dict_mask) {
     static uint64_t entries[5000 / 64 + 1];
     static sel_t codes[VECTOR_SIZE];
     rng_seed(50);
-    const uint32_t sizes[] = {1, 2, 63, 64, 65, 300, 5000};
+    const uint32_t sizes[] = {1, 2, 31, 32, 33, 63, 64, 65, 100, 128, 129, 200, 255, 256, 257, 300, 5000};
     for (uint32_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         uint32_t size = sizes[si];
         for (uint32_t w = 0; w < KERN_WORDS(size); w++)
             entries[w] = rnd64() & rnd64();
+        if (size % 64) entries[size / 64] &= ((uint64_t)1 << (size % 64)) - 1; /* the bits past size are zero */
         for (uint32_t r = 0; r < VECTOR_SIZE; r++)
             codes[r] = rnd(size);
+        if (si % 3 == 0) /* runs of one code, as sorted data gives */
+            for (uint32_t r = 0; r < VECTOR_SIZE; r++) codes[r] = codes[r / 100 * 100];
         for (uint32_t ni = 0; ni < NNS; ni++) {
             uint32_t n = NS[ni];
             uint64_t want[VALIDITY_WORDS] = {0}, got[MASKBUF];
@@ -3510,11 +3518,34 @@ Test(kernel, dict_mask) {
                 if (bit_of(entries, codes[r])) set_bit(want, r);
             for (uint32_t w = 0; w < MASKBUF; w++)
                 got[w] = CANARY64;
-            kern_dict_mask(entries, codes, n, got);
+            kern_dict_mask(entries, size, codes, n, got);
             int64_t bad = mask_diff(got, want, n);
             if (bad != -1) FAIL_MASK(bad, got, want, n, "", "kern_dict_mask %u entries n=%u", size, n);
+            for (uint32_t w = 0; w < MASKBUF; w++)
+                got[w] = CANARY64;
+            cr_assert(kern_dict_mask_checked(entries, size, codes, n, got),
+                      "kern_dict_mask_checked %u entries n=%u: every code is in range", size, n);
+            bad = mask_diff(got, want, n);
+            if (bad != -1) FAIL_MASK(bad, got, want, n, "", "kern_dict_mask_checked %u entries n=%u", size, n);
+            if (n == 0) continue;
+            /* one code past the dictionary: size itself, a code in the padding of the last 32-bit
+            ** word, or far past, at the first row, the last, or anywhere */
+            const uint32_t pasts[] = {size, size + 31 - size % 32, size + 1000, UINT32_MAX};
+            const uint32_t at[] = {0, n - 1, rnd(n)};
+            for (uint32_t pi = 0; pi < 4; pi++)
+                for (uint32_t ai = 0; ai < 3; ai++) {
+                    sel_t keep = codes[at[ai]];
+                    codes[at[ai]] = pasts[pi];
+                    cr_assert(!kern_dict_mask_checked(entries, size, codes, n, got),
+                              "kern_dict_mask_checked %u entries n=%u: code %u at row %u is past the dictionary",
+                              size, n, pasts[pi], at[ai]);
+                    codes[at[ai]] = keep;
+                }
         }
     }
+    uint64_t got[MASKBUF];
+    cr_assert(kern_dict_mask_checked(entries, 0, codes, 0, got), "no rows, no dictionary: nothing is out of range");
+    cr_assert(!kern_dict_mask_checked(entries, 0, codes, 100, got), "an empty dictionary: every code is out of range");
 }
 
 /* kern_mask_not: masks of every pattern, the bits past n staying zero, nothing past the mask. */
