@@ -205,16 +205,26 @@ Test(pool, workers_take_stretches_of_neighbouring_morsels) {
         cr_assert_eq(used, W);
         cr_assert_eq(atomic_load(&l->n), STRETCH_MORSELS);
         for (unsigned m = 0; m < STRETCH_MORSELS; m++) cr_assert_eq(atomic_load(&l->taken[m]), 1, "morsel %u", m);
-        /* per stretch: the owner's claims ascend from its start, the others' descend from its end */
+        /* per stretch: the owner took a first part of it, in order (its own claims ascend from the
+        ** start); the others the rest, each of them from the end down */
         for (unsigned s = 0; s < W; s++) {
-            unsigned lo = STRETCH_MORSELS * s / W, hi = STRETCH_MORSELS * (s + 1) / W, front = lo, back = hi;
+            unsigned lo = STRETCH_MORSELS * s / W, hi = STRETCH_MORSELS * (s + 1) / W, front = lo;
+            unsigned last[8];
+            for (unsigned w = 0; w < W; w++) last[w] = hi;
             for (unsigned k = 0; k < STRETCH_MORSELS; k++) {
-                unsigned m = l->morsel[k];
+                unsigned m = l->morsel[k], w = l->worker[k];
                 if (m < lo || m >= hi) continue;
-                if (l->worker[k] == s) cr_assert_eq(m, front++, "W=%u stretch %u: owner took %u", W, s, m);
-                else cr_assert_eq(m, --back, "W=%u stretch %u: worker %u took %u", W, s, l->worker[k], m);
+                if (w == s) {
+                    cr_assert_eq(m, front++, "W=%u stretch %u: owner took %u", W, s, m);
+                } else {
+                    cr_assert_lt(m, last[w], "W=%u stretch %u: worker %u took %u after %u", W, s, w, m, last[w]);
+                    last[w] = m;
+                }
             }
-            cr_assert_eq(front, back, "W=%u stretch %u", W, s);
+            for (unsigned k = 0; k < STRETCH_MORSELS; k++)
+                if (l->morsel[k] >= lo && l->morsel[k] < hi && l->worker[k] != s)
+                    cr_assert_geq(l->morsel[k], front, "W=%u stretch %u: worker %u took %u of the owner's part", W, s,
+                                  l->worker[k], l->morsel[k]);
         }
         free(l);
     }
