@@ -369,8 +369,9 @@ static int sort_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsign
     g->chunks = malloc((nchunks + 1) * sizeof *g->chunks);
     g->heap = malloc((n + 1) * sizeof *g->heap);
     if (!g->chunks || !g->heap) return exec_nomem(x);
-    for (unsigned i = 0; i < n; i++)
-        memcpy(g->chunks + g->runs[i].coff, g->runs[i].rows.chunks, g->runs[i].rows.nchunks * sizeof *g->chunks);
+    for (unsigned i = 0; i < n; i++) /* a worker whose morsels kept no row has no chunks */
+        if (g->runs[i].rows.nchunks)
+            memcpy(g->chunks + g->runs[i].coff, g->runs[i].rows.chunks, g->runs[i].rows.nchunks * sizeof *g->chunks);
     sort_job j = {x, p, g};
     pool_job job = {.total = n, .morsel = 1, .run_morsel = sort_runs, .arg = &j, .interrupt = x->interrupt};
     if ((rc = exec_pool_run(x, &job))) return rc;
