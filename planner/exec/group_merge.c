@@ -10,22 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* key_vectors makes n vectors of the types of g's keys, for slices of them. */
-static int key_vectors(exec_ctx *x, const vec_groups *g, vector *tmp) {
-    for (uint32_t k = 0; k < g->keys.ncols; k++) {
-        int rc = vec_init(&tmp[k], g->keys.types[k], x->err);
-        if (rc) {
-            for (uint32_t j = 0; j < k; j++) vec_free(&tmp[j]);
-            return rc;
-        }
-    }
-    return STRATA_OK;
-}
-
-static void key_vectors_free(const vec_groups *g, vector *tmp) {
-    for (uint32_t k = 0; k < g->keys.ncols; k++) vec_free(&tmp[k]);
-}
-
 /* merge_rows finds or adds groups sel[0..m) of chunk `first` of worker table i (sel NULL: the
 ** chunk's first m groups) in the table to, and has m->add add what they carry to into's. A table
 ** without keys has one group. */
@@ -52,14 +36,14 @@ static int merge_rows(exec_ctx *x, const groups_merge *m, void *into, vec_groups
 
 int exec_groups_merge(exec_ctx *x, const groups_merge *m, void *into, vec_groups *to) {
     vector tmp[to->keys.ncols + 1];
-    int rc = key_vectors(x, to, tmp);
+    int rc = exec_key_vectors(x, to->keys.types, to->keys.ncols, tmp);
     if (rc) return rc;
     for (unsigned i = 0; i < m->n && !rc; i++)
         for (uint32_t first = 0; first < m->from[i]->ngroups && !rc; first += VECTOR_SIZE) {
             uint32_t n = m->from[i]->ngroups - first < VECTOR_SIZE ? m->from[i]->ngroups - first : VECTOR_SIZE;
             rc = merge_rows(x, m, into, to, i, first, NULL, n, tmp);
         }
-    key_vectors_free(to, tmp);
+    exec_key_vectors_free(tmp, to->keys.ncols);
     return rc;
 }
 
@@ -112,27 +96,27 @@ static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     exec_ctx x = *j->x;
     x.err = &w->err;
     vector tmp[m->from[0]->keys.ncols + 1];
-    int rc = key_vectors(&x, m->from[0], tmp);
+    int rc = exec_key_vectors(&x, m->from[0]->keys.types, m->from[0]->keys.ncols, tmp);
     if (rc) return rc;
     for (uint64_t part = begin; part < end && !rc; part++) {
         uint64_t lo = j->start[part], hi = j->start[part + 1];
         unsigned w0 = lo < hi ? (unsigned)(j->entries[lo] >> 32) : 0;
         if (m->one && (lo == hi || j->entries[hi - 1] >> 32 == w0)) { /* one worker's (by worker, in order) */
-            rc = m->one(&x, m->arg, (uint32_t)part, w0, j->entries, lo, hi - lo);
+            rc = m->one(&x, m->arg, (uint32_t)part, w0, lo, hi - lo);
             continue;
         }
         void *into;
         vec_groups *to;
         if ((rc = m->part(&x, m->arg, (uint32_t)part, &into, &to))) break;
-        for (uint64_t e = j->start[part], stop = j->start[part + 1]; e < stop && !rc;) {
+        for (uint64_t e = lo; e < hi && !rc;) {
             uint32_t i = (uint32_t)(j->entries[e] >> 32), first = (uint32_t)j->entries[e] / VECTOR_SIZE * VECTOR_SIZE, n = 0;
             sel_t sel[VECTOR_SIZE];
-            for (; e < stop && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
+            for (; e < hi && j->entries[e] >> 32 == i && (uint32_t)j->entries[e] - first < VECTOR_SIZE; e++)
                 sel[n++] = (sel_t)((uint32_t)j->entries[e] - first);
             rc = merge_rows(&x, m, into, to, i, first, sel, n, tmp);
         }
     }
-    key_vectors_free(m->from[0], tmp);
+    exec_key_vectors_free(tmp, m->from[0]->keys.ncols);
     return rc;
 }
 
@@ -157,6 +141,7 @@ int exec_groups_merge_parts(exec_ctx *x, const groups_merge *m) {
         rc = exec_pool_run(x, &job);
     }
     for (unsigned i = 0; i < n; i++) free(part[i]);
-    free(j.entries);
+    if (m->entries) *m->entries = j.entries; /* the one partitions' groups are there */
+    else free(j.entries);
     return rc;
 }

@@ -797,13 +797,11 @@ static int agg_part(exec_ctx *x, void *arg, uint32_t part, void **into, vec_grou
 }
 
 /* agg_one (groups_merge.one) keeps partition part, all of whose groups are worker i's, as those
-** groups of its table: entries[first .. first + n) of the merge. */
-static int agg_one(exec_ctx *x, void *arg, uint32_t part, unsigned i, const uint64_t *entries, uint64_t first,
-                   uint64_t n) {
+** groups of its table: entries[first .. first + n) of the merge (g->entries). */
+static int agg_one(exec_ctx *x, void *arg, uint32_t part, unsigned i, uint64_t first, uint64_t n) {
     (void)x;
     agg_merge_ctx *c = arg;
     c->g->parts[part] = (agg_slice){.worker = i, .first = first, .end = first + n};
-    memcpy(c->g->entries + first, entries + first, n * sizeof *entries);
     return STRATA_OK;
 }
 
@@ -819,12 +817,12 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
     uint64_t groups = 0;
     for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
     agg_merge_ctx c = {p, ls, g};
-    groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part, .one = agg_one};
+    groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part, .one = agg_one,
+                      .entries = &g->entries};
     if (!p->agg.nkeys || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
     g->parts = calloc(GROUPS_PARTS, sizeof *g->parts);
     g->donors = calloc(n, sizeof *g->donors);
-    g->entries = malloc((groups + 1) * sizeof *g->entries);
-    if (!g->parts || !g->donors || !g->entries) return exec_nomem(x);
+    if (!g->parts || !g->donors) return exec_nomem(x);
     g->nparts = GROUPS_PARTS;
     for (unsigned i = 0; i < n; i++) g->donors[g->ndonors++] = ls[i], locals[i]->state = NULL;
     return exec_groups_merge_parts(x, &m);

@@ -720,7 +720,7 @@ static int build_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     sql_type kt[nk + 1];
     key_types(j->p, kt);
     vector tmp[nk + 1];
-    int rc = exec_key_vectors(&x, j->p->join.rkeys, nk, tmp);
+    int rc = exec_key_vectors(&x, kt, nk, tmp);
     if (rc) return rc;
     for (uint64_t k = begin; k < end && !rc; k++)
         if (!(rc = exec_join_table_init(&x, &j->parts[k], kt, nk))) rc = add_partition(&x, j, (uint32_t)k, &j->parts[k], tmp);
@@ -759,8 +759,10 @@ static int join_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsign
     uint32_t nk = p->join.nkeys, base[JOIN_PARTS];
     build_job j = {.x = x, .p = p, .ls = ls, .n = n, .moved = moved, .table = &b->table, .base = base};
     if (rows < JOIN_MERGE_SERIAL) {
+        sql_type kt[nk + 1];
+        key_types(p, kt);
         vector tmp[nk + 1];
-        if ((rc = exec_key_vectors(x, p->join.rkeys, nk, tmp))) return rc;
+        if ((rc = exec_key_vectors(x, kt, nk, tmp))) return rc;
         for (uint32_t k = 0; k < JOIN_PARTS && !rc; k++) rc = add_partition(x, &j, k, &b->table, tmp);
         exec_key_vectors_free(tmp, nk);
         return rc;

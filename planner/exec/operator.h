@@ -132,9 +132,9 @@ int exec_eval_scalar(exec_ctx *x, expr *e, sql_value *out);
 int exec_rows_init(exec_ctx *x, vec_rows *c, const sql_type *types, uint32_t ncols);
 int exec_groups_init(exec_ctx *x, vec_groups *g, const sql_type *types, uint32_t ncols);
 int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, uint32_t nkeys);
-/* exec_key_vectors makes tmp[0..n) empty vectors of the types of keys[0..n), for keys kept in
-** rows to be sliced into; on error none is left. exec_key_vectors_free frees them. */
-int exec_key_vectors(exec_ctx *x, expr *const *keys, uint32_t n, vector *tmp);
+/* exec_key_vectors makes tmp[0..n) empty vectors of types[0..n), for keys kept in rows to be
+** sliced into; on error none is left. exec_key_vectors_free frees them. */
+int exec_key_vectors(exec_ctx *x, const sql_type *types, uint32_t n, vector *tmp);
 void exec_key_vectors_free(vector *tmp, uint32_t n);
 /* exec_small_state gives n->state zeroed bytes: those kept from the plan's last run, or new. */
 int exec_small_state(exec_ctx *x, op_node *n, size_t bytes);
@@ -172,9 +172,10 @@ typedef struct groups_merge {
     ** once for each partition, on a worker of the pool, x with the worker's error) */
     int (*part)(exec_ctx *x, void *arg, uint32_t part, void **into, vec_groups **to);
     /* one, when not NULL, takes partition part whose groups are all from[i]'s as they are, in
-    ** place of part and add: its groups are entries[first .. first + n) (i << 32 | group, in
-    ** order), an array that lives only through the call (may be NULL) */
-    int (*one)(exec_ctx *x, void *arg, uint32_t part, unsigned i, const uint64_t *entries, uint64_t first, uint64_t n);
+    ** place of part and add: its groups are entries[first .. first + n) of the array the merge
+    ** leaves in *entries (i << 32 | group, in order; the caller frees it, also after an error) */
+    int (*one)(exec_ctx *x, void *arg, uint32_t part, unsigned i, uint64_t first, uint64_t n);
+    uint64_t **entries;
 } groups_merge;
 
 /* exec_groups_merge merges m's tables into state into, whose table is to, on this thread;

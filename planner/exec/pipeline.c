@@ -113,9 +113,9 @@ int exec_join_table_init(exec_ctx *x, vec_join_table *t, const sql_type *types, 
     return rc;
 }
 
-int exec_key_vectors(exec_ctx *x, expr *const *keys, uint32_t n, vector *tmp) {
+int exec_key_vectors(exec_ctx *x, const sql_type *types, uint32_t n, vector *tmp) {
     for (uint32_t k = 0; k < n; k++) {
-        int rc = vec_init(&tmp[k], keys[k]->type, x->err);
+        int rc = vec_init(&tmp[k], types[k], x->err);
         if (rc) {
             exec_key_vectors_free(tmp, k);
             return rc;
