@@ -4,7 +4,9 @@
 ** Blocks form a list with the block being filled at the head. A request larger than the block
 ** size gets a block of its own, linked behind the head so that the head's free space is not
 ** abandoned. arena_reset keeps blocks of ordinary size, up to ARENA_KEEP bytes, as spares that
-** later allocations take before they malloc, and frees the others.
+** later allocations take before they malloc -- as many as the arena held, up to ARENA_KEEP_MAX, so
+** that a vector refilled with the same amount of strings chunk after chunk mallocs nothing -- and
+** frees the others.
 ** An arena is not thread-safe: each thread or statement uses its own.
 */
 #include "arena.h"
@@ -15,7 +17,8 @@
 
 #define ARENA_ALIGN 16
 #define ARENA_DEFAULT_BLOCK (64 * 1024)
-#define ARENA_KEEP (64 * 1024) /* bytes of blocks a reset keeps */
+#define ARENA_KEEP (64 * 1024)        /* bytes of blocks a reset keeps at least ... */
+#define ARENA_KEEP_MAX (1024 * 1024)  /* ... and at most, when the arena held that much */
 
 struct arena_block {
     arena_block *next; /* the next older block */
@@ -88,8 +91,10 @@ void arena_reset(arena *a) {
     /* blocks of ordinary size (not one a large request had to itself), up to ARENA_KEEP bytes or
     ** one block of the arena's size */
     size_t ordinary = a->block_size > ARENA_DEFAULT_BLOCK / 2 ? a->block_size : ARENA_DEFAULT_BLOCK / 2;
-    size_t cap = a->block_size > ARENA_KEEP ? a->block_size : ARENA_KEEP, kept = 0;
+    size_t cap = a->block_size > ARENA_KEEP ? a->block_size : ARENA_KEEP, kept = 0, held = 0;
     for (arena_block *b = a->spare; b; b = b->next) kept += b->size;
+    for (arena_block *b = a->head; b; b = b->next) held += b->size <= ordinary ? b->size : 0;
+    if (held > cap) cap = held < ARENA_KEEP_MAX ? held : ARENA_KEEP_MAX;
     while (a->head != NULL) {
         arena_block *b = a->head;
         a->head = b->next;

@@ -25,9 +25,10 @@ void arena_init(arena *a, size_t block_size);
 void *arena_alloc(arena *a, size_t n);
 /* arena_strdup copies a NUL-terminated string into the arena; NULL on out of memory. */
 char *arena_strdup(arena *a, const char *s);
-/* arena_reset forgets every allocation, keeping blocks of up to ARENA_KEEP bytes in all for reuse
-** (so that an arena refilled after each reset -- a vector's strings, chunk after chunk -- does
-** not malloc and free the same blocks every time). */
+/* arena_reset forgets every allocation, keeping blocks for reuse: as many bytes of them as the
+** arena held (at least 64 KiB, at most 1 MiB; arena.c), so that an arena refilled after each
+** reset -- a vector's strings, chunk after chunk -- does not malloc and free the same blocks every
+** time. */
 void arena_reset(arena *a);
 /* arena_adopt makes from's allocations a's: they stay where they are and are freed with a's
 ** blocks (a keeps filling its own head block); from is left empty, as after arena_init. Neither
