@@ -22,9 +22,11 @@ static inline expr_state *residual(const plan_op *p, expr_state **ex) { return e
 /* marks_build: the kinds of join that mark the build rows matched, for the end (join_flush). */
 static inline bool marks_build(join_kind k) { return k == JK_RIGHT || k == JK_FULL || k == JK_RSEMI || k == JK_RANTI; }
 
-/* The build side: the run's node's, which its workers' nodes read once it is complete (and do not
-** write: a join that marks build rows, RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI, probes on one worker).
-** A build side sunk by several workers is made of theirs (join_combine). */
+/* The build side: the run's node's, which its workers' nodes read once it is complete; they
+** write only bmatched, a byte per build row that RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI joins set to 1
+** when a probe row matches it, with relaxed atomic stores (mark_build; any number of workers may
+** set one byte, none clears it), read at the end (join_flush, once every worker is done). A build
+** side sunk by several workers is made of theirs (join_combine). */
 typedef struct join_build {
     vec_rowtable build; /* build rows */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
@@ -65,6 +67,11 @@ typedef struct join_state {
     uint32_t *brow;      /* build row of each pair */
     sel_t *sel;
 } join_state;
+static inline void mark_build(join_build *b, uint32_t row) { __atomic_store_n(&b->bmatched[row], 1, __ATOMIC_RELAXED); }
+static inline bool build_marked(const join_build *b, uint32_t row) {
+    return __atomic_load_n(&b->bmatched[row], __ATOMIC_RELAXED);
+}
+
 /* join_filter_fill fills filter f of key k from the join's complete build side: a Bloom filter
 ** of the key's hashes (those of the distinct keys, each column alone when there are several), and
 ** for one integer key its range. */
@@ -277,7 +284,7 @@ static int join_match_pairs(exec_ctx *x, const plan_op *p, join_state *s, data_c
     bool marks = marks_build(p->join.kind);
     for (uint32_t k = 0; k < *m; k++) {
         s->pmatched[s->prow[s->sel[k]]] = 1;
-        if (marks) s->b->bmatched[s->brow[s->sel[k]]] = 1;
+        if (marks) mark_build(s->b, s->brow[s->sel[k]]);
     }
     return STRATA_OK;
 }
@@ -380,14 +387,14 @@ static int rsemi_mark(exec_ctx *x, const plan_op *p, join_state *s, data_chunk *
     if (rc) return rc;
     if (!p->join.pred) {
         for (uint32_t r = 0; r < in->count; r++)
-            for (uint32_t next = s->heads[r]; next && !s->b->bmatched[next - 1]; next = vec_join_next(&s->b->table, next - 1))
-                s->b->bmatched[next - 1] = 1;
+            for (uint32_t next = s->heads[r]; next && !build_marked(s->b, next - 1); next = vec_join_next(&s->b->table, next - 1))
+                mark_build(s->b, next - 1);
         return STRATA_OK;
     }
     uint32_t n = 0, m;
     for (uint32_t r = 0; r < in->count; r++) {
         for (uint32_t next = s->heads[r]; next; next = vec_join_next(&s->b->table, next - 1)) {
-            if (s->b->bmatched[next - 1]) continue;
+            if (build_marked(s->b, next - 1)) continue;
             s->prow[n] = r;
             s->brow[n++] = next - 1;
             if (n == VECTOR_SIZE) {
@@ -475,7 +482,7 @@ static int join_flush(exec_ctx *x, op_node *nd, data_chunk *out, bool *more) {
     uint32_t n = 0;
     while (s->flush_pos < s->b->nbuild && n < VECTOR_SIZE) {
         uint32_t b = s->flush_pos++;
-        if (s->b->bmatched[b] == want) s->brow[n++] = b;
+        if (build_marked(s->b, b) == want) s->brow[n++] = b;
     }
     *more = s->flush_pos < s->b->nbuild;
     if (k == JK_RIGHT || k == JK_FULL) return join_emit_outer(p, s, NULL, NULL, n, false, out);
@@ -647,12 +654,6 @@ static void ijoin_explain(const plan_op *p, char *buf, size_t cap) {
              p->join.lookup ? "USING " : "BY rowid", p->join.lookup ? p->join.lookup->name : "");
 }
 
-/* Every join's build side sinks on several workers, each worker's node collecting its rows and
-** keys (collect_keys), which join_combine makes one build side of; a join whose probe rows mark
-** no build row (not RIGHT, FULL, RIGHT_SEMI, RIGHT_ANTI) also probes on several workers, each
-** worker's node probing the run's node's build side with scratch of its own. */
-static bool join_parallel(const plan_op *p, int side) { return side >= 0 || !marks_build(p->join.kind); }
-
 /* a worker's node: of the build side's pipeline while the run's build side is not complete, else
 ** of the probe side's */
 static int join_open_local(exec_ctx *x, op_node *local, op_node *global) {
@@ -779,12 +780,17 @@ static int join_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsign
     return rc;
 }
 
-/* a nested-loop join is a hash join without keys: one table of functions, two names */
+/* a nested-loop join is a hash join without keys: one table of functions, two names. Both run
+** on several workers in both roles: each worker's node sinks build rows and keys of its own
+** (collect_keys), which join_combine makes one build side of, and each probes the run's node's
+** build side with scratch of its own; the build rows a RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI join
+** outputs at the end come once every worker is done (join_flush on one worker's node, pipeline.c's
+** pipe_flush_workers). */
 #define JOIN_OPERATOR(label)                                                                     \
     {                                                                                            \
         .name = label, .child = {CHILD_STREAM, CHILD_SINK}, .open = join_open, .close = join_close, \
         .exprs = join_exprs, .execute = join_exec, .flush = join_flush, .sink = join_sink,       \
-        .finalize = join_finalize, .explain = join_explain, .parallel = join_parallel,           \
+        .finalize = join_finalize, .explain = join_explain, .parallel = exec_parallel_always,    \
         .open_local = join_open_local, .combine = join_combine,                                  \
     }
 const op_vtable op_hash_join = JOIN_OPERATOR("HASH_JOIN");

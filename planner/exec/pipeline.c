@@ -181,6 +181,8 @@ typedef struct pipeline {
     bool ready;    /* bufs initialized */
     bool more[MAX_PIPE_OPS];
     bool source_done, finished;
+    bool hold_flush; /* a worker's pipeline on a morsel: the operators' held-back rows wait for
+                     ** the end of every morsel (pipe_flush_workers) */
     int flush_op;  /* next op to flush */
 } pipeline;
 
@@ -417,7 +419,7 @@ static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
         if (src->count) return run_from(x, pl, 0, result);
         pl->source_done = true;
     }
-    while (pl->flush_op < pl->nops) {
+    while (!pl->hold_flush && pl->flush_op < pl->nops) {
         op_node *o = pl->ops[pl->flush_op];
         if (!o->vt->flush) {
             pl->flush_op++;
@@ -524,6 +526,7 @@ static int worker_start(par_run *pr, worker *wk, pool_worker *w) {
     pipeline *pl = &wk->pl;
     pl->nops = g->nops;
     pl->side = g->side;
+    pl->hold_flush = true;
     pl->source = &wk->nodes[0];
     pl->sink = &wk->nodes[g->nops + 1];
     int rc = worker_node(&wk->x, pl->source, g->source, true);
@@ -573,6 +576,25 @@ static bool can_run_parallel(const pipeline *pl) {
     return true;
 }
 
+/* pipe_flush_workers: once every morsel is done, the rows the pipeline's operators held back (an
+** outer join's unmatched build rows, read from the run's build side) flow through the rest of
+** the pipeline on one worker's nodes, on this thread, into that worker's sink; for an ORDER BY's
+** ties they come after every morsel's rows, as in a serial run. */
+static int pipe_flush_workers(exec_ctx *x, par_run *pr, unsigned nw, uint64_t morsels) {
+    pipeline *pl = pr->pl;
+    bool any = false;
+    for (int k = 0; k < pl->nops; k++) any |= pl->ops[k]->vt->flush != NULL;
+    worker *wk = pr->w;
+    while (wk < pr->w + nw && !wk->ready) wk++;
+    if (!any || wk == pr->w + nw) return STRATA_OK;
+    wk->x.err = x->err; /* the pool's workers are another run's once pool_run returned */
+    wk->x.morsel = morsels;
+    pipe_rewind(&wk->pl);
+    wk->pl.source_done = true;
+    wk->pl.hold_flush = false;
+    return pipe_run(&wk->x, &wk->pl);
+}
+
 static void stats_add(op_stats *to, const op_stats *from) {
     to->rows_out += from->rows_out;
     to->ns += from->ns;
@@ -601,6 +623,7 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     }
     pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt};
     rc = exec_pool_run(x, &job);
+    if (!rc) rc = pipe_flush_workers(x, &pr, nw, morsels);
     x->progress_done = pr.progress;
     for (unsigned i = 0; i < nw; i++)
         if (pr.w[i].ready) locals[nl++] = pr.w[i].pl.sink;

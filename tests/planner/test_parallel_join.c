@@ -5,7 +5,9 @@
 ** and deleted since), with one and several keys, integer and long string keys, duplicate and NULL
 ** build keys; a small build side too; its join filters drop the same probe rows; a memory_limit
 ** that the build passes fails it with the same error at every thread count, and the handle goes
-** on; EXPLAIN ANALYZE names the build pipeline's workers.
+** on; EXPLAIN ANALYZE names the build pipeline's workers. The probe side of every kind runs on the
+** workers too, RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI included (they mark the build rows matched; the
+** unmatched come once, after every worker is done).
 */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -74,6 +76,8 @@ Test(parallel_join, every_kind_over_a_large_build_side, .timeout = 600) {
         same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
         same_at_threads(db, "SELECT count(*), sum(b.id) FROM b WHERE NOT EXISTS (SELECT 1 FROM " PROBE " WHERE g.i = b.v * 2)");
     }
+    /* the rows of a RIGHT join listed (matched and unmatched build rows), in a total order */
+    same_at_threads(db, "SELECT b.id, g.i FROM " PROBE " RIGHT JOIN b ON b.v = g.i * 5 WHERE b.id % 9973 = 1 ORDER BY 1, 2");
     /* a build side below the size whose table is built by partition on the workers */
     same_at_threads(db, "SELECT count(*), sum(b.id) FROM " PROBE " JOIN b ON b.k = g.i WHERE b.id % 50 = 3");
     strata_close(db);
@@ -115,6 +119,14 @@ Test(parallel_join, join_filters_and_explain_analyze, .timeout = 600) {
     cr_assert(!strstr(one, " workers)"), "%s", one);
     free(one);
     free(many);
+    /* a FULL join's probe side (b, built on the series) runs on the workers, and its unmatched
+    ** build rows come once */
+    q = "EXPLAIN ANALYZE SELECT count(*), count(g.i), count(b.id) FROM b FULL JOIN " PROBE " ON b.v = g.i + 1000000";
+    many = result(db, q);
+    scan_b = strstr(many, "SCAN b");
+    cr_assert(scan_b && strstr(scan_b, " workers)") && strstr(scan_b, " workers)") < strchr(scan_b, '\n'), "%s", many);
+    free(many);
+    same_at_threads(db, q + strlen("EXPLAIN ANALYZE "));
     strata_close(db);
 }
 
