@@ -22,6 +22,14 @@ struct setop_state {
     setop_state **parts; /* a parallel run's groups, merged by partition (setop_combine): the source
                          ** outputs these, part by part, instead (nparts of them) */
     uint32_t nparts, emit_part;
+    /* UNION ALL on several workers: a worker's node keeps the rows of each morsel it took as a
+    ** run of their own (run_morsel[i] run i's); the run's node takes the workers' runs in morsel
+    ** order (setop_combine), its own rows (`all`, of an input that ran on its thread) at the
+    ** place they came in, and the source outputs the runs in turn. */
+    vec_rows *runs;
+    uint64_t *run_morsel;
+    uint32_t nruns, cap_runs, emit_run;
+    bool local; /* a worker's node */
 };
 
 /* union_all: UNION ALL keeps every row of both sides, in order, without counting them */
@@ -33,6 +41,9 @@ static void setop_state_free(setop_state *s) {
     free(s->parts);
     vec_groups_free(&s->groups);
     vec_rows_free(&s->all);
+    for (uint32_t i = 0; i < s->nruns; i++) vec_rows_free(&s->runs[i]);
+    free(s->runs);
+    free(s->run_morsel);
     free(s->counts);
     free(s->gids);
     free(s->hashes);
@@ -76,11 +87,46 @@ static int ensure_counts(exec_ctx *x, setop_state *s) {
     return STRATA_OK;
 }
 
+/* run_room makes room for one more run in s. */
+static int run_room(exec_ctx *x, setop_state *s) {
+    if (s->nruns < s->cap_runs) return STRATA_OK;
+    uint32_t nc = s->cap_runs ? 2 * s->cap_runs : 8;
+    vec_rows *r = realloc(s->runs, nc * sizeof *r);
+    if (r) s->runs = r;
+    uint64_t *m = r ? realloc(s->run_morsel, nc * sizeof *m) : NULL;
+    if (m) s->run_morsel = m;
+    if (!r || !m) return exec_nomem(x);
+    s->cap_runs = nc;
+    return STRATA_OK;
+}
+
+/* union_rows keeps the rows of in: a worker's in the run of its morsel x->morsel. */
+static int union_rows(exec_ctx *x, const plan_op *p, setop_state *s, data_chunk *in) {
+    if (!s->local) return vec_rows_append(&s->all, in, NULL, in->count, x->err);
+    if (!s->nruns || s->run_morsel[s->nruns - 1] != x->morsel) {
+        int rc = run_room(x, s);
+        if (rc || (rc = exec_rows_init(x, &s->runs[s->nruns], p->types, p->ncols))) return rc;
+        s->run_morsel[s->nruns++] = x->morsel;
+    }
+    return vec_rows_append(&s->runs[s->nruns - 1], in, NULL, in->count, x->err);
+}
+
+/* take_all moves the run's node's own rows, when it has some, to the end of its runs (the rows
+** of an input that ran on its thread, before those of an input that ran on workers, or after). */
+static int take_all(exec_ctx *x, const plan_op *p, setop_state *s) {
+    if (!s->all.rows) return STRATA_OK;
+    int rc = run_room(x, s);
+    if (rc) return rc;
+    s->runs[s->nruns] = s->all;
+    s->run_morsel[s->nruns++] = 0;
+    return exec_rows_init(x, &s->all, p->types, p->ncols);
+}
+
 static int setop_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     const plan_op *p = nd->op;
     setop_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
-    if (union_all(p)) return vec_rows_append(&s->all, in, NULL, in->count, x->err);
+    if (union_all(p)) return union_rows(x, p, s, in);
     s->sides |= (uint8_t)(1u << side);
     vector *cols[p->ncols + 1];
     for (uint32_t c = 0; c < p->ncols; c++) cols[c] = &in->cols[c];
@@ -124,8 +170,14 @@ static int setop_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     setop_state *s = nd->state;
     if (union_all(p)) {
         out->count = 0;
-        if (s->emit_group >= s->all.nchunks) return STRATA_OK;
-        data_chunk *ch = s->all.chunks[s->emit_group++];
+        const vec_rows *r = &s->all;
+        if (s->nruns) { /* the runs in turn; emit_group is the next chunk of run emit_run */
+            while (s->emit_run < s->nruns && s->emit_group >= s->runs[s->emit_run].nchunks) s->emit_run++, s->emit_group = 0;
+            if (s->emit_run == s->nruns) return STRATA_OK;
+            r = &s->runs[s->emit_run];
+        }
+        if (s->emit_group >= r->nchunks) return STRATA_OK;
+        data_chunk *ch = r->chunks[s->emit_group++];
         for (uint32_t c = 0; c < p->ncols; c++) vec_reference(&out->cols[c], &ch->cols[c]);
         out->count = ch->count;
         return STRATA_OK;
@@ -139,14 +191,53 @@ static int setop_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     return STRATA_OK;
 }
 
-/* DISTINCT and the set operations but UNION ALL run on several workers, each side: each worker's
-** node counts its rows' groups in a table of its own, which setop_combine adds to the run's
-** node's (where the other side's rows are, or come). UNION ALL keeps its rows in input order, on
-** the run's thread. Their order out is the order the merged table found its groups in, which
-** with several workers is not the serial run's (as GROUP BY's): ORDER BY fixes it. */
-static bool setop_parallel(const plan_op *p, int side) {
-    (void)side;
-    return !union_all(p);
+/* DISTINCT and the set operations run on several workers, each side: each worker's node counts
+** its rows' groups in a table of its own, which setop_combine adds to the run's node's (where
+** the other side's rows are, or come). Their order out is the order the merged table found its
+** groups in, which with several workers is not the serial run's (as GROUP BY's): ORDER BY fixes
+** it. UNION ALL's workers keep their rows by morsel, and it outputs them in the serial order. */
+static int setop_open_local(exec_ctx *x, op_node *local, op_node *global) {
+    (void)global;
+    int rc = setop_open(x, local);
+    if (local->state) ((setop_state *)local->state)->local = true;
+    return rc;
+}
+
+static int setop_finalize(exec_ctx *x, op_node *nd) {
+    setop_state *s = nd->state;
+    return union_all(nd->op) && s->nruns ? take_all(x, nd->op, s) : STRATA_OK;
+}
+
+/* A worker's run, for union_combine: by morsel (one worker took each). */
+typedef struct run_ref {
+    uint64_t morsel;
+    uint32_t worker, run;
+} run_ref;
+
+static int by_morsel(const void *a, const void *b) {
+    uint64_t x = ((const run_ref *)a)->morsel, y = ((const run_ref *)b)->morsel;
+    return x < y ? -1 : x > y;
+}
+
+/* union_combine moves the workers' runs to the run's node in morsel order, after its own rows. */
+static int union_combine(exec_ctx *x, const plan_op *p, setop_state *g, setop_state *const *ls, unsigned n) {
+    uint64_t total = 0;
+    for (unsigned i = 0; i < n; i++) total += ls[i]->nruns;
+    run_ref *order = malloc((total + 1) * sizeof *order);
+    int rc = order ? take_all(x, p, g) : exec_nomem(x);
+    uint64_t k = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (uint32_t r = 0; order && r < ls[i]->nruns; r++) order[k++] = (run_ref){ls[i]->run_morsel[r], i, r};
+    if (!rc) qsort(order, total, sizeof *order, by_morsel);
+    for (uint64_t e = 0; e < total && !rc; e++) {
+        setop_state *l = ls[order[e].worker];
+        if ((rc = run_room(x, g))) break;
+        g->runs[g->nruns] = l->runs[order[e].run];
+        g->run_morsel[g->nruns++] = order[e].morsel;
+        memset(&l->runs[order[e].run], 0, sizeof *l->runs); /* moved: freeing it is a no-op */
+    }
+    free(order);
+    return rc;
 }
 
 typedef struct setop_merge_ctx {
@@ -192,6 +283,7 @@ static int setop_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsig
         ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
         last |= ls[i]->sides >> 1;
     }
+    if (union_all(p)) return union_combine(x, p, g, ls, n);
     setop_merge_ctx c = {ls, NULL, p};
     groups_merge m = {.from = tables, .n = n, .arg = &c, .add = setop_add, .part = setop_part};
     if (!last || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
@@ -209,7 +301,8 @@ const op_vtable op_distinct = {
     .close = setop_close,
     .sink = setop_sink,
     .source = setop_next,
-    .parallel = setop_parallel,
+    .parallel = exec_parallel_always,
+    .open_local = setop_open_local,
     .combine = setop_combine,
 };
 
@@ -219,7 +312,9 @@ const op_vtable op_setop = {
     .open = setop_open,
     .close = setop_close,
     .sink = setop_sink,
+    .finalize = setop_finalize,
     .source = setop_next,
-    .parallel = setop_parallel,
+    .parallel = exec_parallel_always,
+    .open_local = setop_open_local,
     .combine = setop_combine,
 };

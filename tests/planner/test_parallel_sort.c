@@ -3,7 +3,8 @@
 ** workers (planner/exec/op_sort.c, op_setop.c): each gives the same rows, byte for byte, with SET
 ** threads = 1 and with 2, 4 and 7 threads, over a table of 600,000 rows in both stores; rows of
 ** equal sort keys come in the order the table's scan reads them (rowid order), whatever worker
-** sorted them; DISTINCT and the set operations merge the workers' groups and counts; EXPLAIN
+** sorted them; DISTINCT and the set operations merge the workers' groups and counts, UNION ALL
+** takes their rows by morsel (the serial order, without ORDER BY too); EXPLAIN
 ** ANALYZE shows the workers of the sinks' pipelines.
 */
 #include <criterion/criterion.h>
@@ -51,15 +52,16 @@ Test(parallel_sort, order_by_and_top_n_match_one_thread) {
     same_at_threads(db, "SELECT m, id FROM t ORDER BY m LIMIT 500 OFFSET 100000");
     same_at_threads(db, "SELECT s, id FROM t WHERE g = 3 ORDER BY s LIMIT 1000000 OFFSET 5000");
 
-    /* EXPLAIN ANALYZE names the workers of the sorts' pipelines, and of DISTINCT's and EXCEPT's */
+    /* EXPLAIN ANALYZE names the workers of the sorts' pipelines, and of DISTINCT's, EXCEPT's and UNION ALL's */
     EXEC_OK(db, "SET threads = 4");
     static const char *queries[] = {
         "EXPLAIN ANALYZE SELECT g, id FROM t WHERE n > 5 ORDER BY g",
         "EXPLAIN ANALYZE SELECT g, id FROM t WHERE n > 5 ORDER BY g LIMIT 7",
         "EXPLAIN ANALYZE SELECT DISTINCT k FROM t WHERE n > 5",
         "EXPLAIN ANALYZE SELECT k FROM t WHERE n > 5 EXCEPT SELECT g FROM t",
+        "EXPLAIN ANALYZE SELECT k FROM t WHERE n > 5 UNION ALL SELECT g FROM t",
     };
-    static const char *sinks[] = {"ORDER_BY", "ORDER_BY", "DISTINCT", "SET_OPERATION"};
+    static const char *sinks[] = {"ORDER_BY", "ORDER_BY", "DISTINCT", "SET_OPERATION", "SET_OPERATION"};
     for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
         char *plan = result(db, queries[q]);
         const char *sink = strstr(plan, sinks[q]);
@@ -95,6 +97,15 @@ Test(parallel_sort, distinct_and_set_operations_match_one_thread) {
     same_at_threads(db, "SELECT g, z, count(*) FROM (SELECT g, n IS NULL AS z FROM t EXCEPT ALL "
                         "SELECT g, false FROM t WHERE id > 100000) AS x GROUP BY g, z ORDER BY 1, 2");
     same_at_threads(db, "SELECT s FROM t WHERE g = 1 UNION ALL SELECT s FROM t WHERE g = 2 ORDER BY 1 LIMIT 3000");
+    /* UNION ALL on the workers keeps the serial order: each input's rows in scan order, the left
+    ** input's first, also when an input is small (read on the run's thread) -- no ORDER BY needed */
+    same_at_threads(db, "SELECT id, s FROM t WHERE g < 3 UNION ALL SELECT id, s FROM t WHERE g > 90 LIMIT 500 OFFSET 9000");
+    same_at_threads(db, "SELECT * FROM (SELECT id, s FROM t WHERE g < 3 UNION ALL SELECT id, s FROM t WHERE g > 90) "
+                        "AS u LIMIT 500 OFFSET 21000");
+    same_at_threads(db, "SELECT * FROM (SELECT k FROM d UNION ALL SELECT id FROM t WHERE g = 7 UNION ALL SELECT k FROM d) "
+                        "AS u LIMIT 400 OFFSET 5900");
+    same_at_threads(db, "SELECT g % 3, id FROM (SELECT g, id FROM t WHERE g < 30 UNION ALL SELECT g, id FROM t WHERE g > 70) "
+                        "AS u ORDER BY 1 LIMIT 300 OFFSET 70000");
     /* one input from a small table, run on the run's thread */
     same_at_threads(db, "SELECT k FROM t INTERSECT SELECT k FROM d ORDER BY 1 LIMIT 3000");
     strata_close(db);
