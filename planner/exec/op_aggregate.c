@@ -733,13 +733,14 @@ static uint32_t agg_exprs(const plan_op *p, const expr **list) {
     return p->agg.nkeys + p->agg.naggs;
 }
 
-/* A GROUP BY without DISTINCT aggregates runs on several workers: each worker's node aggregates
-** its rows in tables of its own, which agg_combine adds to the run's node group by group. */
-static bool agg_parallel(const plan_op *p, int side) {
-    (void)side;
+/* An aggregation runs on several workers: each worker's node aggregates its rows in tables of
+** its own, which agg_combine adds to the run's node group by group; an aggregate with DISTINCT
+** takes the (group, value) pairs each worker found instead of its states (a value two workers saw
+** counts once). */
+static bool has_distinct(const plan_op *p) {
     for (uint32_t a = 0; a < p->agg.naggs; a++)
-        if (p->agg.aggs[a].distinct) return false;
-    return true;
+        if (p->agg.aggs[a].distinct) return true;
+    return false;
 }
 
 /* agg_merge adds aggregate a's state from (a worker's) into to, both of group's kind of state. */
@@ -767,7 +768,8 @@ static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, 
 typedef struct agg_merge_ctx {
     const plan_op *p;
     agg_state **locals;
-    agg_state *g; /* the run's node's state */
+    agg_state *g;   /* the run's node's state */
+    uint32_t **gmap; /* with DISTINCT aggregates, by worker: the run's group of each of its groups */
 } agg_merge_ctx;
 
 /* agg_add (groups_merge.add) adds the states of groups sel[0..m) of chunk `first` of worker i's
@@ -778,11 +780,33 @@ static int agg_add(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t firs
     const plan_op *p = c->p;
     agg_state *g = into, *l = c->locals[i];
     int rc = agg_ensure_slots(x, g, p->agg.naggs);
+    for (uint32_t r = 0; c->gmap && r < m; r++) c->gmap[i][first + (sel ? sel[r] : r)] = gids[r];
     for (uint32_t a = 0; a < p->agg.naggs && !rc; a++)
-        for (uint32_t r = 0; r < m && !rc; r++) {
+        for (uint32_t r = 0; r < m && !rc && !p->agg.aggs[a].distinct; r++) {
             uint32_t lg = first + (sel ? sel[r] : r);
             rc = agg_merge(x, &p->agg.aggs[a], g, slot_at(g, a, gids[r]), slot_at(l, a, lg));
         }
+    return rc;
+}
+
+/* distinct_merge adds the (group, value) pairs of each DISTINCT aggregate of the workers' states
+** ls[0..n) to the run's state g, the groups mapped through gmap: a pair new to g counts. */
+static int distinct_merge(exec_ctx *x, const plan_op *p, agg_state *g, agg_state *const *ls, unsigned n,
+                          uint32_t *const *gmap) {
+    uint32_t gids[VECTOR_SIZE];
+    int rc = STRATA_OK;
+    for (uint32_t a = 0; a < p->agg.naggs && !rc; a++) {
+        if (!p->agg.aggs[a].distinct || !p->agg.aggs[a].arg) continue;
+        for (unsigned i = 0; i < n && !rc; i++) {
+            const vec_rows *pairs = &ls[i]->distinct[a].keys;
+            for (uint32_t k = 0; k < pairs->nchunks && !rc; k++) {
+                data_chunk *ch = pairs->chunks[k];
+                const vector *lg = &ch->cols[0];
+                for (uint32_t r = 0; r < ch->count; r++) gids[r] = gmap[i][VEC_DATA(lg, int32_t)[lg->sel[r]]];
+                rc = agg_update(x, p, g, a, &ch->cols[1], gids, ch->count);
+            }
+        }
+    }
     return rc;
 }
 
@@ -816,9 +840,21 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
     vec_groups *tables[n + 1];
     uint64_t groups = 0;
     for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
-    agg_merge_ctx c = {p, ls, g};
+    agg_merge_ctx c = {p, ls, g, NULL};
     groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part, .one = agg_one,
                       .entries = &g->entries};
+    if (has_distinct(p)) { /* on this thread: the pairs follow their groups into the run's table */
+        uint32_t *gmap[n + 1];
+        memset(gmap, 0, sizeof gmap);
+        c.gmap = gmap;
+        int rc = STRATA_OK;
+        for (unsigned i = 0; i < n && !rc; i++)
+            if (!(gmap[i] = malloc(((size_t)tables[i]->ngroups + 1) * sizeof **gmap))) rc = exec_nomem(x);
+        if (!rc) rc = exec_groups_merge(x, &m, g, &g->groups);
+        if (!rc) rc = distinct_merge(x, p, g, ls, n, gmap);
+        for (unsigned i = 0; i < n; i++) free(gmap[i]);
+        return rc;
+    }
     if (!p->agg.nkeys || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
     g->parts = calloc(GROUPS_PARTS, sizeof *g->parts);
     g->donors = calloc(n, sizeof *g->donors);
@@ -843,6 +879,6 @@ const op_vtable op_agg = {
     .finalize = agg_finalize,
     .source = agg_next,
     .explain = agg_explain,
-    .parallel = agg_parallel,
+    .parallel = exec_parallel_always,
     .combine = agg_combine,
 };

@@ -2,7 +2,8 @@
 ** test_parallel.c -- pipelines on several workers (planner/exec/pipeline.c): every query gives the
 ** same rows with SET threads = 1 and with more threads than the machine has cores, over a table
 ** whose rows are in both stores (row groups, and rows inserted, updated and deleted since);
-** grouped aggregates merge the workers' groups, joins probe one build side from every worker;
+** grouped aggregates merge the workers' groups (DISTINCT ones their values), joins probe one
+** build side from every worker;
 ** an error in a worker stops the statement with its message; a transaction that has written
 ** reads on its own thread; an interrupt stops the workers, memory_limit holds for them together,
 ** and a statement stepped across a commit keeps its snapshot; the setting is checked.
@@ -43,6 +44,20 @@ Test(parallel, aggregates_match_one_thread) {
     /* a range of rowids, and a filter that keeps nothing */
     same_at_threads(db, "SELECT count(*), sum(g) FROM t WHERE id BETWEEN 100000 AND 450000");
     same_at_threads(db, "SELECT count(*), sum(m), min(s) FROM t WHERE g = 1000");
+    strata_close(db);
+}
+
+/* DISTINCT aggregates: a value that several workers saw in a group counts once (n has NULLs) */
+Test(parallel, distinct_aggregates_match_one_thread) {
+    strata_db *db = open_table();
+    same_at_threads(db, "SELECT count(DISTINCT k), count(DISTINCT s), sum(DISTINCT m), avg(DISTINCT n), count(*), "
+                        "sum(m) FROM t");
+    same_at_threads(db, "SELECT g, count(DISTINCT k), count(DISTINCT n), sum(DISTINCT m), min(s), count(*) FROM t "
+                        "GROUP BY g ORDER BY g");
+    /* more groups than the serial merge takes without DISTINCT */
+    same_at_threads(db, "SELECT k, count(DISTINCT s), sum(DISTINCT m), max(n) FROM t GROUP BY k ORDER BY k "
+                        "LIMIT 500 OFFSET 20000");
+    same_at_threads(db, "SELECT count(*), sum(c) FROM (SELECT id % 70000 AS b, count(DISTINCT g) AS c FROM t GROUP BY b)");
     strata_close(db);
 }
 
