@@ -79,6 +79,8 @@ static int ensure_counts(exec_ctx *x, setop_state *s) {
     if (s->groups.ngroups <= s->cap) return STRATA_OK;
     uint32_t nc = s->cap ? s->cap : 1024;
     while (nc < s->groups.ngroups) nc *= 2;
+    int rc = vec_rows_charge(&s->groups.keys, 2 * (size_t)(nc - s->cap) * sizeof *s->counts, x->err);
+    if (rc) return rc;
     uint64_t *n = realloc(s->counts, 2 * (size_t)nc * sizeof *n);
     if (!n) return exec_nomem(x);
     memset(n + 2 * (size_t)s->cap, 0, 2 * (size_t)(nc - s->cap) * sizeof *n);

@@ -171,7 +171,7 @@ static int topn_compact(exec_ctx *x, const plan_op *p, sort_state *s) {
         for (; i < s->n && s->order[i].chunk == c; i++) sel[n++] = (sel_t)s->order[i].row;
         rc = vec_rows_append(&kept, s->rows.chunks[c], sel, n, x->err);
     }
-    if (!rc) rc = vec_rows_charge(&kept, s->cap * sizeof *s->order, x->err);
+    if (!rc) rc = vec_rows_charge(&kept, s->cap * sizeof *s->order + s->cap_starts * sizeof *s->starts, x->err);
     if (rc) {
         vec_rows_free(&kept);
         return rc;
@@ -432,6 +432,8 @@ static void sort_close(op_node *nd, bool keep) {
 static int morsel_begins(exec_ctx *x, sort_state *s) {
     if (s->nstarts == s->cap_starts) {
         uint32_t nc = s->cap_starts ? 2 * s->cap_starts : 16;
+        int rc = vec_rows_charge(&s->rows, (nc - s->cap_starts) * sizeof *s->starts, x->err);
+        if (rc) return rc;
         morsel_start *m = realloc(s->starts, nc * sizeof *m);
         if (!m) return exec_nomem(x);
         s->starts = m, s->cap_starts = nc;
