@@ -538,9 +538,9 @@ static int dml_return(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk *r
 ** A statement that inserts whole vectors of new rows into a table that migrates (storage 'auto'
 ** or 'column') writes them straight into row groups instead of through the row tree: the rows
 ** are copied into an open row group's segment builders (rowgroup_job_add) until it is full, then
-** it is encoded beside the statement (bulk_write). What is left at the end is read back from the
-** builders into the row tree, or, for storage 'column', makes a smaller row group when it is at least
-** 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows. The path starts at the first input
+** it is encoded beside the statement (bulk_write). What is left at the end makes a smaller row
+** group when it is at least 1/BULK_TAIL_SHARE of a full one and BULK_TAIL_MIN rows, else it is read
+** back from the builders into the row tree. The path starts at the first input
 ** chunk of at least BULK_MIN_ROWS rows (rows before it took the row tree, and move into a row
 ** group of their own ahead of the first one written: rowgroup_job_start). It needs rowids that ascend above every rowid of the table --
 ** always so for tables without an INTEGER PRIMARY KEY; the first rows that break it send the
@@ -671,17 +671,16 @@ static int bulk_add(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk *in,
     return STRATA_OK;
 }
 
-/* bulk_finish ends the path at the end of the input: the rows still held go to the row tree --
-** for storage 'column' they make a row group of their own when they are many enough (as a
-** column store keeps the tail of a bulk load). storage 'auto' keeps the newest rows, less than a
-** row group, in the row store, where point reads and updates are cheapest. */
+/* bulk_finish ends the path at the end of the input: the rows still held make a row group of
+** their own when they are many enough (as a column store keeps the tail of a bulk load: scanning
+** them there costs a fraction of what the row tree's cells do), else they go to the row tree,
+** for storage 'auto' and 'column' alike. */
 static int bulk_finish(exec_ctx *x, const plan_op *p, dml_state *s) {
     if (s->bulk_mode != BULK_ON) return STRATA_OK;
     s->bulk_mode = BULK_OFF;
     table_def *td = p->dml.table;
     uint32_t tail = rowgroup_rows(&td->desc) / BULK_TAIL_SHARE, held = s->bulk_open ? rowgroup_job_rows(s->bulk_open) : 0;
-    if (td->storage != TABLE_STORAGE_COLUMN || held < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN))
-        return bulk_flush_rows(x, td, s);
+    if (held < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN)) return bulk_flush_rows(x, td, s);
     int rc = bulk_write(x, td, s);
     return rc ? rc : bulk_wait(x, td, s);
 }

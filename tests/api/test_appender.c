@@ -667,11 +667,17 @@ static const char *load_and_check(strata_db *db, const char *storage, int64_t n)
 
 /* A bulk INSERT's tail (here the appender's last flush) makes a row group of its own when it holds
 ** at least a quarter of a full one and 8192 rows (planner/exec/op_dml.c, bulk_finish), else it goes to the
-** row store. */
+** row store; for storage 'auto' and 'column' alike. */
 Test(appender, bulk_path_auto_writes_row_groups_to_segments) {
     strata_db *db = open_mem();
-    /* 2 full row groups; storage 'auto' keeps the tail of 54,240 rows in the row store */
-    cr_assert_str_eq(load_and_check(db, "auto", 300000), "NULL,54240;0,122880;1,122880");
+    /* 2 full row groups, and the tail of 54,240 rows (at least a quarter of a row group) */
+    cr_assert_str_eq(load_and_check(db, "auto", 300000), "NULL,0;0,122880;1,122880;2,54240");
+    strata_close(db);
+}
+
+Test(appender, bulk_path_auto_short_tail_goes_to_the_row_store) {
+    strata_db *db = open_mem();
+    cr_assert_str_eq(load_and_check(db, "auto", ROW_GROUP + 20000), "NULL,20000;0,122880");
     strata_close(db);
 }
 
