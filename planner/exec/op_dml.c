@@ -17,7 +17,7 @@
 
 enum { BULK_UNDECIDED, BULK_ON, BULK_OFF }; /* dml_state.bulk_mode */
 #define BULK_MIN_ROWS (VECTOR_SIZE / 8) /* the smallest input chunk that starts INSERT's bulk path */
-#define BULK_TAIL_SHARE 4 /* a bulk INSERT's last rows make a row group from 1/4 of a full one ... */
+#define BULK_TAIL_SHARE 8 /* a bulk INSERT's last rows make a row group from 1/8 of a full one ... */
 #define BULK_TAIL_MIN (4 * VECTOR_SIZE) /* ... and from 4 vectors */
 
 typedef struct dml_state {

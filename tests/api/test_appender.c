@@ -666,32 +666,32 @@ static const char *load_and_check(strata_db *db, const char *storage, int64_t n)
 }
 
 /* A bulk INSERT's tail (here the appender's last flush) makes a row group of its own when it holds
-** at least a quarter of a full one and 8192 rows (planner/exec/op_dml.c, bulk_finish), else it goes to the
+** at least an eighth of a full one and 8192 rows (planner/exec/op_dml.c, bulk_finish), else it goes to the
 ** row store; for storage 'auto' and 'column' alike. */
 Test(appender, bulk_path_auto_writes_row_groups_to_segments) {
     strata_db *db = open_mem();
-    /* 2 full row groups, and the tail of 54,240 rows (at least a quarter of a row group) */
+    /* 2 full row groups, and the tail of 54,240 rows (at least an eighth of a row group) */
     cr_assert_str_eq(load_and_check(db, "auto", 300000), "NULL,0;0,122880;1,122880;2,54240");
     strata_close(db);
 }
 
 Test(appender, bulk_path_auto_short_tail_goes_to_the_row_store) {
     strata_db *db = open_mem();
-    cr_assert_str_eq(load_and_check(db, "auto", ROW_GROUP + 20000), "NULL,20000;0,122880");
+    cr_assert_str_eq(load_and_check(db, "auto", ROW_GROUP + 12000), "NULL,12000;0,122880");
     strata_close(db);
 }
 
 Test(appender, bulk_path_column_writes_row_groups_to_segments) {
     strata_db *db = open_mem();
-    /* storage 'column': the tail of 54,240 rows (at least a quarter of a row group) is one too */
+    /* storage 'column': the tail of 54,240 rows (at least an eighth of a row group) is one too */
     cr_assert_str_eq(load_and_check(db, "column", 300000), "NULL,0;0,122880;1,122880;2,54240");
     strata_close(db);
 }
 
 Test(appender, bulk_path_short_tail_goes_to_the_row_store) {
     strata_db *db = open_mem();
-    /* storage 'column', a tail of 20,000 rows: less than a quarter of a row group */
-    cr_assert_str_eq(load_and_check(db, "column", ROW_GROUP + 20000), "NULL,20000;0,122880");
+    /* storage 'column', a tail of 12,000 rows: less than an eighth of a row group */
+    cr_assert_str_eq(load_and_check(db, "column", ROW_GROUP + 12000), "NULL,12000;0,122880");
     strata_close(db);
 }
 
