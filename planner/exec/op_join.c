@@ -28,7 +28,9 @@ static inline bool marks_build(join_kind k) { return k == JK_RIGHT || k == JK_FU
 ** set one byte, none clears it), read at the end (join_flush, once every worker is done). A build
 ** side sunk by several workers is made of theirs (join_combine). */
 typedef struct join_build {
-    vec_rowtable build; /* build rows */
+    vec_rowtable build; /* build rows: the columns the plan keeps (join.keep), in their order */
+    uint32_t ncols;    /* the build side's columns */
+    uint32_t *slot;    /* by build column: its column of the build rows, UINT32_MAX: not kept */
     bool *bnull;       /* by build column: every value a constant NULL (a column no one reads) */
     vec_join_table table; /* their keys */
     uint8_t *bmatched;   /* RIGHT/FULL/RIGHT_SEMI/RIGHT_ANTI: build row matched */
@@ -115,9 +117,19 @@ static void key_types(const plan_op *p, sql_type *kt) {
 static int build_init(exec_ctx *x, const plan_op *p, join_state *s, bool worker) {
     plan_op *r = p->child[1];
     s->b = &s->own;
-    /* a semi or anti join without a residual reads no build column: it only counts the rows */
+    /* the build rows keep the columns read above the join or by its residual (a semi or anti
+    ** join without a residual reads none: it only counts the rows) */
     bool no_columns = (p->join.kind == JK_SEMI || p->join.kind == JK_ANTI) && !p->join.pred;
-    int rc = vec_rowtable_init(&s->b->build, r->types, no_columns ? 0 : r->ncols, x->budget, x->err);
+    if (!(s->b->slot = malloc((r->ncols + 1) * sizeof *s->b->slot))) return exec_nomem(x);
+    sql_type kept[r->ncols + 1];
+    uint32_t nkept = 0;
+    for (uint32_t c = 0; c < r->ncols; c++) {
+        bool keep = p->join.keep ? p->join.keep[c] : !no_columns;
+        s->b->slot[c] = keep ? nkept : UINT32_MAX;
+        if (keep) kept[nkept++] = r->types[c];
+    }
+    s->b->ncols = r->ncols;
+    int rc = vec_rowtable_init(&s->b->build, kept, nkept, x->budget, x->err);
     if (rc) return rc;
     sql_type kt[p->join.nkeys + 1];
     key_types(p, kt);
@@ -172,6 +184,7 @@ static void join_close(op_node *nd, bool keep) {
         vec_join_free(&s->own.table);
         free(s->own.bmatched);
         free(s->own.bnull);
+        free(s->own.slot);
     }
     if (s->collect) {
         vec_rows_free(&s->collect->keys);
@@ -224,7 +237,11 @@ static int join_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     join_state *s = nd->state;
     if (in->sel) chunk_apply_sel(in);
     uint64_t first = s->b->build.rows;
-    int rc = vec_rowtable_append(&s->b->build, in, x->err);
+    vector kept[s->b->build.ncols + 1];
+    for (uint32_t c = 0; c < in->ncols; c++)
+        if (s->b->slot[c] != UINT32_MAX) kept[s->b->slot[c]] = in->cols[c];
+    data_chunk rows = {.ncols = s->b->build.ncols, .count = in->count, .cols = kept};
+    int rc = vec_rowtable_append(&s->b->build, &rows, x->err);
     for (uint32_t c = 0; c < in->ncols; c++)
         if (in->cols[c].kind != VEC_CONSTANT || !vec_is_null(&in->cols[c], 0)) s->b->bnull[c] = false;
     if (rc || !p->join.nkeys) return rc;
@@ -260,9 +277,10 @@ static int join_finalize(exec_ctx *x, op_node *nd) {
 static void build_columns(join_state *s, uint32_t n, vector *cols) {
     const uint8_t *rows[VECTOR_SIZE];
     vec_rowtable_locate(&s->b->build, s->brow, n, rows);
-    for (uint32_t c = 0; c < s->b->build.ncols; c++) {
-        if (s->b->bnull[c]) null_column(&cols[c]);
-        else vec_rowtable_gather(&s->b->build, c, rows, n, &cols[c]);
+    for (uint32_t c = 0; c < s->b->ncols; c++) {
+        uint32_t k = s->b->slot[c];
+        if (k == UINT32_MAX || s->b->bnull[c]) null_column(&cols[c]);
+        else vec_rowtable_gather(&s->b->build, k, rows, n, &cols[c]);
     }
 }
 

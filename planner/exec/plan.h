@@ -241,6 +241,9 @@ struct plan_op {
                                    ** is empty */
             join_filter **filters; /* PLAN_HASH_JOIN: by key, its build keys for a scan below the
                                    ** probe side (NULL, or an entry NULL: none placed) */
+            uint8_t *keep;         /* hash and nested-loop joins: the build side's columns some
+                                   ** operator above or the residual reads (prune.c; NULL: all),
+                                   ** the only ones its build rows keep */
         } join;
         struct {
             uint32_t nkeys;

@@ -118,6 +118,13 @@ static int prune(bind_ctx *b, plan_op *p, const uint8_t *need) {
         bool rsemi = p->join.kind == JK_RSEMI || p->join.kind == JK_RANTI; /* only the right side is */
         if (rsemi) memset(c0, 0, n0);
         for (uint32_t i = 0; i < n1; i++) c1[i] = semi ? 0 : need ? need[rsemi ? i : n0 + i] : 1;
+        /* the build rows keep the columns read above and by the residual, not those only their
+        ** keys read (the hash table has the keys) */
+        uint8_t *keep = p->kind == PLAN_INDEX_JOIN ? NULL : bind_alloc0(b, n1 + 1);
+        if (keep) memcpy(keep, c1, n1);
+        else if (p->kind != PLAN_INDEX_JOIN) return nomem(b);
+        if (keep && (rc = refs(b, p->join.pred, keep, n0, n1))) return rc;
+        p->join.keep = keep;
         rc = refs_all(b, p->join.lkeys, p->join.nkeys, c0, 0, n0);
         if (!rc) rc = refs_all(b, p->join.rkeys, p->join.nkeys, c1, 0, n1);
         if (!rc) rc = refs(b, p->join.pred, c0, 0, n0);
