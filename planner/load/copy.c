@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,7 +359,20 @@ typedef struct range_parse {
     bool taken;            /* its rows are being handed on */
 } range_parse;
 
-typedef struct file_scan {
+typedef struct file_scan file_scan;
+
+/* A run's ranges: parsed on the pool by the helper thread while the statement's thread hands
+** on the rows of the run before. */
+typedef struct range_batch {
+    file_scan *s;
+    range_parse *ranges;
+    uint32_t n;
+    exec_ctx x; /* the statement's, with the helper's error slot */
+    strata_err err;
+    int rc;
+} range_batch;
+
+struct file_scan {
     infile in;
     csv_reader *r;
     FILE *rejects;
@@ -371,11 +385,15 @@ typedef struct file_scan {
     csv_options ropts; /* the ranges' readers' options */
     const plan_op *op;
     vec_budget *budget;
-    range_parse *ranges;
-    uint32_t nranges, next, chunk_at, row_at;
-    uint64_t next_start, next_line, base_line;
+    range_batch cur, ahead; /* the run whose rows are handed on; the next, parsed meanwhile */
+    pthread_t helper;       /* the thread that runs ahead's parse on the pool: ahead is its and its
+                            ** workers' until batch_wait joined it */
+    bool helper_running;
+    uint32_t next, chunk_at, row_at;
+    uint64_t data_start, next_cut; /* where the first record starts; where the next batch is cut */
+    uint64_t next_start, next_line; /* the true boundary the next range must begin at, its line */
     uint64_t row_line[VECTOR_SIZE]; /* the lines of the rows of the chunk handed on last */
-} file_scan;
+};
 
 /* put_quoted writes n bytes of s as one quoted CSV field. */
 static void put_quoted(FILE *f, const char *s, size_t n) {
@@ -514,58 +532,91 @@ static void range_clear(const file_scan *s, range_parse *r) {
     *r = (range_parse){.cut = r->cut, .cut_end = r->cut_end};
 }
 
-static void ranges_free(file_scan *s) {
-    for (uint32_t i = 0; i < s->nranges; i++) range_clear(s, &s->ranges[i]);
-    free(s->ranges);
-    s->ranges = NULL;
-    s->nranges = s->next = 0;
+static void batch_free(file_scan *s, range_batch *b) {
+    for (uint32_t i = 0; i < b->n; i++) range_clear(s, &b->ranges[i]);
+    free(b->ranges);
+    b->ranges = NULL;
+    b->n = 0;
 }
 
 /* parse_ranges is a run's task: it parses ranges [begin, end) whole; its failures stay in the
 ** ranges (the range is parsed again on the statement's thread when its turn comes). */
 static int parse_ranges(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
-    file_scan *s = arg;
+    range_batch *b = arg;
+    const file_scan *s = b->s;
     for (uint64_t m = begin; m < end && !pool_stopping(w); m++) {
-        range_parse *r = &s->ranges[m];
+        range_parse *r = &b->ranges[m];
         uint64_t from = r->cut;
-        if (m > 0 && (r->rc = first_record(s, r->cut, &from, &r->err))) continue;
-        if (range_open(s, r, from, m ? 1 : s->next_line)) continue;
+        if (r->cut != s->data_start && (r->rc = first_record(s, r->cut, &from, &r->err))) continue;
+        if (range_open(s, r, from, 1)) continue;
         while (r->reader && !range_more(s, r, s->budget)) {}
     }
     return STRATA_OK;
 }
 
-/* parse_batch cuts the next ranges from s->next_start and parses them on the pool: the first
-** from that true boundary, the others from their guesses. */
-static int parse_batch(exec_ctx *x, file_scan *s) {
-    ranges_free(s);
-    uint64_t left = s->in.size - s->next_start, want = (left + COPY_RANGE_BYTES - 1) / COPY_RANGE_BYTES;
-    uint64_t most = (uint64_t)COPY_BATCH_RANGES * (x->threads ? x->threads : 1);
+/* batch_run is the helper thread: one run of the pool over the batch's ranges. */
+static void *batch_run(void *arg) {
+    range_batch *b = arg;
+    pool_job job = {.total = b->n, .morsel = 1, .run_morsel = parse_ranges, .arg = b, .interrupt = b->x.interrupt};
+    b->rc = exec_pool_run(&b->x, &job);
+    return NULL;
+}
+
+/* batch_start cuts the next ranges (s->next_cut on) into s->ahead and starts parsing them on the
+** helper thread (here, when no thread can be had); nothing when the file has no more. */
+static int batch_start(exec_ctx *x, file_scan *s) {
+    range_batch *b = &s->ahead;
+    if (s->next_cut >= s->in.size) return STRATA_OK;
+    uint64_t left = s->in.size - s->next_cut, want = (left + COPY_RANGE_BYTES - 1) / COPY_RANGE_BYTES;
+    uint64_t most = (uint64_t)COPY_BATCH_RANGES * x->threads;
     uint32_t n = (uint32_t)(want < most ? want : most);
-    if (!(s->ranges = calloc(n, sizeof *s->ranges))) return exec_nomem(x);
-    s->nranges = n;
+    if (!(b->ranges = calloc(n, sizeof *b->ranges))) return exec_nomem(x);
+    b->n = n, b->s = s, b->x = *x, b->rc = STRATA_OK;
+    err_clear(&b->err);
+    b->x.err = &b->err;
     for (uint32_t k = 0; k < n; k++) {
-        s->ranges[k].cut = s->next_start + (uint64_t)k * COPY_RANGE_BYTES;
-        s->ranges[k].cut_end = k + 1 == n && n == want ? s->in.size : s->ranges[k].cut + COPY_RANGE_BYTES;
+        b->ranges[k].cut = s->next_cut;
+        s->next_cut = k + 1 == n && n == want ? s->in.size : s->next_cut + COPY_RANGE_BYTES;
+        b->ranges[k].cut_end = s->next_cut;
     }
-    pool_job job = {.total = n, .morsel = 1, .run_morsel = parse_ranges, .arg = s, .interrupt = x->interrupt};
-    return exec_pool_run(x, &job);
+    s->helper_running = pthread_create(&s->helper, NULL, batch_run, b) == 0;
+    if (!s->helper_running) batch_run(b);
+    return STRATA_OK;
+}
+
+/* batch_wait waits for the helper thread. */
+static void batch_wait(file_scan *s) {
+    if (s->helper_running) pthread_join(s->helper, NULL);
+    s->helper_running = false;
+}
+
+static void ranges_free(file_scan *s) {
+    batch_wait(s);
+    batch_free(s, &s->cur);
+    batch_free(s, &s->ahead);
 }
 
 /* current_range gives the range whose rows come next (NULL at the end of the file): a range that
 ** did not begin where the one before it ended, or failed, is parsed again from there, chunk by
-** chunk on this thread, and its failure is the COPY's. */
+** chunk on this thread, with the file's line numbers, and its failure is the COPY's. */
 static int current_range(exec_ctx *x, file_scan *s, range_parse **out) {
     *out = NULL;
     int rc;
-    if (s->next == s->nranges) {
-        if (s->next_start >= s->in.size) return STRATA_OK;
-        if ((rc = parse_batch(x, s))) return rc;
+    if (s->next == s->cur.n) {
+        batch_free(s, &s->cur);
+        batch_wait(s);
+        s->cur = s->ahead, s->next = 0;
+        s->ahead = (range_batch){0};
+        if (s->cur.rc) return err_copy(x->err, &s->cur.err);
+        if (s->cur.n == 0) return STRATA_OK;
+        if ((rc = batch_start(x, s))) return rc;
     }
-    range_parse *r = &s->ranges[s->next];
-    if (!r->taken && (r->start != s->next_start || r->rc)) {
-        range_clear(s, r);
-        range_open(s, r, s->next_start, s->next_line);
+    range_parse *r = &s->cur.ranges[s->next];
+    if (!r->taken) {
+        if (r->start != s->next_start || r->rc) {
+            range_clear(s, r);
+            range_open(s, r, s->next_start, s->next_line);
+        }
     }
     r->taken = true;
     *out = r;
@@ -615,9 +666,9 @@ static int parallel_start(exec_ctx *x, file_scan *s, const csv_options *o) {
     s->ropts.reject = NULL;
     s->ropts.block_size = COPY_RANGE_BLOCK;
     s->budget = x->budget;
-    s->next_start = csv_reader_offset(s->r);
+    s->next_start = s->next_cut = s->data_start = csv_reader_offset(s->r);
     s->next_line = csv_reader_next_line(s->r);
-    return STRATA_OK;
+    return batch_start(x, s);
 }
 
 static int copy_scan_open(exec_ctx *x, op_node *n) {
