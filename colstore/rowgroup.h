@@ -97,8 +97,9 @@ int rowgroup_write(pager_txn *t, const table_desc *td, data_chunk *const *chunks
 **   rowgroup_job_start checks the row group as rowgroup_write does (moving waiting row-store rows
 **     first) and encodes it on a thread of its own (here, when no thread can be made);
 **   rowgroup_write_finish waits for it and stores the row group in t (its rowids must still be
-**     above every migrated rowid: finish one job before starting the next), and frees the job
-**     whatever it returns. rowgroup_job_free drops a job unstored (waiting for its thread). The
+**     above every migrated rowid: jobs started one after another, each encoding on its thread
+**     meanwhile, are finished in the order they were started), and frees the job whatever it
+**     returns. rowgroup_job_free drops a job unstored (waiting for its thread). The
 **     thread never uses t. */
 typedef struct rowgroup_job rowgroup_job;
 int rowgroup_job_open(const table_desc *td, rowgroup_job **out, strata_err *err);

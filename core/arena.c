@@ -66,7 +66,7 @@ void *arena_alloc(arena *a, size_t n) {
         if (b == NULL) return NULL;
         b->size = size;
         b->off = 0;
-        if (a->head != NULL && size > a->block_size) {
+        if (a->head != NULL && size > want) {
             b->next = a->head->next; /* a dedicated block: keep filling the head */
             a->head->next = b;
         } else {

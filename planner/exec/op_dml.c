@@ -19,6 +19,7 @@ enum { BULK_UNDECIDED, BULK_ON, BULK_OFF }; /* dml_state.bulk_mode */
 #define BULK_MIN_ROWS (VECTOR_SIZE / 8) /* the smallest input chunk that starts INSERT's bulk path */
 #define BULK_TAIL_SHARE 8 /* a bulk INSERT's last rows make a row group from 1/8 of a full one ... */
 #define BULK_TAIL_MIN (4 * VECTOR_SIZE) /* ... and from 4 vectors */
+#define BULK_JOBS_MAX 16 /* row groups a bulk INSERT encodes at a time: SET threads, up to this */
 
 typedef struct dml_state {
     vec_rows pending;  /* input rows held until the input ends (see dml_must_hold) */
@@ -39,8 +40,10 @@ typedef struct dml_state {
     int64_t *rowids;
     btree_buf key;
     rowgroup_job *bulk_open; /* INSERT's bulk path (bulk_add): the row group taking new rows */
-    rowgroup_job *bulk_job;  /* ... the one before it, being encoded while they come */
-    size_t bulk_open_charged, bulk_job_charged; /* ... their memory charged to bulk_budget */
+    rowgroup_job *bulk_jobs[BULK_JOBS_MAX]; /* ... those before it, being encoded while rows come,
+                                            ** oldest first: bulk_njobs of them */
+    uint32_t bulk_njobs;
+    size_t bulk_open_charged, bulk_jobs_charged[BULK_JOBS_MAX]; /* ... their memory charged to bulk_budget */
     vec_budget *bulk_budget;                    /* ... the run's query memory */
     data_chunk bulk_out;     /* ... rows read back for the row tree */
     int64_t bulk_last;       /* ... the largest rowid of the table and of the rows taken */
@@ -568,26 +571,37 @@ static int bulk_charge(exec_ctx *x, dml_state *s) {
 
 /* bulk_drop frees the row groups of the path, stored or not, and gives back their charge. */
 static void bulk_drop(dml_state *s) {
-    rowgroup_job_free(s->bulk_job);
+    for (uint32_t i = 0; i < s->bulk_njobs; i++) {
+        rowgroup_job_free(s->bulk_jobs[i]);
+        vec_budget_release(s->bulk_budget, s->bulk_jobs_charged[i]);
+    }
+    s->bulk_njobs = 0;
     rowgroup_job_free(s->bulk_open);
-    s->bulk_job = s->bulk_open = NULL;
-    vec_budget_release(s->bulk_budget, s->bulk_job_charged + s->bulk_open_charged);
-    s->bulk_job_charged = s->bulk_open_charged = 0;
+    s->bulk_open = NULL;
+    vec_budget_release(s->bulk_budget, s->bulk_open_charged);
+    s->bulk_open_charged = 0;
 }
 
-/* bulk_wait stores the row group being encoded, if any (after the ones before it). */
-static int bulk_wait(exec_ctx *x, table_def *td, dml_state *s) {
-    rowgroup_job *j = s->bulk_job;
-    s->bulk_job = NULL;
-    int rc = j ? rowgroup_write_finish(x->txn, &td->desc, j) : STRATA_OK;
-    vec_budget_release(s->bulk_budget, s->bulk_job_charged);
-    s->bulk_job_charged = 0;
-    return rc ? exec_table_error(x, rc) : STRATA_OK;
+/* bulk_wait stores the row groups being encoded, in the order they were started, until at most
+** `keep` are left. */
+static int bulk_wait(exec_ctx *x, table_def *td, dml_state *s, uint32_t keep) {
+    int rc = STRATA_OK;
+    while (s->bulk_njobs > keep) {
+        rowgroup_job *j = s->bulk_jobs[0];
+        size_t charged = s->bulk_jobs_charged[0];
+        s->bulk_njobs--;
+        memmove(s->bulk_jobs, s->bulk_jobs + 1, s->bulk_njobs * sizeof *s->bulk_jobs);
+        memmove(s->bulk_jobs_charged, s->bulk_jobs_charged + 1, s->bulk_njobs * sizeof *s->bulk_jobs_charged);
+        rc = rowgroup_write_finish(x->txn, &td->desc, j);
+        vec_budget_release(s->bulk_budget, charged);
+        if (rc) return exec_table_error(x, rc);
+    }
+    return STRATA_OK;
 }
 
 /* bulk_flush_rows sends the rows of the open row group to the row tree after all. */
 static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
-    int rc = bulk_wait(x, td, s);
+    int rc = bulk_wait(x, td, s, 0);
     if (rc || !s->bulk_open) return rc;
     uint32_t rows = rowgroup_job_rows(s->bulk_open);
     if (rows && !s->bulk_out.cols && (rc = chunk_init(&s->bulk_out, td->types, td->ncols, x->err))) return rc;
@@ -606,8 +620,9 @@ static int bulk_flush_rows(exec_ctx *x, table_def *td, dml_state *s) {
 }
 
 /* bulk_write stores the open row group (the table's column tree made the first time): it is
-** encoded on a thread of its own while the statement goes on (two cores parse and encode side by
-** side), and stored at the next bulk_write or at bulk_wait (at most one is in flight). */
+** encoded on a thread of its own while the statement goes on (parsing and encoding side by side),
+** and stored, after the ones started before it, once SET threads row groups are being encoded at
+** a bulk_write, or at bulk_wait. */
 static int bulk_write(exec_ctx *x, table_def *td, dml_state *s) {
     int rc;
     if (!td->desc.col_root) {
@@ -615,10 +630,11 @@ static int bulk_write(exec_ctx *x, table_def *td, dml_state *s) {
         if ((rc = btree_create(x->txn, &root))) return exec_table_error(x, rc);
         if ((rc = catalog_set_col_root(x->cat, x->txn, td, root, x->err))) return rc;
     }
-    if ((rc = bulk_wait(x, td, s))) return rc;
+    uint32_t most = x->threads > 1 ? (x->threads < BULK_JOBS_MAX ? x->threads : BULK_JOBS_MAX) : 1;
+    if ((rc = bulk_wait(x, td, s, most - 1))) return rc;
     if ((rc = rowgroup_job_start(x->txn, &td->desc, s->bulk_open))) return exec_table_error(x, rc);
     td->bulk_inserted += rowgroup_job_rows(s->bulk_open); /* for the statistics, after the commit */
-    s->bulk_job = s->bulk_open, s->bulk_job_charged = s->bulk_open_charged;
+    s->bulk_jobs[s->bulk_njobs] = s->bulk_open, s->bulk_jobs_charged[s->bulk_njobs++] = s->bulk_open_charged;
     s->bulk_open = NULL, s->bulk_open_charged = 0;
     return STRATA_OK;
 }
@@ -682,7 +698,7 @@ static int bulk_finish(exec_ctx *x, const plan_op *p, dml_state *s) {
     uint32_t tail = rowgroup_rows(&td->desc) / BULK_TAIL_SHARE, held = s->bulk_open ? rowgroup_job_rows(s->bulk_open) : 0;
     if (held < (tail > BULK_TAIL_MIN ? tail : BULK_TAIL_MIN)) return bulk_flush_rows(x, td, s);
     int rc = bulk_write(x, td, s);
-    return rc ? rc : bulk_wait(x, td, s);
+    return rc ? rc : bulk_wait(x, td, s, 0);
 }
 
 static int insert_rows(exec_ctx *x, const plan_op *p, dml_state *s, data_chunk *in) {

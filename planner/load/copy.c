@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,7 @@ typedef struct infile {
     size_t zlen, zpos;
     bool raw_eof, zpending; /* zpending: the decoder is inside a frame */
     uint64_t raw_read, size;
+    bool regular;       /* a regular file: size is what it holds */
     uint64_t delivered; /* bytes handed to the CSV reader (decompressed) */
 } infile;
 
@@ -218,6 +220,7 @@ static int infile_open(infile *f, const char *path, copy_compression comp, strat
     if (fstat(f->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) return copy_error(err, STRATA_ERROR, path, "is a directory");
         f->size = (uint64_t)st.st_size;
+        f->regular = S_ISREG(st.st_mode);
     }
     if (comp == COPY_AUTO) {
         unsigned char magic[4] = {0};
@@ -310,14 +313,87 @@ static int infile_read(void *arg, void *buf, size_t cap, size_t *nread, strata_e
 
 /* ---- PLAN_FILE_SCAN ------------------------------------------------------------------------ */
 
-typedef struct file_scan {
+/* ---- parsing ranges of the file on the pool -------------------------------------------------
+** A large plain file (not compressed, not a pipe, no REJECTS) at SET threads above 1 is parsed by
+** the process's workers: the file is cut into ranges of COPY_RANGE_BYTES, a run on the pool
+** parses up to COPY_BATCH_RANGES ranges a worker, each range by a reader of its own (csv.h,
+** csv_reader_set_range) into chunks, and the scan hands their rows on in the file's order, in
+** chunks of VECTOR_SIZE rows as the one reader would have cut them (so the INSERT checks and
+** numbers the same rows in the same chunks). A range other than a run's first does not know
+** where its first record starts: its worker takes the first line end at or after its cut, which
+** a quoted field with a line end in it makes wrong. So a range's rows are taken only when it
+** began exactly where the range before it ended; else (and when its parse failed, whose message
+** needs its true line) it is parsed again on the statement's thread from that true boundary: the
+** first bad record in the file's order fails the COPY with the one reader's message and line.
+** A range's lines are counted from 1 and made the file's lines when the range is taken.
+** Ownership: a run's worker writes only its ranges' range_parse; the statement's thread reads
+** them after pool_run returned (its join orders the writes before). */
+#define COPY_RANGE_BYTES (2u << 20)
+#define COPY_BATCH_RANGES 3
+#define COPY_PARALLEL_MIN (8u << 20)          /* a smaller file is parsed on the statement's thread */
+#define COPY_RANGE_BLOCK (256u << 10)         /* a range reader's block: what it reads past its range */
+
+/* A read function over the file from an offset: pread, so that the workers share the descriptor. */
+typedef struct pread_source {
+    int fd;
+    uint64_t off;
+    const char *path;
+} pread_source;
+
+typedef struct parsed_chunk {
+    data_chunk ch;
+    uint32_t line[VECTOR_SIZE]; /* each row's line, from the range's first line */
+} parsed_chunk;
+
+typedef struct range_parse {
+    uint64_t cut, cut_end; /* the records starting in [cut, cut_end) are the range's */
+    uint64_t start, end;   /* where its reader began and where its next record starts */
+    uint64_t line0, lines; /* the line its reader numbered its first record, line ends it read */
+    parsed_chunk **chunks;
+    uint32_t nchunks, cap;
+    size_t charged;        /* to the statement's memory */
+    int rc;                /* its parse failed (err) */
+    strata_err err;
+    csv_reader *reader;    /* while it parses */
+    pread_source src;
+    bool taken;            /* its rows are being handed on */
+} range_parse;
+
+typedef struct file_scan file_scan;
+
+/* A run's ranges: parsed on the pool by the helper thread while the statement's thread hands
+** on the rows of the run before. */
+typedef struct range_batch {
+    file_scan *s;
+    range_parse *ranges;
+    uint32_t n;
+    exec_ctx x; /* the statement's, with the helper's error slot */
+    strata_err err;
+    int rc;
+} range_batch;
+
+struct file_scan {
     infile in;
     csv_reader *r;
     FILE *rejects;
     const char *rejects_path;
     bool rejects_failed;
     uint64_t reported; /* consumed() as added to the statement's progress */
-} file_scan;
+    /* the parallel parse (parallel true): the ranges of the last run, the one being handed on
+    ** (at: its chunk and row), where the next range must begin and its line */
+    bool parallel;
+    csv_options ropts; /* the ranges' readers' options */
+    const plan_op *op;
+    vec_budget *budget;
+    range_batch cur, ahead; /* the run whose rows are handed on; the next, parsed meanwhile */
+    pthread_t helper;       /* the thread that runs ahead's parse on the pool: ahead is its and its
+                            ** workers' until batch_wait joined it */
+    bool helper_running;
+    uint32_t next, chunk_at, row_at;
+    uint64_t data_start, next_cut; /* where the first record starts; where the next batch is cut */
+    uint64_t next_start, next_line; /* the true boundary the next range must begin at, its line */
+    uint64_t row_line[VECTOR_SIZE]; /* the lines of the rows of the chunk handed on last */
+};
 
 /* put_quoted writes n bytes of s as one quoted CSV field. */
 static void put_quoted(FILE *f, const char *s, size_t n) {
@@ -358,6 +434,243 @@ static int detect_trailing(file_scan *s, uint32_t ncols, bool *out, strata_err *
     return STRATA_OK;
 }
 
+static int pread_read(void *arg, void *buf, size_t cap, size_t *nread, strata_err *err) {
+    pread_source *p = arg;
+    ssize_t got;
+    do got = pread(p->fd, buf, cap, (off_t)p->off);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) return copy_error(err, io_status(errno), p->path, "read failed: %s", strerror(errno));
+    p->off += (uint64_t)got;
+    *nread = (size_t)got;
+    return STRATA_OK;
+}
+
+/* first_record sets *at to where a range cut at cut (> 0) guesses its first record starts: after
+** the first LF at or after cut - 1, or the end of the file. */
+static int first_record(const file_scan *s, uint64_t cut, uint64_t *at, strata_err *err) {
+    char buf[4096];
+    pread_source src = {s->in.fd, cut - 1, s->in.path};
+    for (;;) {
+        uint64_t off = src.off;
+        size_t got;
+        int rc = pread_read(&src, buf, sizeof buf, &got, err);
+        if (rc) return rc;
+        const char *lf = got ? memchr(buf, '\n', got) : NULL;
+        if (lf || got == 0) {
+            *at = lf ? off + (uint64_t)(lf - buf) + 1 : off;
+            return STRATA_OK;
+        }
+    }
+}
+
+/* range_open starts r's reader at from, a record whose line is numbered line. */
+static int range_open(const file_scan *s, range_parse *r, uint64_t from, uint64_t line) {
+    const plan_op *p = s->op;
+    r->start = r->end = from, r->line0 = line;
+    r->src = (pread_source){s->in.fd, from, s->in.path};
+    uint64_t limit = r->cut_end >= s->in.size ? UINT64_MAX : r->cut_end > from ? r->cut_end - from : 0;
+    int rc = csv_reader_open(&r->reader, &s->ropts, pread_read, &r->src, p->types, p->names, p->ncols, &r->err);
+    if (rc == STRATA_OK) rc = csv_reader_set_range(r->reader, line, limit, &r->err);
+    return r->rc = rc;
+}
+
+/* parsed_bytes is what a parsed chunk takes, charged to the statement's memory. */
+static size_t parsed_bytes(const parsed_chunk *pc) {
+    size_t n = sizeof *pc;
+    for (uint32_t c = 0; c < pc->ch.ncols; c++)
+        n += (size_t)VECTOR_SIZE * vec_phys_width(pc->ch.cols[c].phys) + VECTOR_SIZE / 8 + pc->ch.cols[c].heap.used;
+    return n;
+}
+
+/* range_more parses r's next chunk into r->chunks (charged to budget when not NULL); at the end of
+** its records it closes the reader (r->end and r->lines say where it stopped). On error r->rc
+** and r->err hold it. */
+static int range_more(const file_scan *s, range_parse *r, vec_budget *budget) {
+    const plan_op *p = s->op;
+    int rc = STRATA_OK;
+    if (r->nchunks == r->cap) {
+        uint32_t cap = r->cap ? 2 * r->cap : 8;
+        parsed_chunk **c = realloc(r->chunks, cap * sizeof *c);
+        if (!c) return r->rc = err_set(&r->err, STRATA_NOMEM, "out of memory (COPY)");
+        r->chunks = c, r->cap = cap;
+    }
+    parsed_chunk *pc = malloc(sizeof *pc);
+    if (!pc) return r->rc = err_set(&r->err, STRATA_NOMEM, "out of memory (COPY)");
+    if ((rc = chunk_init(&pc->ch, p->types, p->ncols, &r->err))) {
+        free(pc);
+        return r->rc = rc;
+    }
+    r->chunks[r->nchunks++] = pc;
+    if ((rc = csv_reader_next(r->reader, &pc->ch, &r->err))) return r->rc = rc;
+    if (pc->ch.count == 0) {
+        chunk_free(&pc->ch);
+        free(pc);
+        r->nchunks--;
+        r->end = r->start + csv_reader_offset(r->reader);
+        r->lines = csv_reader_next_line(r->reader) - r->line0;
+        csv_reader_close(r->reader);
+        r->reader = NULL;
+        return STRATA_OK;
+    }
+    for (uint32_t i = 0; i < pc->ch.count; i++) pc->line[i] = (uint32_t)(csv_reader_row_line(r->reader, i) - r->line0);
+    if (!budget) return STRATA_OK;
+    size_t bytes = parsed_bytes(pc);
+    if ((rc = vec_budget_charge(budget, bytes, &r->err))) return r->rc = rc;
+    r->charged += bytes;
+    return STRATA_OK;
+}
+
+/* range_clear frees what r holds (its chunks, its reader, their charge) and keeps its cut. */
+static void range_clear(const file_scan *s, range_parse *r) {
+    for (uint32_t i = 0; i < r->nchunks; i++) {
+        chunk_free(&r->chunks[i]->ch);
+        free(r->chunks[i]);
+    }
+    free(r->chunks);
+    csv_reader_close(r->reader);
+    vec_budget_release(s->budget, r->charged);
+    *r = (range_parse){.cut = r->cut, .cut_end = r->cut_end};
+}
+
+static void batch_free(file_scan *s, range_batch *b) {
+    for (uint32_t i = 0; i < b->n; i++) range_clear(s, &b->ranges[i]);
+    free(b->ranges);
+    b->ranges = NULL;
+    b->n = 0;
+}
+
+/* parse_ranges is a run's task: it parses ranges [begin, end) whole; its failures stay in the
+** ranges (the range is parsed again on the statement's thread when its turn comes). */
+static int parse_ranges(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    range_batch *b = arg;
+    const file_scan *s = b->s;
+    for (uint64_t m = begin; m < end && !pool_stopping(w); m++) {
+        range_parse *r = &b->ranges[m];
+        uint64_t from = r->cut;
+        if (r->cut != s->data_start && (r->rc = first_record(s, r->cut, &from, &r->err))) continue;
+        if (range_open(s, r, from, 1)) continue;
+        while (r->reader && !range_more(s, r, s->budget)) {}
+    }
+    return STRATA_OK;
+}
+
+/* batch_run is the helper thread: one run of the pool over the batch's ranges. */
+static void *batch_run(void *arg) {
+    range_batch *b = arg;
+    pool_job job = {.total = b->n, .morsel = 1, .run_morsel = parse_ranges, .arg = b, .interrupt = b->x.interrupt};
+    b->rc = exec_pool_run(&b->x, &job);
+    return NULL;
+}
+
+/* batch_start cuts the next ranges (s->next_cut on) into s->ahead and starts parsing them on the
+** helper thread (here, when no thread can be had); nothing when the file has no more. */
+static int batch_start(exec_ctx *x, file_scan *s) {
+    range_batch *b = &s->ahead;
+    if (s->next_cut >= s->in.size) return STRATA_OK;
+    uint64_t left = s->in.size - s->next_cut, want = (left + COPY_RANGE_BYTES - 1) / COPY_RANGE_BYTES;
+    uint64_t most = (uint64_t)COPY_BATCH_RANGES * x->threads;
+    uint32_t n = (uint32_t)(want < most ? want : most);
+    if (!(b->ranges = calloc(n, sizeof *b->ranges))) return exec_nomem(x);
+    b->n = n, b->s = s, b->x = *x, b->rc = STRATA_OK;
+    err_clear(&b->err);
+    b->x.err = &b->err;
+    for (uint32_t k = 0; k < n; k++) {
+        b->ranges[k].cut = s->next_cut;
+        s->next_cut = k + 1 == n && n == want ? s->in.size : s->next_cut + COPY_RANGE_BYTES;
+        b->ranges[k].cut_end = s->next_cut;
+    }
+    s->helper_running = pthread_create(&s->helper, NULL, batch_run, b) == 0;
+    if (!s->helper_running) batch_run(b);
+    return STRATA_OK;
+}
+
+/* batch_wait waits for the helper thread. */
+static void batch_wait(file_scan *s) {
+    if (s->helper_running) pthread_join(s->helper, NULL);
+    s->helper_running = false;
+}
+
+static void ranges_free(file_scan *s) {
+    batch_wait(s);
+    batch_free(s, &s->cur);
+    batch_free(s, &s->ahead);
+}
+
+/* current_range gives the range whose rows come next (NULL at the end of the file): a range that
+** did not begin where the one before it ended, or failed, is parsed again from there, chunk by
+** chunk on this thread, with the file's line numbers, and its failure is the COPY's. */
+static int current_range(exec_ctx *x, file_scan *s, range_parse **out) {
+    *out = NULL;
+    int rc;
+    if (s->next == s->cur.n) {
+        batch_free(s, &s->cur);
+        batch_wait(s);
+        s->cur = s->ahead, s->next = 0;
+        s->ahead = (range_batch){0};
+        if (s->cur.rc) return err_copy(x->err, &s->cur.err);
+        if (s->cur.n == 0) return STRATA_OK;
+        if ((rc = batch_start(x, s))) return rc;
+    }
+    range_parse *r = &s->cur.ranges[s->next];
+    if (!r->taken) {
+        if (r->start != s->next_start || r->rc) {
+            range_clear(s, r);
+            range_open(s, r, s->next_start, s->next_line);
+        }
+    }
+    r->taken = true;
+    *out = r;
+    return STRATA_OK;
+}
+
+/* scan_parallel hands on the ranges' rows in the file's order, VECTOR_SIZE a chunk. */
+static int scan_parallel(exec_ctx *x, file_scan *s, data_chunk *out) {
+    chunk_reset(out);
+    int rc;
+    while (out->count < VECTOR_SIZE) {
+        range_parse *r;
+        if ((rc = current_range(x, s, &r))) return rc;
+        if (!r) break;
+        if (s->chunk_at == r->nchunks && r->reader && !r->rc) range_more(s, r, NULL);
+        if (s->chunk_at < r->nchunks) {
+            parsed_chunk *pc = r->chunks[s->chunk_at];
+            uint32_t first = out->count, got;
+            if ((rc = chunk_append(out, &pc->ch, s->row_at ? sel_identity() + s->row_at : NULL, pc->ch.count - s->row_at,
+                                   &got, x->err)))
+                return rc;
+            for (uint32_t i = 0; i < got; i++) s->row_line[first + i] = s->next_line + pc->line[s->row_at + i];
+            if ((s->row_at += got) == pc->ch.count) s->chunk_at++, s->row_at = 0;
+            continue;
+        }
+        if (r->rc) {
+            err_copy(x->err, &r->err);
+            return passed_on(x->err, r->rc, s->in.path);
+        }
+        s->next_start = r->end, s->next_line += r->lines;
+        range_clear(s, r);
+        s->next++, s->chunk_at = 0;
+    }
+    return STRATA_OK;
+}
+
+/* parallel_start makes s parse on the pool when it is worth it: from the first data record on
+** (after the header and a byte order mark, which the statement's reader read). */
+static int parallel_start(exec_ctx *x, file_scan *s, const csv_options *o) {
+    if (x->threads <= 1 || !s->in.regular || s->in.gz || s->in.zd || s->rejects || s->in.size < COPY_PARALLEL_MIN)
+        return STRATA_OK;
+    int rc = csv_reader_header(s->r, NULL, &(uint32_t){0}, x->err);
+    if (rc) return rc;
+    s->parallel = true;
+    s->ropts = *o;
+    s->ropts.header = false;
+    s->ropts.reject = NULL;
+    s->ropts.block_size = COPY_RANGE_BLOCK;
+    s->budget = x->budget;
+    s->next_start = s->next_cut = s->data_start = csv_reader_offset(s->r);
+    s->next_line = csv_reader_next_line(s->r);
+    return batch_start(x, s);
+}
+
 static int copy_scan_open(exec_ctx *x, op_node *n) {
     const plan_op *p = n->op;
     const copy_spec *spec = p->copy.spec;
@@ -383,6 +696,9 @@ static int copy_scan_open(exec_ctx *x, op_node *n) {
     if (spec->trailing < 0 && (rc = detect_trailing(s, p->ncols, &trailing, x->err)))
         return passed_on(x->err, rc, spec->path);
     if (trailing && (rc = csv_reader_set_trailing(s->r, true, x->err))) return rc;
+    o.trailing_delimiter = trailing || spec->trailing == 1;
+    s->op = p;
+    if ((rc = parallel_start(x, s, &o))) return passed_on(x->err, rc, spec->path);
     x->progress_unit = "bytes";
     x->progress_total += s->in.size;
     return STRATA_OK;
@@ -399,6 +715,11 @@ static uint64_t consumed(const file_scan *s) {
 
 static int copy_scan_next(exec_ctx *x, op_node *n, data_chunk *out) {
     file_scan *s = n->state;
+    if (s->parallel) {
+        int rc = scan_parallel(x, s, out);
+        if (s->next_start > s->reported) x->progress_done += s->next_start - s->reported, s->reported = s->next_start;
+        return rc;
+    }
     int rc = csv_reader_next(s->r, out, x->err);
     uint64_t now = consumed(s);
     if (now > s->reported) x->progress_done += now - s->reported, s->reported = now;
@@ -413,6 +734,7 @@ bool copy_scan_rejects(const op_node *scan) { return scan->op->copy.spec->reject
 
 uint64_t copy_scan_row_line(const op_node *scan, uint32_t row) {
     const file_scan *s = scan->state;
+    if (s && s->parallel) return row < VECTOR_SIZE ? s->row_line[row] : 0;
     return s && s->r ? csv_reader_row_line(s->r, row) : 0;
 }
 
@@ -434,6 +756,7 @@ static void copy_scan_close(op_node *n, bool keep) {
     (void)keep;
     file_scan *s = n->state;
     if (!s) return;
+    ranges_free(s);
     csv_reader_close(s->r);
     infile_close(&s->in);
     if (s->rejects) fclose(s->rejects);

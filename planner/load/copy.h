@@ -11,6 +11,10 @@
 ** (query) TO 'file' binds as the query under a PLAN_COPY_TO sink, which writes a temporary file
 ** beside the target and renames it over the target once whole.
 **
+** A large plain file at SET threads above 1 is parsed on the worker pool, in ranges (copy.c), its
+** rows handed to the INSERT in the file's order and the one reader's chunks; compressed files,
+** pipes, small files and REJECTS are parsed on the statement's thread.
+**
 ** Files are read and written with plain POSIX calls (a user's file is not the database's VFS).
 ** Compression: gzip (zlib) and zstd; on reading it is recognized by the file's first bytes, on
 ** writing by the name's extension (.gz, .zst, .zstd), unless COMPRESSION says otherwise.

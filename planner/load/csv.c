@@ -549,6 +549,9 @@ struct csv_reader {
     size_t cap, pos, end;
     bool eof, started, next_called;
     bool header_read;   /* the first record was looked at (hdr) */
+    bool no_bom;        /* csv_reader_set_range: the input starts at a record, not a file's start */
+    uint64_t delivered; /* bytes the read function gave */
+    uint64_t limit;     /* csv_reader_set_range: no record starting this far into the input is read */
     bool in_header;     /* reading it: its errors are never rejects */
     uint64_t line;      /* the line where buf[pos] is */
     uint64_t last_line; /* where the last record read starts */
@@ -611,6 +614,7 @@ static int fill(csv_reader *r) {
                            r->cap - r->end);
         }
         r->end += got;
+        r->delivered += got;
     }
     seal(r);
     return STRATA_OK;
@@ -622,7 +626,7 @@ static int start(csv_reader *r) {
     while (rc == STRATA_OK && r->end < 3 && !r->eof)
         rc = fill(r); /* tiny blocks: a BOM needs three bytes */
     if (rc != STRATA_OK) return rc;
-    if (r->end - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0) r->pos += 3;
+    if (!r->no_bom && r->end - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0) r->pos += 3;
     r->started = true;
     return STRATA_OK;
 }
@@ -885,7 +889,7 @@ int csv_reader_open(csv_reader **out, const csv_options *opt, csv_read_fn read, 
     scanner_init(&r->sc, r->o.delim, r->o.quote, r->o.escape);
     arena_init(&r->blobs, 0);
     arena_init(&r->texts, 0);
-    r->read = read, r->arg = arg, r->line = 1;
+    r->read = read, r->arg = arg, r->line = 1, r->limit = UINT64_MAX;
     *out = r;
     return STRATA_OK;
 }
@@ -914,6 +918,14 @@ int csv_reader_set_columns(csv_reader *r, const sql_type *types, const char *con
     if (r->next_called) return err_set(err, STRATA_MISUSE, "csv_reader_set_columns after csv_reader_next");
     if (ncols && types == NULL) return err_set(err, STRATA_MISUSE, "csv_reader_set_columns needs the types");
     return set_columns(r, types, names, ncols, err);
+}
+
+int csv_reader_set_range(csv_reader *r, uint64_t line, uint64_t limit, strata_err *err) {
+    if (r->next_called || r->started)
+        return err_set(err, STRATA_MISUSE, "csv_reader_set_range after the reader started");
+    r->line = line, r->limit = limit;
+    r->no_bom = r->header_read = true;
+    return STRATA_OK;
 }
 
 int csv_reader_set_trailing(csv_reader *r, bool on, strata_err *err) {
@@ -1130,7 +1142,7 @@ int csv_reader_next(csv_reader *r, data_chunk *out, strata_err *err) {
     arena_reset(&r->blobs);
     arena_reset(&r->texts);
     uint32_t row = 0;
-    while (row < VECTOR_SIZE) {
+    while (row < VECTOR_SIZE && csv_reader_offset(r) < r->limit) {
         scan_status st;
         if ((rc = scan(r, 0, &st)) != STRATA_OK) return failed(r, rc, err);
         if (st == SCAN_END) break;
@@ -1199,6 +1211,8 @@ int csv_reader_reject_row(csv_reader *r, uint32_t row, uint32_t column, const ch
 uint64_t csv_reader_rows(const csv_reader *r) { return r->rows; }
 uint64_t csv_reader_rejects(const csv_reader *r) { return r->rejects; }
 uint64_t csv_reader_pending(const csv_reader *r) { return r->end - r->pos; }
+uint64_t csv_reader_offset(const csv_reader *r) { return r->delivered - (r->end - r->pos); }
+uint64_t csv_reader_next_line(const csv_reader *r) { return r->line; }
 
 void csv_reader_close(csv_reader *r) {
     if (r == NULL) return;

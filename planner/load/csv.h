@@ -137,6 +137,14 @@ int csv_reader_set_columns(csv_reader *r, const sql_type *types, const char *con
 ** record with csv_reader_header decides from its fields. */
 int csv_reader_set_trailing(csv_reader *r, bool on, strata_err *err);
 
+/* csv_reader_set_range makes the reader read one stretch of a larger text, before the first call
+** of csv_reader_next (STRATA_MISUSE after it): the input starts at a record (no byte order mark is
+** skipped, no header read), its first line is numbered `line`, and the reader ends (as at the end
+** of the input) before a record that starts `limit` bytes or more into the input; it reads on past
+** limit to the end of the record that straddles it. This is how COPY parses ranges of one file
+** on several threads (a reader each). */
+int csv_reader_set_range(csv_reader *r, uint64_t line, uint64_t limit, strata_err *err);
+
 /* csv_reader_next fills out with the next records, up to VECTOR_SIZE rows: out must have been
 ** made with chunk_init over the reader's column types; it is reset first. out->count == 0 means
 ** the end of the input. The header record, when opt->header, is skipped (read first if
@@ -165,6 +173,11 @@ uint64_t csv_reader_rows(const csv_reader *r);
 uint64_t csv_reader_rejects(const csv_reader *r);
 /* csv_reader_pending returns the bytes the reader has read and not yet parsed. */
 uint64_t csv_reader_pending(const csv_reader *r);
+/* csv_reader_offset returns how many bytes of the input the records read (and the header, the
+** byte order mark, the empty lines skipped) took: where the next record starts.
+** csv_reader_next_line returns the line where it starts. */
+uint64_t csv_reader_offset(const csv_reader *r);
+uint64_t csv_reader_next_line(const csv_reader *r);
 
 /* csv_reader_close frees the reader and everything it returned (header fields); NULL is a no-op.
 ** The read function's source is the caller's to close. */
