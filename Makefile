@@ -207,7 +207,7 @@ $(B)/tests/cli/%: tests/cli/%.c $(TEST_HELPERS) $(B)/libstrata-internal.a $(B)/s
 TSAN_TESTS := $(addprefix $(B)/tests/,core/test_pool rowstore/test_concurrency api/test_interrupt \
   colstore/test_rowgroup core/test_vfs api/test_appender api/test_copy planner/test_parallel \
   core/test_status colstore/test_parallel_scan planner/test_parallel_join planner/test_parallel_sort \
-  planner/test_parallel_copy)
+  planner/test_parallel_copy planner/test_parallel_index)
 ifeq ($(TSAN),1)
 test: deps-check $(TSAN_TESTS)
 	@export TSAN_OPTIONS="second_deadlock_stack=1 $(TSAN_OPTIONS)"; fail=0; \

@@ -562,6 +562,42 @@ static int run_control(strata_stmt *s) {
     }
 }
 
+static exec_ctx run_ctx(strata_stmt *s, pager_txn *t);
+
+/* create_index carries out CREATE INDEX in transaction t: the entries of the table's rows are made
+** and sorted first, by a plan of a scan under CREATE INDEX's build (op_index.c) run as a query is
+** (on the workers too: the transaction has written nothing yet), then the index is made in the
+** catalog and loaded with them. */
+static int create_index(strata_stmt *s, pager_txn *t, strata_err *err) {
+    const sql_stmt *st = s->ast;
+    catalog *cat = &s->db->cat;
+    table_def *td = catalog_table(cat, st->create_index.table);
+    if (!td || (st->create_index.name && catalog_index(cat, st->create_index.name)))
+        return catalog_create_index(cat, t, st, s->sql, s->sqllen, err); /* its error, or IF NOT EXISTS */
+    uint32_t nkeys = (uint32_t)st->create_index.keys.n;
+    sql_expr **keys = arena_alloc(&s->run, nkeys * sizeof *keys);
+    if (!keys) return err_set(err, STRATA_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < nkeys; k++) keys[k] = ((sql_order *)st->create_index.keys.items[k])->expr;
+    bind_ctx b = {.cat = cat, .mem = &s->run, .sql = s->sql, .sqllen = s->sqllen, .err = err};
+    plan_op *p;
+    int rc = bind_index_build(&b, td, keys, nkeys, &p);
+    if (!rc) rc = optimize_prune(&b, p);
+    if (rc) return rc;
+    exec_ctx x = run_ctx(s, t);
+    x.pipelines = NULL;
+    x.err = err;
+    data_chunk out = {0};
+    if (!(rc = exec_open(&x, p))) rc = exec_next(&x, p, &out); /* the build runs to its end: no rows */
+    if (!rc) rc = catalog_create_index(cat, t, st, s->sql, s->sqllen, err);
+    if (!rc) {
+        td = catalog_table(cat, st->create_index.table);
+        rc = exec_index_load(&x, p, td->indexes[td->nindexes - 1]);
+    }
+    exec_close(&x, p);
+    exec_plan_free(x.pipelines);
+    return rc;
+}
+
 static int run_ddl(strata_stmt *s) {
     strata_db *db = s->db;
     pager_txn *t;
@@ -581,72 +617,7 @@ static int run_ddl(strata_stmt *s) {
         }
         break;
     }
-    case ST_CREATE_INDEX: {
-        rc = catalog_create_index(&db->cat, t, st, s->sql, s->sqllen, &err);
-        if (!rc) {
-            /* fill it from the table's rows: key expressions over a scan */
-            index_def *ix = NULL;
-            table_def *td = catalog_table(&db->cat, st->create_index.table);
-            if (td && td->nindexes) ix = td->indexes[td->nindexes - 1];
-            if (ix && (!st->create_index.name || !strcmp(ix->name, st->create_index.name))) {
-                /* an INSERT-like pass: scan rows, evaluate keys, insert entries */
-                bind_ctx b = {.cat = &db->cat, .mem = &s->run, .sql = s->sql, .sqllen = s->sqllen, .err = &err};
-                uint32_t n = td->ncols;
-                uint32_t *cols = arena_alloc(&s->run, (n + 1) * sizeof *cols);
-                expr **keys = arena_alloc(&s->run, ix->nkeys * sizeof *keys);
-                if (!cols || !keys) rc = err_set(&err, STRATA_NOMEM, "out of memory");
-                else memset(keys, 0, ix->nkeys * sizeof *keys);
-                for (uint32_t i = 0; i < n && !rc; i++) cols[i] = i;
-                for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = bind_table_expr(&b, td, ix->keys[k], &keys[k]);
-                expr_state **ks = NULL;
-                if (!rc) rc = expr_states_make(keys, ix->nkeys, &err, &ks);
-                table_scan *sc = NULL;
-                data_chunk ch = {0};
-                int64_t *rowids = malloc(VECTOR_SIZE * sizeof *rowids);
-                btree_buf key = {0};
-                exec_ctx x = {.txn = t, .cat = &db->cat, .mem = &s->run, .err = &err, .sql = s->sql, .sqllen = s->sqllen};
-                if (!rc && !rowids) rc = err_set(&err, STRATA_NOMEM, "out of memory");
-                if (!rc) rc = chunk_init(&ch, td->types, n, &err);
-                if (!rc && (rc = table_scan_open(t, &td->desc, cols, n, INT64_MIN, INT64_MAX, &sc)))
-                    err_set(&err, rc, "%s", pager_txn_err(t)->msg);
-                while (!rc) {
-                    chunk_reset(&ch);
-                    if ((rc = table_scan_next(sc, &ch, rowids))) {
-                        err_set(&err, rc, "%s", pager_txn_err(t)->msg);
-                        break;
-                    }
-                    if (!ch.count) break;
-                    /* the scan's cursor must not see the index change: collect then insert */
-                    for (uint32_t k = 0; k < ix->nkeys && !rc; k++) rc = expr_eval(&x, ks[k], &ch, ch.count);
-                    for (uint32_t r = 0; r < ch.count && !rc; r++) {
-                        key.len = 0;
-                        bool has_null = false;
-                        for (uint32_t k = 0; k < ix->nkeys && !rc; k++) {
-                            has_null |= vec_is_null(ks[k]->result, r);
-                            rc = key_encode_row(&key, ks[k]->result, 1, r, &err);
-                        }
-                        if (rc) break;
-                        if (ix->unique && !has_null) {
-                            int64_t other;
-                            int f = index_find_first(t, ix->root, key.data, key.len, &other);
-                            if (f == STRATA_OK) {
-                                rc = err_set(&err, STRATA_CONSTRAINT, "could not create unique index \"%s\": key is duplicated", ix->name);
-                                break;
-                            }
-                        }
-                        if ((rc = index_insert(t, ix->root, key.data, key.len, rowids[r])))
-                            err_set(&err, rc, "%s", pager_txn_err(t)->msg);
-                    }
-                }
-                if (sc) table_scan_close(sc);
-                chunk_free(&ch);
-                free(rowids);
-                btree_buf_free(&key);
-                expr_states_free(ks, ix->nkeys);
-            }
-        }
-        break;
-    }
+    case ST_CREATE_INDEX: rc = create_index(s, t, &err); break;
     case ST_DROP: rc = catalog_drop(&db->cat, t, st, s->sql, s->sqllen, &err); break;
     case ST_ALTER_TABLE:
         rc = catalog_alter_table(&db->cat, t, st, s->sql, s->sqllen, &err);

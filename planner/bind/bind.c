@@ -2191,6 +2191,25 @@ int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     return STRATA_OK;
 }
 
+int bind_index_build(bind_ctx *b, table_def *td, sql_expr *const *keys, uint32_t nkeys, plan_op **out) {
+    scope sc = {0};
+    plan_op *src;
+    int rc = scan_table(b, td, td->name, true, &src, &sc);
+    if (rc) return rc;
+    expr **ex = alloc0(b, (nkeys + 1) * sizeof *ex);
+    if (!ex) return nomem(b);
+    ectx c = {b, &sc, NULL, "index expressions"};
+    for (uint32_t k = 0; k < nkeys; k++)
+        if ((rc = bind_expr(&c, keys[k], &ex[k]))) return rc;
+    if (!(ex[nkeys] = mk_col(b, td->ncols, sql_type_make(TYPE_BIGINT), 0))) return nomem(b);
+    if ((rc = project(b, src, ex, NULL, nkeys + 1, &src))) return rc;
+    plan_op *p = new_op(b, PLAN_INDEX_BUILD, 0);
+    if (!p) return nomem(b);
+    p->child[0] = src;
+    *out = p;
+    return STRATA_OK;
+}
+
 int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out) {
     int rc = STRATA_OK;
     table_def *td = dml_table(b, st->delete_.table, st->off, &rc);

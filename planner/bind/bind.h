@@ -38,6 +38,9 @@ int bind_insert(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_copy(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_update(bind_ctx *b, const sql_stmt *st, plan_op **out);
 int bind_delete(bind_ctx *b, const sql_stmt *st, plan_op **out);
+/* bind_index_build makes CREATE INDEX's build of an index of td on keys (as written): their values
+** and each row's rowid from a scan of td into a PLAN_INDEX_BUILD. */
+int bind_index_build(bind_ctx *b, table_def *td, sql_expr *const *keys, uint32_t nkeys, plan_op **out);
 /* bind_feed makes the INSERT plan of `INSERT INTO t VALUES (...)` (every column, no RETURNING)
 ** take its rows from feed (a vec_rows, an appender's) instead of its VALUES: STRATA_ERROR when the
 ** rows' column types are no longer the table's, STRATA_MISUSE when the plan is not of that shape. */

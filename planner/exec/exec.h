@@ -122,6 +122,10 @@ int exec_next(exec_ctx *x, const plan_op *root, data_chunk *out);
 void exec_close(exec_ctx *x, const plan_op *root);
 void exec_destroy(void **pipelines);
 void exec_plan_free(void *pipelines);
+/* exec_index_load loads the entries that root, a PLAN_INDEX_BUILD run to its end (exec_next) and
+** not yet closed, sorted into ix, a new and empty index (op_index.c); STRATA_CONSTRAINT when ix is
+** unique and two entries share a key without NULLs. */
+int exec_index_load(exec_ctx *x, const plan_op *root, const struct index_def *ix);
 /* exec_stats is operator p's EXPLAIN ANALYZE counters in the last run of pipelines (NULL: p did
 ** not run). */
 const struct op_stats *exec_stats(void *pipelines, const plan_op *p);

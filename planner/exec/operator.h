@@ -2,8 +2,8 @@
 ** operator.h -- the operator interface: one table of functions per operator kind.
 **
 ** Each kind of plan_op (plan.h) is one op_vtable, defined in the file of its family (op_scan.c,
-** op_filter.c, op_aggregate.c, op_join.c, op_sort.c, op_setop.c, op_cte.c, op_dml.c, and COPY's
-** two in load/copy.c); op_table (pipeline.c) lists them by kind, and exec_check_operators says at
+** op_filter.c, op_aggregate.c, op_join.c, op_sort.c, op_setop.c, op_cte.c, op_dml.c, op_index.c,
+** and COPY's two in load/copy.c); op_table (pipeline.c) lists them by kind, and exec_check_operators says at
 ** startup which kind has no entry, or an entry without the functions its roles need. The executor
 ** never switches on the kind: pipeline.c builds pipelines from the children's roles and calls
 ** the entries.
@@ -106,7 +106,7 @@ struct op_vtable {
 
 extern const op_vtable op_scan, op_index_scan, op_values, op_series, op_storage_info, op_empty, op_filter,
     op_project, op_limit, op_agg, op_hash_join, op_nl_join, op_index_join, op_sort, op_distinct, op_setop, op_insert,
-    op_update, op_delete, op_cte_scan, op_recursive, op_file_scan, op_copy_to;
+    op_update, op_delete, op_cte_scan, op_recursive, op_file_scan, op_copy_to, op_index_build;
 
 /* op_vt is the table of p's kind. */
 const op_vtable *op_vt(const plan_op *p);

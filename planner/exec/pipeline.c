@@ -55,6 +55,7 @@ static const op_vtable *const op_table[] = {
     [PLAN_EMPTY] = &op_empty,
     [PLAN_FILE_SCAN] = &op_file_scan,
     [PLAN_COPY_TO] = &op_copy_to,
+    [PLAN_INDEX_BUILD] = &op_index_build,
 };
 _Static_assert(sizeof op_table / sizeof op_table[0] == PLAN_KIND_COUNT, "an operator kind has no op_table entry");
 

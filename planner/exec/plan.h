@@ -120,6 +120,7 @@ typedef enum plan_kind {
     PLAN_EMPTY,     /* no rows (a false WHERE), or one row without columns (SELECT without FROM) */
     PLAN_FILE_SCAN, /* the records of a CSV file (COPY ... FROM): source */
     PLAN_COPY_TO,   /* child rows into a CSV file (COPY ... TO): sink; outputs nothing */
+    PLAN_INDEX_BUILD, /* CREATE INDEX: child rows = (key values..., rowid) sorted as entries: sink; outputs nothing */
     PLAN_KIND_COUNT
 } plan_kind;
 

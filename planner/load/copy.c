@@ -342,6 +342,7 @@ typedef struct pread_source {
 
 typedef struct parsed_chunk {
     data_chunk ch;
+    uint64_t end;               /* where in the file the record after its rows starts */
     uint32_t line[VECTOR_SIZE]; /* each row's line, from the range's first line */
 } parsed_chunk;
 
@@ -392,6 +393,7 @@ struct file_scan {
     uint32_t next, chunk_at, row_at;
     uint64_t data_start, next_cut; /* where the first record starts; where the next batch is cut */
     uint64_t next_start, next_line; /* the true boundary the next range must begin at, its line */
+    uint64_t handed;                /* where the rows handed on end in the file (the progress) */
     uint64_t row_line[VECTOR_SIZE]; /* the lines of the rows of the chunk handed on last */
 };
 
@@ -513,6 +515,7 @@ static int range_more(const file_scan *s, range_parse *r, vec_budget *budget) {
         return STRATA_OK;
     }
     for (uint32_t i = 0; i < pc->ch.count; i++) pc->line[i] = (uint32_t)(csv_reader_row_line(r->reader, i) - r->line0);
+    pc->end = r->start + csv_reader_offset(r->reader);
     if (!budget) return STRATA_OK;
     size_t bytes = parsed_bytes(pc);
     if ((rc = vec_budget_charge(budget, bytes, &r->err))) return r->rc = rc;
@@ -639,14 +642,14 @@ static int scan_parallel(exec_ctx *x, file_scan *s, data_chunk *out) {
                                    &got, x->err)))
                 return rc;
             for (uint32_t i = 0; i < got; i++) s->row_line[first + i] = s->next_line + pc->line[s->row_at + i];
-            if ((s->row_at += got) == pc->ch.count) s->chunk_at++, s->row_at = 0;
+            if ((s->row_at += got) == pc->ch.count) s->chunk_at++, s->row_at = 0, s->handed = pc->end;
             continue;
         }
         if (r->rc) {
             err_copy(x->err, &r->err);
             return passed_on(x->err, r->rc, s->in.path);
         }
-        s->next_start = r->end, s->next_line += r->lines;
+        s->next_start = s->handed = r->end, s->next_line += r->lines;
         range_clear(s, r);
         s->next++, s->chunk_at = 0;
     }
@@ -666,7 +669,7 @@ static int parallel_start(exec_ctx *x, file_scan *s, const csv_options *o) {
     s->ropts.reject = NULL;
     s->ropts.block_size = COPY_RANGE_BLOCK;
     s->budget = x->budget;
-    s->next_start = s->next_cut = s->data_start = csv_reader_offset(s->r);
+    s->next_start = s->next_cut = s->data_start = s->handed = csv_reader_offset(s->r);
     s->next_line = csv_reader_next_line(s->r);
     return batch_start(x, s);
 }
@@ -717,7 +720,7 @@ static int copy_scan_next(exec_ctx *x, op_node *n, data_chunk *out) {
     file_scan *s = n->state;
     if (s->parallel) {
         int rc = scan_parallel(x, s, out);
-        if (s->next_start > s->reported) x->progress_done += s->next_start - s->reported, s->reported = s->next_start;
+        if (s->handed > s->reported) x->progress_done += s->handed - s->reported, s->reported = s->handed;
         return rc;
     }
     int rc = csv_reader_next(s->r, out, x->err);

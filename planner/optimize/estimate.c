@@ -474,7 +474,8 @@ static double op_estimate(plan_op *p) {
     case PLAN_INSERT:
     case PLAN_UPDATE:
     case PLAN_DELETE:
-    case PLAN_COPY_TO: return in ? in->est_rows : 1;
+    case PLAN_COPY_TO:
+    case PLAN_INDEX_BUILD: return in ? in->est_rows : 1;
     default: return DEFAULT_TABLE_ROWS; /* CTE scans, CSV files, storage_info: not known ahead */
     }
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers/api_db.h"
 #include "helpers/results.h"
@@ -185,8 +186,12 @@ Test(parallel_copy, a_memory_limit_stops_the_load_alike, .init = make_dir, .fini
     same_failure(create_sql, "SET memory_limit = '12MB'", STRATA_NOMEM, "memory_limit");
 }
 
+/* stop_soon stops the statement at the handler's second call. A load on the workers can end
+** within the 100 ms between calls: the first call sleeps that long, so that the second is due at
+** the next chunk. */
 static int stop_soon(void *arg, uint64_t done, uint64_t total, const char *unit) {
     (void)done, (void)total, (void)unit;
+    if (*(int *)arg == 0) usleep(120000);
     return ++*(int *)arg >= 2;
 }
 
