@@ -587,12 +587,12 @@ static int create_index(strata_stmt *s, pager_txn *t, strata_err *err) {
     x.pipelines = NULL;
     x.err = err;
     data_chunk out = {0};
+    uint32_t before = td->nindexes;
     if (!(rc = exec_open(&x, p))) rc = exec_next(&x, p, &out); /* the build runs to its end: no rows */
     if (!rc) rc = catalog_create_index(cat, t, st, s->sql, s->sqllen, err);
-    if (!rc) {
-        td = catalog_table(cat, st->create_index.table);
+    td = catalog_table(cat, st->create_index.table);
+    if (!rc && td->nindexes > before) /* not when IF NOT EXISTS found the name it made */
         rc = exec_index_load(&x, p, td->indexes[td->nindexes - 1]);
-    }
     exec_close(&x, p);
     exec_plan_free(x.pipelines);
     return rc;

@@ -153,3 +153,23 @@ Test(parallel_index, an_index_made_in_a_transaction_has_its_rows, .timeout = 600
     cr_assert_eq(query_int64(db, "SELECT count(*) FROM t WHERE g = 1000"), 0);
     strata_close(db);
 }
+
+/* IF NOT EXISTS of an index there leaves it as it was; another name on the same keys is another
+** index of the same entries. */
+Test(parallel_index, if_not_exists_leaves_the_index_as_it_was) {
+    strata_db *db = open_mem();
+    EXEC_OK(db, "CREATE TABLE u(x INTEGER, y VARCHAR)");
+    EXEC_OK(db, "INSERT INTO u SELECT i % 1000, 'y' || i FROM generate_series(1, 20000) AS x(i)");
+    EXEC_OK(db, "CREATE INDEX IF NOT EXISTS ux ON u(x)");
+    EXEC_OK(db, "CREATE INDEX IF NOT EXISTS ux ON u(y)");
+    EXEC_OK(db, "CREATE INDEX ux2 ON u(x)");
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM strata_catalog WHERE type = 'index'"), 2);
+    char *plan = result(db, "EXPLAIN SELECT count(*) FROM u WHERE x = 5");
+    cr_assert(strstr(plan, "USING ux"), "%s", plan);
+    free(plan);
+    cr_assert_eq(query_int64(db, "SELECT count(*) FROM u WHERE x = 5"), 20);
+    char *check = result(db, "PRAGMA integrity_check");
+    cr_assert_str_eq(check, "ok\n");
+    free(check);
+    strata_close(db);
+}
