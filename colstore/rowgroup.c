@@ -951,41 +951,105 @@ static int drop_group(pager_txn *t, const table_desc *td, const rowgroup_desc *d
     return rc;
 }
 
-int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
-    group g = {0};
-    uint32_t pos = 0;
-    int rc = open_row(t, td, rowid, &g, &pos, found);
-    if (rc || !*found) goto done;
-    rowgroup_desc d = g.d;
-    if (++d.deleted == d.rows) { /* the last live row: the row group goes */
-        rc = drop_group(t, td, &g.d);
-        goto done;
+/* A deleter keeps the row group of its last delete open, its new deletions in the bitmap, and
+** writes them (bitmap and descriptor) once it moves to another row group or finishes: a DELETE or
+** UPDATE of many rows of one row group serializes and stores its bitmap once, not once a row (a
+** row each made 10,000 changes of one group take seconds). */
+struct rowgroup_deleter {
+    pager_txn *t;
+    const table_desc *td;
+    group g;
+    int open;       /* g holds a row group */
+    uint32_t added; /* its rows deleted since it was opened */
+    vector ids;     /* seek_rowid's decoded rowids (of vector ids_k) */
+    uint32_t ids_k;
+};
+
+int rowgroup_deleter_open(pager_txn *t, const table_desc *td, rowgroup_deleter **out) {
+    rowgroup_deleter *dl = calloc(1, sizeof *dl);
+    *out = dl;
+    if (!dl) return err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (row group delete)");
+    dl->t = t, dl->td = td;
+    return STRATA_OK;
+}
+
+/* deleter_store writes the deletions of dl's open row group: its bitmap and descriptor, or, when
+** no live row is left, drops it. */
+static int deleter_store(rowgroup_deleter *dl) {
+    group *g = &dl->g;
+    int rc = STRATA_OK;
+    if (dl->open && dl->added) {
+        rowgroup_desc d = g->d;
+        d.deleted += dl->added;
+        if (d.deleted == d.rows) { /* the last live row went: the row group goes */
+            rc = drop_group(dl->t, dl->td, &g->d);
+        } else {
+            roaring_bitmap_run_optimize(g->del);
+            size_t len = roaring_bitmap_portable_size_in_bytes(g->del);
+            char *bytes = malloc(len);
+            if (!bytes) return err_set(pager_txn_err(dl->t), STRATA_NOMEM, "out of memory (deletion bitmap)");
+            roaring_bitmap_portable_serialize(g->del, bytes);
+            uint8_t key[GROUP_KEY_LEN], desc[DESC_SIZE];
+            group_key(key, 'x', d.first);
+            rc = btree_put(dl->t, dl->td->col_root, key, sizeof key, bytes, len);
+            free(bytes);
+            if (rc == STRATA_OK) {
+                desc_encode(&d, desc);
+                group_key(key, 'g', d.first);
+                rc = btree_put(dl->t, dl->td->col_root, key, sizeof key, desc, sizeof desc);
+            }
+        }
     }
-    if (g.del == NULL && (g.del = roaring_bitmap_create()) == NULL) {
-        rc = err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (deletion bitmap)");
-        goto done;
-    }
-    roaring_bitmap_add(g.del, pos);
-    roaring_bitmap_run_optimize(g.del);
-    size_t len = roaring_bitmap_portable_size_in_bytes(g.del);
-    char *bytes = malloc(len);
-    if (bytes == NULL) {
-        rc = err_set(pager_txn_err(t), STRATA_NOMEM, "out of memory (deletion bitmap)");
-        goto done;
-    }
-    roaring_bitmap_portable_serialize(g.del, bytes);
-    uint8_t key[GROUP_KEY_LEN], desc[DESC_SIZE];
-    group_key(key, 'x', d.first);
-    rc = btree_put(t, td->col_root, key, sizeof key, bytes, len);
-    free(bytes);
-    if (rc == STRATA_OK) {
-        desc_encode(&d, desc);
-        group_key(key, 'g', d.first);
-        rc = btree_put(t, td->col_root, key, sizeof key, desc, sizeof desc);
-    }
-done:
-    group_free(&g);
+    dl->open = 0, dl->added = 0;
     return rc;
+}
+
+int rowgroup_deleter_add(rowgroup_deleter *dl, int64_t rowid, int *found) {
+    *found = 0;
+    group *g = &dl->g;
+    int rc;
+    if (!dl->open || rowid < g->d.first || rowid > g->d.last) {
+        if ((rc = deleter_store(dl))) return rc;
+        rowgroup_desc d;
+        int in = 0;
+        if ((rc = find_group(dl->t, dl->td, rowid, &d, &in)) || !in) return rc;
+        if ((rc = group_load(dl->t, dl->td, g, &d))) return rc;
+        dl->open = 1, dl->ids_k = UINT32_MAX;
+    }
+    uint32_t pos = 0;
+    int exact = 0;
+    if ((rc = seek_rowid(dl->t, g, rowid, &dl->ids, &dl->ids_k, &pos, &exact)) || !exact || group_is_deleted(g, pos))
+        return rc;
+    if (!g->del && !(g->del = roaring_bitmap_create()))
+        return err_set(pager_txn_err(dl->t), STRATA_NOMEM, "out of memory (deletion bitmap)");
+    roaring_bitmap_add(g->del, pos);
+    dl->added++;
+    *found = 1;
+    return STRATA_OK;
+}
+
+int rowgroup_deleter_finish(rowgroup_deleter *dl) {
+    int rc = deleter_store(dl);
+    rowgroup_deleter_close(dl);
+    return rc;
+}
+
+void rowgroup_deleter_close(rowgroup_deleter *dl) {
+    if (!dl) return;
+    group_free(&dl->g);
+    vec_free(&dl->ids);
+    free(dl);
+}
+
+int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
+    rowgroup_deleter *dl;
+    int rc = rowgroup_deleter_open(t, td, &dl);
+    if (!rc) rc = rowgroup_deleter_add(dl, rowid, found);
+    if (rc) {
+        rowgroup_deleter_close(dl);
+        return rc;
+    }
+    return rowgroup_deleter_finish(dl);
 }
 
 /* ---- the tuple mover ---------------------------------------------------------------------- */

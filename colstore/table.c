@@ -96,6 +96,7 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
     if ((rc = rowgroup_last_rowid(t, td, &migrated, &any))) return rc;
     btree_buf heap = {0}; /* for records too large for small[] */
     uint8_t small[1024];
+    rowgroup_deleter *dl = NULL; /* an UPDATE of migrated rows: made at the first */
     for (uint32_t k = 0; k < count; k++) {
         uint32_t row = sel ? sel[k] : k;
         if (chunk->sel) row = chunk->sel[row];
@@ -118,7 +119,8 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
             rc = btree_put_mode(t, td->root, key, sizeof key, rec, len, insert ? BTREE_PUT_INSERT : BTREE_PUT_REPLACE);
             if (rc == STRATA_NOTFOUND && any && rowid <= migrated) {
                 /* a migrated row: its row group forgets it and the new version goes to the row tree */
-                if ((rc = rowgroup_delete(t, td, rowid, &in_group)) == STRATA_OK)
+                if ((rc = dl ? STRATA_OK : rowgroup_deleter_open(t, td, &dl)) == STRATA_OK &&
+                    (rc = rowgroup_deleter_add(dl, rowid, &in_group)) == STRATA_OK)
                     rc = in_group ? btree_put_mode(t, td->root, key, sizeof key, rec, len, BTREE_PUT_INSERT)
                                   : STRATA_NOTFOUND;
             }
@@ -134,7 +136,12 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
         if (done) *done = k + 1;
     }
     btree_buf_free(&heap);
-    return rc;
+    if (!dl) return rc;
+    if (rc) {
+        rowgroup_deleter_close(dl);
+        return rc;
+    }
+    return rowgroup_deleter_finish(dl);
 }
 
 int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
@@ -155,22 +162,29 @@ int table_update(pager_txn *t, const table_desc *td, const data_chunk *chunk, co
 /* delete_rows is table_delete (groups != 0) and table_delete_rowstore. */
 static int delete_rows(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count, int groups) {
     strata_err *err = pager_txn_err(t);
-    for (uint32_t k = 0; k < count; k++) {
+    rowgroup_deleter *dl = NULL; /* made at the first migrated row */
+    int rc = STRATA_OK;
+    for (uint32_t k = 0; k < count && !rc; k++) {
         uint8_t key[ROWID_KEY_LEN];
         rowid_encode(rowids[k], key);
-        int rc = btree_delete(t, td->root, key, sizeof key);
+        rc = btree_delete(t, td->root, key, sizeof key);
         if (rc == STRATA_NOTFOUND && groups && td->col_root) {
             int found = 0;
-            if ((rc = rowgroup_delete(t, td, rowids[k], &found))) return rc;
+            if ((rc = dl ? STRATA_OK : rowgroup_deleter_open(t, td, &dl)) || (rc = rowgroup_deleter_add(dl, rowids[k], &found)))
+                break;
             if (found) continue;
             rc = STRATA_NOTFOUND;
         }
         if (rc == STRATA_NOTFOUND)
-            return err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld",
-                           (unsigned)td->root, (long long)rowids[k]);
-        if (rc) return rc;
+            rc = err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld", (unsigned)td->root,
+                         (long long)rowids[k]);
     }
-    return STRATA_OK;
+    if (!dl) return rc;
+    if (rc) {
+        rowgroup_deleter_close(dl);
+        return rc;
+    }
+    return rowgroup_deleter_finish(dl);
 }
 
 int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {
