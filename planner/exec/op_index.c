@@ -40,8 +40,8 @@ struct index_state {
     uint64_t n, ecap;
     vec_budget *budget; /* the query's memory ... */
     size_t charged;     /* ... of which these bytes are charged here */
-    btree_buf key;     /* scratch: one row's key */
-    index_state *runs; /* the run's node after index_combine */
+    btree_buf key;      /* scratch: one row's key */
+    index_state *runs;  /* the run's node after index_combine */
     uint32_t nruns;
 };
 
