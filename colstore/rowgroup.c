@@ -249,6 +249,14 @@ static int load_bitmap(pager_txn *t, const table_desc *td, const rowgroup_desc *
 /* open_segment opens the segment of column col (type type) of row group d into c: from the
 ** table's segment cache when it holds it, else read from the column tree (and then cached when
 ** the transaction only reads: see segcache.h). */
+/* group_committed: row group d was committed before t began (ids are given in increasing order,
+** ROWGROUP_ID_SLOT holding the last), so its segments are the same in every later transaction,
+** even one that rolls back: they may go into the segment cache. A group t made itself may not (its
+** id is given again after a rollback). */
+static int group_committed(const pager_txn *t, const rowgroup_desc *d) {
+    return !pager_txn_is_write(t) || d->id <= pager_meta_begin(t, ROWGROUP_ID_SLOT);
+}
+
 static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc *d, uint32_t col, sql_type type,
                         group_col *c) {
     c->cache = td->cache;
@@ -286,7 +294,7 @@ static int open_segment(pager_txn *t, const table_desc *td, const rowgroup_desc 
         group_col_close(c);
         return group_corrupt(t, td, d->first, "a segment's row count differs from the descriptor's");
     }
-    if (td->cache && !pager_txn_is_write(t) && (c->held = segcache_put(td->cache, d->id, col, &c->buf, &c->own)))
+    if (td->cache && group_committed(t, d) && (c->held = segcache_put(td->cache, d->id, col, &c->buf, &c->own)))
         c->rd = segcache_reader(c->held);
     return STRATA_OK;
 }

@@ -6,9 +6,10 @@
 ** one user at a time. Row group
 ** ids are unique in a file for ever and a segment never changes once committed, so an entry is
 ** valid as long as the file is open, whatever commits later; a row group that goes (a delete of
-** its last row, VACUUM) is never asked for again. Only segments read in read transactions are
-** inserted: a write transaction may read a row group it made itself and then roll back, and the
-** id would be given to another row group later. Lookups are fine in any transaction.
+** its last row, VACUUM) is never asked for again. Only segments of row groups committed before
+** the reading transaction began are inserted: a write transaction may read a row group it made
+** itself and then roll back, and the id would be given to another row group later. Lookups are
+** fine in any transaction.
 **
 ** The cache keeps at most its budget of bytes (segment buffers plus their readers' scratch, as
 ** measured at insert, and the zstd blocks a cached reader decompressed and keeps, charged when

@@ -147,6 +147,7 @@ struct pager_txn {
     /* header fields as this transaction sees them */
     uint32_t npages, free_head, free_count;
     uint64_t meta[PAGER_META_SLOTS];
+    uint64_t meta_begin[PAGER_META_SLOTS]; /* ... and as committed when it began */
     int hdr_dirty;
     /* write transactions */
     uint32_t base_npages;     /* the page count it began with: pages from there on are new */
@@ -533,7 +534,7 @@ static int header_load(pager_txn *t) {
     pthread_mutex_unlock(&t->p->mu);
     t->free_head = get32(d + H_FREE_HEAD);
     t->free_count = get32(d + H_FREE_COUNT);
-    for (int i = 0; i < PAGER_META_SLOTS; i++) t->meta[i] = get64(d + H_META + 8 * i);
+    for (int i = 0; i < PAGER_META_SLOTS; i++) t->meta[i] = t->meta_begin[i] = get64(d + H_META + 8 * i);
     unpin(t->p, e);
     if (t->npages == 0 || t->free_head >= t->npages)
         return err_set(&t->err, STRATA_CORRUPT, "page 0: header fields out of range (pages %u, free list %u)",
@@ -605,6 +606,10 @@ uint32_t pager_usable_size(const pager *p) { return p->page_size - PAGER_RESERVE
 
 uint64_t pager_meta_get(pager_txn *t, int slot) {
     return slot >= 0 && slot < PAGER_META_SLOTS ? t->meta[slot] : 0;
+}
+
+uint64_t pager_meta_begin(const pager_txn *t, int slot) {
+    return slot >= 0 && slot < PAGER_META_SLOTS ? t->meta_begin[slot] : 0;
 }
 
 int pager_meta_set(pager_txn *t, int slot, uint64_t value) {

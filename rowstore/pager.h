@@ -141,6 +141,9 @@ void pager_release(pager_txn *t, page *pg);
 
 /* The header's meta slots as this transaction sees them; set only in a write transaction. */
 uint64_t pager_meta_get(pager_txn *t, int slot);
+/* pager_meta_begin is the slot as committed when t began (what a write transaction set since
+** not included). */
+uint64_t pager_meta_begin(const pager_txn *t, int slot);
 int pager_meta_set(pager_txn *t, int slot, uint64_t value);
 
 /* pager_page_count is the number of pages in the database, header included, for this txn. */
