@@ -1036,28 +1036,20 @@ int rowgroup_deleter_add(rowgroup_deleter *dl, int64_t rowid, int *found) {
     return STRATA_OK;
 }
 
-int rowgroup_deleter_finish(rowgroup_deleter *dl) {
-    int rc = deleter_store(dl);
-    rowgroup_deleter_close(dl);
-    return rc;
-}
-
-void rowgroup_deleter_close(rowgroup_deleter *dl) {
-    if (!dl) return;
+int rowgroup_deleter_end(rowgroup_deleter *dl, int rc) {
+    if (!dl) return rc;
+    if (!rc) rc = deleter_store(dl);
     group_free(&dl->g);
     vec_free(&dl->ids);
     free(dl);
+    return rc;
 }
 
 int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
     rowgroup_deleter *dl;
     int rc = rowgroup_deleter_open(t, td, &dl);
     if (!rc) rc = rowgroup_deleter_add(dl, rowid, found);
-    if (rc) {
-        rowgroup_deleter_close(dl);
-        return rc;
-    }
-    return rowgroup_deleter_finish(dl);
+    return rowgroup_deleter_end(dl, rc);
 }
 
 /* ---- the tuple mover ---------------------------------------------------------------------- */

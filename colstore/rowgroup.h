@@ -184,13 +184,13 @@ void rowgroup_reader_close(rowgroup_reader *r);
 int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found);
 /* A deleter marks many rows deleted, each like rowgroup_delete, but writes a row group's bitmap
 ** once for the rows of it deleted one after another (rowids in order touch each row group once):
-** what it marked is stored when it moves on to another row group and at finish, which also frees
-** it (close frees it without storing: after an error, the transaction is rolled back). */
+** what it marked is stored when it moves on to another row group and at its end. end(dl, rc)
+** stores the rest when rc is STRATA_OK (not after an error: the statement is rolled back), frees
+** dl (NULL: nothing) and returns rc or the store's error. */
 typedef struct rowgroup_deleter rowgroup_deleter;
 int rowgroup_deleter_open(pager_txn *t, const table_desc *td, rowgroup_deleter **out);
 int rowgroup_deleter_add(rowgroup_deleter *dl, int64_t rowid, int *found);
-int rowgroup_deleter_finish(rowgroup_deleter *dl);
-void rowgroup_deleter_close(rowgroup_deleter *dl);
+int rowgroup_deleter_end(rowgroup_deleter *dl, int rc);
 
 /* rowgroup_has sets *found to whether a row group holds rowid live. */
 int rowgroup_has(pager_txn *t, const table_desc *td, int64_t rowid, int *found);

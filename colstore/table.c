@@ -136,12 +136,7 @@ static int write_rows(pager_txn *t, const table_desc *td, const data_chunk *chun
         if (done) *done = k + 1;
     }
     btree_buf_free(&heap);
-    if (!dl) return rc;
-    if (rc) {
-        rowgroup_deleter_close(dl);
-        return rc;
-    }
-    return rowgroup_deleter_finish(dl);
+    return rowgroup_deleter_end(dl, rc);
 }
 
 int table_insert(pager_txn *t, const table_desc *td, const data_chunk *chunk, const sel_t *sel, uint32_t count,
@@ -179,12 +174,7 @@ static int delete_rows(pager_txn *t, const table_desc *td, const int64_t *rowids
             rc = err_set(err, STRATA_NOTFOUND, "table with root page %u: no row has rowid %lld", (unsigned)td->root,
                          (long long)rowids[k]);
     }
-    if (!dl) return rc;
-    if (rc) {
-        rowgroup_deleter_close(dl);
-        return rc;
-    }
-    return rowgroup_deleter_finish(dl);
+    return rowgroup_deleter_end(dl, rc);
 }
 
 int table_delete(pager_txn *t, const table_desc *td, const int64_t *rowids, uint32_t count) {

@@ -156,12 +156,12 @@ static int sort_entries(exec_ctx *x, index_state *s) {
     return STRATA_OK;
 }
 
-/* sort_runs: pool_run's task, runs [begin, end) sorted. */
 typedef struct sort_job {
     exec_ctx *x;
     index_state *g;
 } sort_job;
 
+/* sort_runs: pool_run's task, runs [begin, end) sorted. */
 static int sort_runs(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
     sort_job *j = arg;
     exec_ctx x = *j->x;
