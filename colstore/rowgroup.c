@@ -1045,13 +1045,6 @@ int rowgroup_deleter_end(rowgroup_deleter *dl, int rc) {
     return rc;
 }
 
-int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found) {
-    rowgroup_deleter *dl;
-    int rc = rowgroup_deleter_open(t, td, &dl);
-    if (!rc) rc = rowgroup_deleter_add(dl, rowid, found);
-    return rowgroup_deleter_end(dl, rc);
-}
-
 /* ---- the tuple mover ---------------------------------------------------------------------- */
 
 /* migration_start sets *from to the first rowid the tuple mover may take: above the last

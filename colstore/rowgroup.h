@@ -179,11 +179,9 @@ void rowgroup_reader_close(rowgroup_reader *r);
 
 /* ---- deleting ----------------------------------------------------------------------------- */
 
-/* rowgroup_delete marks the live migrated row rowid deleted (sets *found), or sets *found = 0 and
-** changes nothing when no row group holds it live. */
-int rowgroup_delete(pager_txn *t, const table_desc *td, int64_t rowid, int *found);
-/* A deleter marks many rows deleted, each like rowgroup_delete, but writes a row group's bitmap
-** once for the rows of it deleted one after another (rowids in order touch each row group once):
+/* A deleter marks migrated rows deleted: add marks the live row rowid deleted (sets *found), or
+** sets *found = 0 and changes nothing when no row group holds it live. It writes a row group's
+** bitmap once for the rows of it deleted one after another (rowids in order touch each row group once):
 ** what it marked is stored when it moves on to another row group and at its end. end(dl, rc)
 ** stores the rest when rc is STRATA_OK (not after an error: the statement is rolled back), frees
 ** dl (NULL: nothing) and returns rc or the store's error. */

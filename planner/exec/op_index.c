@@ -73,8 +73,17 @@ static int grow(exec_ctx *x, index_state *s, void **p, uint64_t *cap, uint64_t l
     return STRATA_OK;
 }
 
+/* prefix_word is bytes [from, from + 8) of an entry of len bytes as a big-endian number, zeros
+** past its end. */
 static uint64_t prefix_word(const uint8_t *d, uint32_t len, uint32_t from) {
     uint64_t v = 0;
+    if (len >= from + 8) {
+        memcpy(&v, d + from, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        v = __builtin_bswap64(v);
+#endif
+        return v;
+    }
     for (uint32_t i = from; i < from + 8; i++) v = v << 8 | (i < len ? d[i] : 0);
     return v;
 }
