@@ -2671,6 +2671,18 @@ int segment_get_rows(segment_reader *r, uint32_t k, const sel_t *rows, uint32_t 
         }
         return STRATA_OK;
     }
+    /* no NULL, deltas: a row's value sums the deltas before it, so for more than a few rows the
+    ** vector is decoded once (a running sum) and the rows picked from it */
+    if (b->mode == 0 && ints && r->encoding == SEG_DELTA && n >= 4) {
+        int64_t all[VECTOR_SIZE];
+        if ((rc = ensure_tmp(r, err)) || (rc = decode_int_vector(r, b, pl, all, err))) return rc;
+        unsigned bytes = int_bytes(phys);
+        for (uint32_t i = 0; i < n; i++) {
+            if (rows[i] >= b->n) return err_set(err, STRATA_MISUSE, "row %u of a vector of %u", rows[i], b->n);
+            memcpy((uint8_t *)out->data + (size_t)i * bytes, (const uint8_t *)all + (size_t)rows[i] * bytes, bytes);
+        }
+        return STRATA_OK;
+    }
     for (uint32_t i = 0; i < n && rc == STRATA_OK; i++) rc = segment_get(r, (uint64_t)k * VECTOR_SIZE + rows[i], out, i, err);
     return rc;
 }
