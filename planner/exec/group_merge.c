@@ -115,6 +115,7 @@ static int merge_parts(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
                 sel[n++] = (sel_t)((uint32_t)j->entries[e] - first);
             rc = merge_rows(&x, m, into, to, i, first, sel, n, tmp);
         }
+        if (!rc && m->done) rc = m->done(&x, m->arg, (uint32_t)part, into);
     }
     exec_key_vectors_free(tmp, m->from[0]->keys.ncols);
     return rc;
@@ -130,6 +131,7 @@ int exec_groups_merge_parts(exec_ctx *x, const groups_merge *m) {
     uint64_t start[nparts + 1], fill[nparts];
     merge_job j = {.x = x, .m = m, .start = start, .entries = malloc((groups + 1) * sizeof(uint64_t))};
     int rc = j.entries ? group_parts(x, m->from, n, part) : exec_nomem(x);
+    if (!rc && m->prepare) rc = m->prepare(x, m->arg, part);
     if (!rc) {
         memset(start, 0, sizeof start);
         for (unsigned i = 0; i < n; i++)

@@ -736,7 +736,7 @@ static uint32_t agg_exprs(const plan_op *p, const expr **list) {
 /* An aggregation runs on several workers: each worker's node aggregates its rows in tables of
 ** its own, which agg_combine adds to the run's node group by group; an aggregate with DISTINCT
 ** takes the (group, value) pairs each worker found instead of its states (a value two workers saw
-** counts once). */
+** counts once), with their groups: into the run's table, or into each group's partition. */
 static bool has_distinct(const plan_op *p) {
     for (uint32_t a = 0; a < p->agg.naggs; a++)
         if (p->agg.aggs[a].distinct) return true;
@@ -765,11 +765,21 @@ static int agg_merge(exec_ctx *x, const agg_expr *ag, agg_state *to, void *dst, 
     }
 }
 
+/* The pairs of one worker's DISTINCT aggregate by partition of their group (distinct_prepare):
+** idx[start[k] .. start[k + 1]) are partition k's, in order. */
+typedef struct pair_parts {
+    uint32_t *idx;
+    uint32_t start[GROUPS_PARTS + 1];
+} pair_parts;
+
 typedef struct agg_merge_ctx {
     const plan_op *p;
     agg_state **locals;
+    unsigned n;
     agg_state *g;   /* the run's node's state */
     uint32_t **gmap; /* with DISTINCT aggregates, by worker: the run's group of each of its groups */
+    pair_parts *pairs; /* merged by partition with DISTINCT aggregates: [a * n + i], aggregate a of
+                       ** worker i */
 } agg_merge_ctx;
 
 /* agg_add (groups_merge.add) adds the states of groups sel[0..m) of chunk `first` of worker i's
@@ -789,23 +799,86 @@ static int agg_add(exec_ctx *x, void *arg, void *into, unsigned i, uint32_t firs
     return rc;
 }
 
-/* distinct_merge adds the (group, value) pairs of each DISTINCT aggregate of the workers' states
-** ls[0..n) to the run's state g, the groups mapped through gmap: a pair new to g counts. */
-static int distinct_merge(exec_ctx *x, const plan_op *p, agg_state *g, agg_state *const *ls, unsigned n,
-                          uint32_t *const *gmap) {
+/* pairs_add adds pairs sel[0..m) of chunk `first` of worker i's pairs of DISTINCT aggregate a
+** to state into, their groups mapped through c->gmap: a pair new to into counts. */
+static int pairs_add(exec_ctx *x, const agg_merge_ctx *c, agg_state *into, uint32_t a, unsigned i, uint32_t first,
+                     const sel_t *sel, uint32_t m, vector *tmp) {
+    const data_chunk *ch = vec_rows_chunk(&c->locals[i]->distinct[a].keys, first);
+    const vector *lg = &ch->cols[0];
     uint32_t gids[VECTOR_SIZE];
+    for (uint32_t r = 0; r < m; r++) gids[r] = c->gmap[i][VEC_DATA(lg, int32_t)[lg->sel[sel ? sel[r] : r]]];
+    vec_slice(tmp, &ch->cols[1], sel, m);
+    return agg_update(x, c->p, into, a, tmp, gids, m);
+}
+
+static bool has_pairs(const agg_expr *ag) {
+    return ag->distinct && ag->arg;
+}
+
+/* distinct_merge adds the pairs of each DISTINCT aggregate of the workers to the run's state. */
+static int distinct_merge(exec_ctx *x, const agg_merge_ctx *c) {
     int rc = STRATA_OK;
-    for (uint32_t a = 0; a < p->agg.naggs && !rc; a++) {
-        if (!p->agg.aggs[a].distinct || !p->agg.aggs[a].arg) continue;
-        for (unsigned i = 0; i < n && !rc; i++) {
-            const vec_rows *pairs = &ls[i]->distinct[a].keys;
-            for (uint32_t k = 0; k < pairs->nchunks && !rc; k++) {
-                data_chunk *ch = pairs->chunks[k];
-                const vector *lg = &ch->cols[0];
-                for (uint32_t r = 0; r < ch->count; r++) gids[r] = gmap[i][VEC_DATA(lg, int32_t)[lg->sel[r]]];
-                rc = agg_update(x, p, g, a, &ch->cols[1], gids, ch->count);
+    for (uint32_t a = 0; a < c->p->agg.naggs && !rc; a++) {
+        if (!has_pairs(&c->p->agg.aggs[a])) continue;
+        vector tmp;
+        if ((rc = exec_key_vectors(x, &c->p->agg.aggs[a].arg->type, 1, &tmp))) break;
+        for (unsigned i = 0; i < c->n && !rc; i++) {
+            uint64_t np = c->locals[i]->distinct[a].ngroups;
+            for (uint64_t first = 0; first < np && !rc; first += VECTOR_SIZE)
+                rc = pairs_add(x, c, c->g, a, i, (uint32_t)first, NULL,
+                               np - first < VECTOR_SIZE ? (uint32_t)(np - first) : VECTOR_SIZE, &tmp);
+        }
+        exec_key_vectors_free(&tmp, 1);
+    }
+    return rc;
+}
+
+/* distinct_prepare (groups_merge.prepare) sorts each worker's pairs by the partition of their
+** group, which distinct_done then finds them by. */
+static int distinct_prepare(exec_ctx *x, void *arg, uint8_t *const *part_of) {
+    agg_merge_ctx *c = arg;
+    for (uint32_t a = 0; a < c->p->agg.naggs; a++) {
+        if (!has_pairs(&c->p->agg.aggs[a])) continue;
+        for (unsigned i = 0; i < c->n; i++) {
+            const vec_groups *pairs = &c->locals[i]->distinct[a];
+            pair_parts *q = &c->pairs[a * c->n + i];
+            uint32_t fill[GROUPS_PARTS];
+            if (!(q->idx = malloc(((size_t)pairs->ngroups + 1) * sizeof *q->idx))) return exec_nomem(x);
+            for (int pass = 0; pass < 2; pass++) {
+                for (uint32_t first = 0; first < pairs->ngroups; first += VECTOR_SIZE) {
+                    const vector *lg = &vec_rows_chunk(&pairs->keys, first)->cols[0];
+                    uint32_t m = pairs->ngroups - first < VECTOR_SIZE ? pairs->ngroups - first : VECTOR_SIZE;
+                    for (uint32_t r = 0; r < m; r++) {
+                        uint8_t k = part_of[i][VEC_DATA(lg, int32_t)[lg->sel[r]]];
+                        if (pass) q->idx[fill[k]++] = first + r;
+                        else q->start[k + 1]++;
+                    }
+                }
+                for (uint32_t k = 0; !pass && k < GROUPS_PARTS; k++) q->start[k + 1] += q->start[k], fill[k] = q->start[k];
             }
         }
+    }
+    return STRATA_OK;
+}
+
+/* distinct_done (groups_merge.done) adds the pairs of partition part's groups to its state. */
+static int distinct_done(exec_ctx *x, void *arg, uint32_t part, void *into) {
+    const agg_merge_ctx *c = arg;
+    int rc = STRATA_OK;
+    for (uint32_t a = 0; a < c->p->agg.naggs && !rc; a++) {
+        if (!has_pairs(&c->p->agg.aggs[a])) continue;
+        vector tmp;
+        if ((rc = exec_key_vectors(x, &c->p->agg.aggs[a].arg->type, 1, &tmp))) break;
+        for (unsigned i = 0; i < c->n && !rc; i++) {
+            const pair_parts *q = &c->pairs[a * c->n + i];
+            for (uint32_t e = q->start[part], hi = q->start[part + 1]; e < hi && !rc;) {
+                uint32_t first = q->idx[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
+                sel_t sel[VECTOR_SIZE];
+                for (; e < hi && q->idx[e] - first < VECTOR_SIZE; e++) sel[m++] = (sel_t)(q->idx[e] - first);
+                rc = pairs_add(x, c, into, a, i, first, sel, m, &tmp);
+            }
+        }
+        exec_key_vectors_free(&tmp, 1);
     }
     return rc;
 }
@@ -829,7 +902,7 @@ static int agg_one(exec_ctx *x, void *arg, uint32_t part, unsigned i, uint64_t f
     return STRATA_OK;
 }
 
-/* agg_combine merges the workers' groups: more than GROUPS_MERGE_SERIAL by partition, which the
+/* agg_combine merges the workers' groups: more than GROUPS_MERGE_SERIAL (with DISTINCT pairs) by partition, which the
 ** source then outputs in turn; a partition of one worker's groups stays in that worker's table
 ** (the morsels a worker takes are neighbours, core/pool.h, so on a key the rows are stored in
 ** order of, each worker has most of its groups to itself). The workers' tables are the run's
@@ -838,30 +911,44 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
     const plan_op *p = gn->op;
     agg_state *g = gn->state, *ls[n + 1];
     vec_groups *tables[n + 1];
-    uint64_t groups = 0;
+    uint64_t groups = 0, pairs = 0;
     for (unsigned i = 0; i < n; i++) ls[i] = locals[i]->state, tables[i] = &ls[i]->groups, groups += tables[i]->ngroups;
-    agg_merge_ctx c = {p, ls, g, NULL};
+    for (uint32_t a = 0; a < p->agg.naggs; a++)
+        for (unsigned i = 0; i < n && has_pairs(&p->agg.aggs[a]); i++) pairs += ls[i]->distinct[a].ngroups;
+    agg_merge_ctx c = {p, ls, n, g, NULL, NULL};
     groups_merge m = {.from = tables, .n = n, .arg = &c, .add = agg_add, .part = agg_part, .one = agg_one,
                       .entries = &g->entries};
-    if (has_distinct(p)) { /* on this thread: the pairs follow their groups into the run's table */
-        uint32_t *gmap[n + 1];
-        memset(gmap, 0, sizeof gmap);
-        c.gmap = gmap;
-        int rc = STRATA_OK;
-        for (unsigned i = 0; i < n && !rc; i++)
-            if (!(gmap[i] = malloc(((size_t)tables[i]->ngroups + 1) * sizeof **gmap))) rc = exec_nomem(x);
-        if (!rc) rc = exec_groups_merge(x, &m, g, &g->groups);
-        if (!rc) rc = distinct_merge(x, p, g, ls, n, gmap);
-        for (unsigned i = 0; i < n; i++) free(gmap[i]);
-        return rc;
+    bool serial = !p->agg.nkeys || groups + pairs <= GROUPS_MERGE_SERIAL;
+    if (serial && !has_distinct(p)) return exec_groups_merge(x, &m, g, &g->groups);
+    /* the pairs of a DISTINCT aggregate follow their groups: each worker's group's place in the
+    ** run's table (or in its partition's) is kept for them */
+    uint32_t *gmap[n + 1];
+    memset(gmap, 0, sizeof gmap);
+    c.gmap = has_distinct(p) ? gmap : NULL;
+    int rc = STRATA_OK;
+    for (unsigned i = 0; c.gmap && i < n && !rc; i++)
+        if (!(gmap[i] = malloc(((size_t)tables[i]->ngroups + 1) * sizeof **gmap))) rc = exec_nomem(x);
+    if (!rc && serial) {
+        rc = exec_groups_merge(x, &m, g, &g->groups);
+        if (!rc) rc = distinct_merge(x, &c);
+    } else if (!rc) {
+        if (c.gmap) {
+            m.prepare = distinct_prepare, m.done = distinct_done;
+            if (!(c.pairs = calloc((size_t)p->agg.naggs * n, sizeof *c.pairs))) rc = exec_nomem(x);
+        }
+        g->parts = calloc(GROUPS_PARTS, sizeof *g->parts);
+        g->donors = calloc(n, sizeof *g->donors);
+        if (!rc && (!g->parts || !g->donors)) rc = exec_nomem(x);
+        if (!rc) {
+            g->nparts = GROUPS_PARTS;
+            for (unsigned i = 0; i < n; i++) g->donors[g->ndonors++] = ls[i], locals[i]->state = NULL;
+            rc = exec_groups_merge_parts(x, &m);
+        }
     }
-    if (!p->agg.nkeys || groups <= GROUPS_MERGE_SERIAL) return exec_groups_merge(x, &m, g, &g->groups);
-    g->parts = calloc(GROUPS_PARTS, sizeof *g->parts);
-    g->donors = calloc(n, sizeof *g->donors);
-    if (!g->parts || !g->donors) return exec_nomem(x);
-    g->nparts = GROUPS_PARTS;
-    for (unsigned i = 0; i < n; i++) g->donors[g->ndonors++] = ls[i], locals[i]->state = NULL;
-    return exec_groups_merge_parts(x, &m);
+    for (unsigned i = 0; i < n; i++) free(gmap[i]);
+    for (size_t k = 0; c.pairs && k < (size_t)p->agg.naggs * n; k++) free(c.pairs[k].idx);
+    free(c.pairs);
+    return rc;
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {

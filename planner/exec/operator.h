@@ -176,6 +176,11 @@ typedef struct groups_merge {
     ** leaves in *entries (i << 32 | group, in order; the caller frees it, also after an error) */
     int (*one)(exec_ctx *x, void *arg, uint32_t part, unsigned i, uint64_t first, uint64_t n);
     uint64_t **entries;
+    /* prepare, when not NULL, learns each group's partition before the partitions are merged
+    ** (part_of[i][g]: that of from[i]'s group g), on the caller's thread; done, when not NULL, is
+    ** called as a partition that part made has all its groups, on the worker that merged them */
+    int (*prepare)(exec_ctx *x, void *arg, uint8_t *const *part_of);
+    int (*done)(exec_ctx *x, void *arg, uint32_t part, void *into);
 } groups_merge;
 
 /* exec_groups_merge merges m's tables into state into, whose table is to, on this thread;

@@ -58,6 +58,11 @@ Test(parallel, distinct_aggregates_match_one_thread) {
     same_at_threads(db, "SELECT k, count(DISTINCT s), sum(DISTINCT m), max(n) FROM t GROUP BY k ORDER BY k "
                         "LIMIT 500 OFFSET 20000");
     same_at_threads(db, "SELECT count(*), sum(c) FROM (SELECT id % 70000 AS b, count(DISTINCT g) AS c FROM t GROUP BY b)");
+    /* few groups, more (group, value) pairs than the serial merge takes: merged by partition of
+    ** their group, two DISTINCT aggregates beside a plain one, one and two keys */
+    same_at_threads(db, "SELECT g, count(DISTINCT id), sum(DISTINCT m), count(*), max(s) FROM t GROUP BY g ORDER BY g");
+    same_at_threads(db, "SELECT g, n IS NULL, count(DISTINCT k), count(DISTINCT id % 5000) FROM t GROUP BY 1, 2 "
+                        "ORDER BY 1, 2");
     strata_close(db);
 }
 
