@@ -352,6 +352,9 @@ struct rowgroup_scan {
     int reload;       /* write transaction: reread the bitmap before each call */
     rowgroup_pred preds[ROWGROUP_MAX_PREDS]; /* rowgroup_scan_prune */
     uint32_t npreds;
+    rowgroup_row_filter filter; /* rowgroup_scan_filter: on projected column filter_col */
+    void *filter_arg;
+    uint32_t filter_col;
     uint32_t checked_k; /* the vector of g whose zone maps were checked last (UINT32_MAX: none) */
     uint64_t skipped;
     const int64_t *skip; /* rowgroup_scan_skip: first rowids of groups not read, ascending */
@@ -361,6 +364,11 @@ struct rowgroup_scan {
 void rowgroup_scan_skip(rowgroup_scan *s, const int64_t *firsts, uint32_t n) {
     s->skip = firsts;
     s->nskip = n;
+}
+
+void rowgroup_scan_filter(rowgroup_scan *s, uint32_t i, rowgroup_row_filter fn, void *arg) {
+    if (i >= s->g.ncols) return;
+    s->filter = fn, s->filter_arg = arg, s->filter_col = i;
 }
 
 void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n) {
@@ -690,17 +698,32 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         ** it goes whole, which saves copying every column's passing rows together */
         if (before == vrows && n >= vrows - vrows / 4) n = vrows;
     }
+    /* the row filter's column first, whole; the others then for the rows that pass */
+    int32_t first = -1;
+    if (n && s->filter) {
+        uint32_t i = s->filter_col;
+        if ((rc = group_col_ready(t, s->td, g, i, s->cols[i]))) return rc;
+        if (g->cols[i].stored && !segment_is_string_dict(g->cols[i].rd)) {
+            if ((rc = segment_decode_vector(g->cols[i].rd, k, &out->cols[i], err))) return rc;
+            first = (int32_t)i;
+            if (n == vrows)
+                for (uint32_t r = 0; r < n; r++) keep[r] = (sel_t)r; /* the identity, now read */
+            n = s->filter(s->filter_arg, &out->cols[i], keep, n);
+        }
+    }
     if (n == 0) return STRATA_OK; /* the caller peeks again: the scan moved on */
     int whole = n == vrows, few = n <= FEW_ROWS; /* few: read the rows one by one, not the vector */
     for (uint32_t i = 0; i < g->ncols; i++) {
         uint32_t col = s->cols[i];
         vector *v = &out->cols[i];
         if ((rc = group_col_ready(t, s->td, g, i, col))) return rc;
-        if (!g->cols[i].stored) {
+        if ((int32_t)i == first) {
+            if (!whole) compact(v, keep, n);
+        } else if (!g->cols[i].stored) {
             rc = fill_default(s->td, col, v, 0, n, err);
         } else if (segment_is_string_dict(g->cols[i].rd)) { /* codes only: no string is copied */
             rc = segment_decode_dict(g->cols[i].rd, k, whole ? NULL : keep, n, v, err);
-        } else if (few && !whole) {
+        } else if (!whole && (few || (g->cols[i].rd->phys == PHYS_STR && n <= vrows / 2))) {
             rc = segment_get_rows(g->cols[i].rd, k, keep, n, v, err);
         } else {
             rc = segment_decode_vector(g->cols[i].rd, k, v, err);

@@ -138,6 +138,14 @@ typedef struct rowgroup_pred {
 /* rowgroup_scan_prune gives the scan up to ROWGROUP_MAX_PREDS such conditions (ANDed; more are
 ** ignored); call it before the first read. */
 void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n);
+/* A condition on a projected column's decoded values that no zone map knows (a join filter):
+** keep[0..n) are rows of v (positions, ascending); it moves those that may meet it to the front,
+** in order, and returns how many. It is a hint as a rowgroup_pred is. */
+typedef uint32_t (*rowgroup_row_filter)(void *arg, const vector *v, sel_t *keep, uint32_t n);
+/* rowgroup_scan_filter gives the scan one such condition on projected column i, which it tests on
+** that column's vector before it decodes the others (only the rows that pass are); call it before
+** the first read. */
+void rowgroup_scan_filter(rowgroup_scan *s, uint32_t i, rowgroup_row_filter fn, void *arg);
 /* rowgroup_scan_skip makes the scan pass over the row groups whose first rowids are
 ** firsts[0..n) (ascending; the caller's array must outlive the scan) without reading them; call
 ** it before the first read. */

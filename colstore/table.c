@@ -372,6 +372,10 @@ void table_scan_prune(table_scan *s, const rowgroup_pred *preds, uint32_t n) {
     if (s->rg) rowgroup_scan_prune(s->rg, preds, n);
 }
 
+void table_scan_filter(table_scan *s, uint32_t i, table_row_filter fn, void *arg) {
+    if (s->rg) rowgroup_scan_filter(s->rg, i, fn, arg);
+}
+
 void table_scan_skip_groups(table_scan *s, const int64_t *firsts, uint32_t n) {
     if (s->rg) rowgroup_scan_skip(s->rg, firsts, n);
 }

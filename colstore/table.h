@@ -110,6 +110,11 @@ void table_scan_close(table_scan *s);
 struct rowgroup_pred;
 void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t n);
 
+/* table_scan_filter hands a condition on projected column i's values to the migrated part of the
+** scan (rowgroup_scan_filter: a hint). Before the first table_scan_next. */
+typedef uint32_t (*table_row_filter)(void *arg, const vector *v, sel_t *keep, uint32_t n);
+void table_scan_filter(table_scan *s, uint32_t i, table_row_filter fn, void *arg);
+
 /* table_scan_skip_groups makes the scan pass over the row groups whose first rowids are
 ** firsts[0..n) (ascending; the array must outlive the scan): their rows are not read, the row
 ** store's are (rowgroup_scan_skip). Before the first table_scan_next. */

@@ -20,6 +20,9 @@ typedef struct scan_state {
     bool prune_due;   /* the zone-map conditions are handed over at the first chunk, when the
                       ** join filters above are filled */
     uint64_t ftested[4], fpassed[4]; /* by join filter: rows tested and passed this run */
+    uint32_t pushed;  /* the join filter the column store tests before decoding the other columns
+                      ** (scan_prune; nfilters: none) ... */
+    uint64_t ptested, ppassed; /* ... and the rows it tested and passed there */
     uint64_t *hashes; /* scratch for a join filter's key hashes */
     sel_t *fsel;      /* the rows the join filters keep */
     data_chunk raw;   /* the decoded columns: proj[k] of the table is raw column k ... */
@@ -257,11 +260,45 @@ static bool zone_const(const sql_value *v, sql_type t, seg_const *c) {
     }
 }
 
+/* filter_rows sets out[0..) to the rows of v (rows[0..m), rows NULL: 0..m-1) whose key join
+** filter f may find (a NULL key matches nothing) and returns how many; out may be rows. */
+static uint32_t filter_rows(const join_filter *f, scan_state *s, const vector *v, const sel_t *rows, uint32_t m,
+                            sel_t *out) {
+    uint32_t kept = 0;
+    if (f->bloom) vec_hash(v, rows, m, s->hashes);
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t r = rows ? rows[i] : i;
+        bool pass = !vec_is_null(v, r);
+        if (pass && f->bloom) {
+            uint64_t h = s->hashes[i], b = bloom_bits(h);
+            pass = (f->bloom[h >> f->bloom_shift] & b) == b;
+        }
+        out[kept] = (sel_t)r;
+        kept += pass;
+    }
+    return kept;
+}
+
+/* pushed_filter (table_row_filter) tests the scan's pushed join filter on a column-store vector
+** before its other columns are decoded; like scan_filter it stops once the filter passes most rows. */
+static uint32_t pushed_filter(void *arg, const vector *v, sel_t *keep, uint32_t n) {
+    op_node *nd = arg;
+    scan_state *s = nd->state;
+    if (s->ptested >= SCAN_FILTER_TRIAL && s->ppassed * 10 > s->ptested * 9) return n;
+    uint32_t m = filter_rows(nd->op->scan.filters[s->pushed], s, v, keep, n, keep);
+    s->ptested += n, s->ppassed += m;
+    nd->stats.rows_dropped += n - m;
+    return m;
+}
+
 /* scan_prune gives the scan the filter's conditions on its columns whose values are known now,
-** so that the column store can skip row groups and vectors by their zone maps. */
-static int scan_prune(exec_ctx *x, const plan_op *p, scan_state *s) {
+** so that the column store can skip row groups and vectors by their zone maps, and the first join
+** filter filled, which it tests before decoding the other columns. */
+static int scan_prune(exec_ctx *x, op_node *nd) {
     static const seg_cmp ops[] = {[CMP_EQ] = SEG_EQ, [CMP_NE] = SEG_NE, [CMP_LT] = SEG_LT,
                                   [CMP_LE] = SEG_LE, [CMP_GT] = SEG_GT, [CMP_GE] = SEG_GE};
+    const plan_op *p = nd->op;
+    scan_state *s = nd->state;
     rowgroup_pred preds[ROWGROUP_MAX_PREDS];
     uint32_t n = 0;
     for (uint32_t k = 0; k < p->scan.nzone && n < ROWGROUP_MAX_PREDS; k++) {
@@ -275,11 +312,17 @@ static int scan_prune(exec_ctx *x, const plan_op *p, scan_state *s) {
         *pr = (rowgroup_pred){.i = i, .op = ops[p->scan.zone_ops[k]]};
         if (!v.is_null && zone_const(&v, p->scan.table->cols[p->scan.cols[out]].type, &pr->c)) n++;
     }
-    for (uint32_t k = 0; k < p->scan.nfilters && n + 2 <= ROWGROUP_MAX_PREDS; k++) {
+    s->pushed = p->scan.nfilters;
+    for (uint32_t k = 0; k < p->scan.nfilters; k++) {
         const join_filter *f = p->scan.filters[k];
         uint32_t out = p->scan.filter_cols[k], i = 0;
-        if (!f->ready || !f->ranged || !sql_type_is_integer(p->types[out].id)) continue;
+        if (!f->ready || (p->scan.need && !p->scan.need[out])) continue;
         for (uint32_t j = 0; j < out; j++) i += !p->scan.need || p->scan.need[j];
+        if (f->bloom && s->pushed == p->scan.nfilters) {
+            s->pushed = k;
+            table_scan_filter(s->scan, i, pushed_filter, nd);
+        }
+        if (!f->ranged || !sql_type_is_integer(p->types[out].id) || n + 2 > ROWGROUP_MAX_PREDS) continue;
         preds[n++] = (rowgroup_pred){.i = i, .op = SEG_GE, .c.i = f->min};
         preds[n++] = (rowgroup_pred){.i = i, .op = SEG_LE, .c.i = f->max};
     }
@@ -287,8 +330,8 @@ static int scan_prune(exec_ctx *x, const plan_op *p, scan_state *s) {
     return STRATA_OK;
 }
 
-/* scan_filter drops the rows of out (the scan's chunk) whose key a join filter rules out (a NULL
-** key too: it matches nothing), as a selection on out; its rows left. */
+/* scan_filter drops the rows of out (the scan's chunk) whose key a join filter rules out, as a
+** selection on out; its rows left. */
 static uint32_t scan_filter(op_node *nd, scan_state *s, data_chunk *out) {
     const plan_op *p = nd->op;
     uint32_t n = out->count, m = n;
@@ -296,20 +339,7 @@ static uint32_t scan_filter(op_node *nd, scan_state *s, data_chunk *out) {
     for (uint32_t k = 0; k < p->scan.nfilters && m; k++) {
         const join_filter *f = p->scan.filters[k];
         if (!f->ready || (s->ftested[k] >= SCAN_FILTER_TRIAL && s->fpassed[k] * 10 > s->ftested[k] * 9)) continue;
-        const vector *v = &out->cols[p->scan.filter_cols[k]];
-        const sel_t *rows = sliced ? s->fsel : NULL;
-        uint32_t kept = 0;
-        if (f->bloom) vec_hash(v, rows, m, s->hashes);
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t r = rows ? rows[i] : i;
-            bool pass = !vec_is_null(v, r);
-            if (pass && f->bloom) {
-                uint64_t h = s->hashes[i], b = bloom_bits(h);
-                pass = (f->bloom[h >> f->bloom_shift] & b) == b;
-            }
-            s->fsel[kept] = (sel_t)r;
-            kept += pass;
-        }
+        uint32_t kept = filter_rows(f, s, &out->cols[p->scan.filter_cols[k]], sliced ? s->fsel : NULL, m, s->fsel);
         s->ftested[k] += m, s->fpassed[k] += kept;
         m = kept, sliced = true;
     }
@@ -351,6 +381,7 @@ static int scan_start(exec_ctx *x, op_node *nd, int64_t lo, int64_t hi) {
     s->prune_due = p->scan.nzone || p->scan.nfilters;
     memset(s->ftested, 0, sizeof s->ftested);
     memset(s->fpassed, 0, sizeof s->fpassed);
+    s->ptested = s->ppassed = 0;
     return STRATA_OK;
 }
 
@@ -457,7 +488,7 @@ static int scan_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     if (!s->scan) return STRATA_OK; /* an empty rowid range, or a rowid lookup done */
     if (s->prune_due) {
         s->prune_due = false;
-        if ((rc = scan_prune(x, p, s))) return rc;
+        if ((rc = scan_prune(x, nd))) return rc;
     }
     do { /* until a chunk keeps some row, or the scan ends */
         chunk_reset(&s->raw);
