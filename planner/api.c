@@ -249,6 +249,7 @@ static int bind_stmt(strata_stmt *s, strata_err *err) {
     default: break;
     }
     if (!rc && s->plan && s->feed) rc = bind_feed(&b, s->plan, s->feed);
+    if (!rc && s->plan) rc = group_keys(&b, &s->plan);
     if (!rc && s->plan) rc = optimize_prune(&b, s->plan);
     if (rc) return rc;
     estimate_plan(s->plan);

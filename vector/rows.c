@@ -374,10 +374,17 @@ int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata
     if (rc) return rc;
     g->mask = 1023;
     g->null_gid = UINT32_MAX;
+    g->nhash = ncols;
     g->int_key = ncols == 1 && vec_phys_of(types[0].id) <= PHYS_I64;
     g->slots = bigmem_alloc((g->mask + 1) * sizeof *g->slots);
     if (!g->slots) return err_set(err, STRATA_NOMEM, "out of memory (hash table)");
     return STRATA_OK;
+}
+
+void vec_groups_identify(vec_groups *g, uint32_t nhash) {
+    if (g->ngroups || nhash == 0 || nhash > g->keys.ncols) return;
+    g->nhash = nhash;
+    g->int_key = nhash == 1 && vec_phys_of(g->keys.types[0].id) <= PHYS_I64;
 }
 
 void vec_groups_free(vec_groups *g) {
@@ -457,7 +464,7 @@ static uint32_t groups_probe(const vec_groups *g, vector *const *cols, uint32_t 
         if (!slot_salted(g->slots[s], h) || g->hashes[cand] != h) continue;
         const data_chunk *kc = cand < g->keys.rows ? vec_groups_key(g, cand, &kr) : in;
         if (kc == in) kr = pending[cand - g->keys.rows];
-        if (keys_equal(cols, g->keys.ncols, r, kc, kr, 1)) {
+        if (keys_equal(cols, g->nhash, r, kc, kr, 1)) {
             *gid = cand;
             return s;
         }
@@ -595,7 +602,7 @@ int vec_groups_find_or_add(vec_groups *g, vector *const *cols, uint32_t count, u
             todo[ntodo++] = (sel_t)r;
         }
     } else {
-        hash_rows(cols, n, count, hashes);
+        hash_rows(cols, g->nhash, count, hashes);
         for (uint32_t r = 0; r < count; r++) todo[ntodo++] = (sel_t)r;
     }
     vector view[n ? n : 1];

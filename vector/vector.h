@@ -393,6 +393,8 @@ typedef struct vec_groups {
     int64_t *ikeys;   /* by group, when the key is one integer column: probes compare these */
     uint64_t *slots;  /* group + 1 (0 empty) in the low 32 bits, the top 32 bits of its hash above */
     uint32_t mask, ngroups, cap_groups;
+    uint32_t nhash;   /* the leading key columns that tell groups apart (vec_groups_identify; all
+                      ** by default): the others are kept with each group, never hashed or compared */
     uint32_t null_gid; /* one integer key: the group of NULL, or UINT32_MAX */
     bool int_key;     /* the key is one column of an integer type (BOOLEAN .. BIGINT) */
     uint32_t *direct; /* one integer key: group + 1 of keys direct_base + i, i < direct_size
@@ -410,6 +412,10 @@ typedef struct vec_groups {
 
 int vec_groups_init(vec_groups *g, const sql_type *types, uint32_t ncols, strata_err *err);
 void vec_groups_free(vec_groups *g);
+/* vec_groups_identify makes g tell groups apart by their first nhash key columns only (1 ..
+** ncols), before any row is looked up: the caller knows that rows equal on those are equal on the
+** others (a GROUP BY key that the others determine), whose values a group keeps from its first row. */
+void vec_groups_identify(vec_groups *g, uint32_t nhash);
 /* vec_groups_find_or_add looks up the count rows of the key vectors cols[0..ncols) and writes
 ** their group numbers to gids[], adding the keys not seen before; is_new[r] (may be NULL) says
 ** whether row r made its group. hashes[] is scratch of count entries. */

@@ -57,8 +57,8 @@ typedef struct merge_job {
 
 /* group_parts sets part[i][g] to the partition of group g of worker i: for one integer key its
 ** range's share (so that a partition's keys stay dense, for the group table's direct map), else
-** bits of the keys' hash (the low ones: the group tables place a group by the top ones, which a
-** partition's groups would all share). */
+** bits of the hash of the keys that tell groups apart (the low ones: the group tables place a
+** group by the top ones, which a partition's groups would all share). */
 static int group_parts(exec_ctx *x, vec_groups *const *ls, unsigned n, uint8_t **part) {
     const uint32_t nparts = GROUPS_PARTS;
     bool by_range = true;
@@ -83,7 +83,7 @@ static int group_parts(exec_ctx *x, vec_groups *const *ls, unsigned n, uint8_t *
             }
             const data_chunk *ch = vec_rows_chunk(&g->keys, first);
             vec_hash(&ch->cols[0], NULL, m, h);
-            for (uint32_t k = 1; k < g->keys.ncols; k++) vec_hash_combine(&ch->cols[k], NULL, m, h);
+            for (uint32_t k = 1; k < g->nhash; k++) vec_hash_combine(&ch->cols[k], NULL, m, h);
             for (uint32_t r = 0; r < m; r++) part[i][first + r] = (uint8_t)(h[r] & (nparts - 1));
         }
     }

@@ -122,6 +122,7 @@ static int agg_state_new(exec_ctx *x, const plan_op *p, agg_state **out) {
     for (uint32_t k = 0; k < p->agg.nkeys; k++) kt[k] = p->agg.keys[k]->type;
     int rc = exec_groups_init(x, &s->groups, kt, p->agg.nkeys);
     if (rc) return rc;
+    if (p->agg.nhash) vec_groups_identify(&s->groups, p->agg.nhash);
     for (uint32_t a = 0; a < p->agg.naggs; a++) {
         agg_expr *ag = &p->agg.aggs[a];
         if (ag->distinct) {
@@ -952,7 +953,9 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
 }
 
 static void agg_explain(const plan_op *p, char *buf, size_t cap) {
-    snprintf(buf, cap, " (%u key%s, %u aggregate%s)", p->agg.nkeys, p->agg.nkeys == 1 ? "" : "s", p->agg.naggs,
+    char det[48] = "";
+    if (p->agg.nhash && p->agg.nhash < p->agg.nkeys) snprintf(det, sizeof det, ", grouped by the first %u", p->agg.nhash);
+    snprintf(buf, cap, " (%u key%s%s, %u aggregate%s)", p->agg.nkeys, p->agg.nkeys == 1 ? "" : "s", det, p->agg.naggs,
              p->agg.naggs == 1 ? "" : "s");
 }
 

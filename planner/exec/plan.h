@@ -229,6 +229,8 @@ struct plan_op {
             expr **keys;
             uint32_t naggs;
             agg_expr *aggs; /* output: keys then aggregates */
+            uint32_t nhash; /* 0, or the leading keys that determine the others (group_keys,
+                            ** optimize/groupkeys.c): groups are told apart by these alone */
         } agg;
         struct {
             join_kind kind;

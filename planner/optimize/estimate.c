@@ -450,7 +450,7 @@ static double op_estimate(plan_op *p) {
     case PLAN_VALUES: return p->values.nrows;
     case PLAN_SERIES: return series_rows(p);
     case PLAN_FILTER: return filter_rows(p);
-    case PLAN_AGG: return p->agg.nkeys ? keys_distinct(p->agg.keys, p->agg.nkeys, in) : 1;
+    case PLAN_AGG: return p->agg.nkeys ? keys_distinct(p->agg.keys, p->agg.nhash ? p->agg.nhash : p->agg.nkeys, in) : 1;
     case PLAN_HASH_JOIN:
     case PLAN_NL_JOIN:
     case PLAN_INDEX_JOIN: return join_estimate(p);

@@ -88,6 +88,13 @@ bool simplify_date_vs_timestamp(bind_ctx *b, cmp_op *op, expr **x, expr **y);
 
 /* ---- what api.c calls ---------------------------------------------------------------------- */
 
+/* group_keys makes each GROUP BY of plan *p (not those of subqueries in expressions) tell its
+** groups apart by only the keys that the others do not determine (a primary key determines its
+** table's columns, an inner join's equality carries that on): those first (agg.nhash of them),
+** with a projection above when the keys had to be reordered. Call it once on a finished plan,
+** before optimize_prune. (groupkeys.c) */
+int group_keys(bind_ctx *b, plan_op **p);
+
 /* optimize_prune marks, in every table scan of plan p (subqueries included), the columns that
 ** some operator above reads, so that the scan decodes only those; a projection's outputs that
 ** nothing reads are not computed; each hash join gets its join filters (join_filter_place). Call
