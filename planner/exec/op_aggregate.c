@@ -816,24 +816,6 @@ static bool has_pairs(const agg_expr *ag) {
     return ag->distinct && ag->arg;
 }
 
-/* distinct_merge adds the pairs of each DISTINCT aggregate of the workers to the run's state. */
-static int distinct_merge(exec_ctx *x, const agg_merge_ctx *c) {
-    int rc = STRATA_OK;
-    for (uint32_t a = 0; a < c->p->agg.naggs && !rc; a++) {
-        if (!has_pairs(&c->p->agg.aggs[a])) continue;
-        vector tmp;
-        if ((rc = exec_key_vectors(x, &c->p->agg.aggs[a].arg->type, 1, &tmp))) break;
-        for (unsigned i = 0; i < c->n && !rc; i++) {
-            uint64_t np = c->locals[i]->distinct[a].ngroups;
-            for (uint64_t first = 0; first < np && !rc; first += VECTOR_SIZE)
-                rc = pairs_add(x, c, c->g, a, i, (uint32_t)first, NULL,
-                               np - first < VECTOR_SIZE ? (uint32_t)(np - first) : VECTOR_SIZE, &tmp);
-        }
-        exec_key_vectors_free(&tmp, 1);
-    }
-    return rc;
-}
-
 /* distinct_prepare (groups_merge.prepare) sorts each worker's pairs by the partition of their
 ** group, which distinct_done then finds them by. */
 static int distinct_prepare(exec_ctx *x, void *arg, uint8_t *const *part_of) {
@@ -862,17 +844,21 @@ static int distinct_prepare(exec_ctx *x, void *arg, uint8_t *const *part_of) {
     return STRATA_OK;
 }
 
-/* distinct_done (groups_merge.done) adds the pairs of partition part's groups to its state. */
-static int distinct_done(exec_ctx *x, void *arg, uint32_t part, void *into) {
-    const agg_merge_ctx *c = arg;
+/* pairs_merge adds the workers' pairs of each DISTINCT aggregate to into: those of partition
+** part's groups (distinct_prepare sorted them so), or all of them for part < 0. */
+static int pairs_merge(exec_ctx *x, const agg_merge_ctx *c, agg_state *into, int64_t part) {
     int rc = STRATA_OK;
     for (uint32_t a = 0; a < c->p->agg.naggs && !rc; a++) {
         if (!has_pairs(&c->p->agg.aggs[a])) continue;
         vector tmp;
         if ((rc = exec_key_vectors(x, &c->p->agg.aggs[a].arg->type, 1, &tmp))) break;
         for (unsigned i = 0; i < c->n && !rc; i++) {
-            const pair_parts *q = &c->pairs[a * c->n + i];
-            for (uint32_t e = q->start[part], hi = q->start[part + 1]; e < hi && !rc;) {
+            uint64_t np = c->locals[i]->distinct[a].ngroups;
+            for (uint64_t first = 0; part < 0 && first < np && !rc; first += VECTOR_SIZE)
+                rc = pairs_add(x, c, into, a, i, (uint32_t)first, NULL,
+                               np - first < VECTOR_SIZE ? (uint32_t)(np - first) : VECTOR_SIZE, &tmp);
+            const pair_parts *q = part < 0 ? NULL : &c->pairs[a * c->n + i];
+            for (uint32_t e = q ? q->start[part] : 0, hi = q ? q->start[part + 1] : 0; e < hi && !rc;) {
                 uint32_t first = q->idx[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
                 sel_t sel[VECTOR_SIZE];
                 for (; e < hi && q->idx[e] - first < VECTOR_SIZE; e++) sel[m++] = (sel_t)(q->idx[e] - first);
@@ -882,6 +868,11 @@ static int distinct_done(exec_ctx *x, void *arg, uint32_t part, void *into) {
         exec_key_vectors_free(&tmp, 1);
     }
     return rc;
+}
+
+/* distinct_done (groups_merge.done) adds the pairs of partition part's groups to its state. */
+static int distinct_done(exec_ctx *x, void *arg, uint32_t part, void *into) {
+    return pairs_merge(x, arg, into, part);
 }
 
 /* agg_part (groups_merge.part) makes partition part's aggregation. */
@@ -931,7 +922,7 @@ static int agg_combine(exec_ctx *x, op_node *gn, op_node *const *locals, unsigne
         if (!(gmap[i] = malloc(((size_t)tables[i]->ngroups + 1) * sizeof **gmap))) rc = exec_nomem(x);
     if (!rc && serial) {
         rc = exec_groups_merge(x, &m, g, &g->groups);
-        if (!rc) rc = distinct_merge(x, &c);
+        if (!rc) rc = pairs_merge(x, &c, g, -1);
     } else if (!rc) {
         if (c.gmap) {
             m.prepare = distinct_prepare, m.done = distinct_done;

@@ -24,7 +24,8 @@
 #include "bind/bind_internal.h"
 #include "optimize/optimize.h"
 
-/* A table column as one scan produces it (col -1: the rowid). */
+/* A table column as one scan produces it (col -1: the rowid; in a set, -2 stands for all of the
+** scan's columns). */
 typedef struct base_col {
     const plan_op *scan;
     int32_t col;
@@ -158,7 +159,6 @@ static bool covers_unique(const fd_facts *f, const plan_op *scan) {
 ** of a scan whose unique key it holds. */
 static void fd_closure(fd_facts *f) {
     for (bool grew = true; grew;) {
-        grew = false;
         uint32_t before = f->nset;
         for (uint32_t i = 0; i < f->neq; i++) {
             if (has(f, f->eq[i][0])) add_to_set(f, f->eq[i][1]);
