@@ -74,11 +74,28 @@ static inline bool build_marked(const join_build *b, uint32_t row) {
     return __atomic_load_n(&b->bmatched[row], __ATOMIC_RELAXED);
 }
 
-/* join_filter_fill fills filter f of key k from the join's complete build side: a Bloom filter
-** of the key's hashes (those of the distinct keys, each column alone when there are several), and
-** for one integer key its range. */
+/* join_filter_fill fills filter f of key k from the join's complete build side: for one integer
+** key its range and, when the range is narrow enough (JOIN_BITMAP_KEY_BITS), an exact bitmap of
+** the keys, which a scan tests without hashing and, when its keys come in order, in order; else a
+** Bloom filter of the key's hashes (those of the distinct keys, each column alone when there are
+** several). */
 static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32_t k, join_filter *f) {
     const vec_groups *g = &s->b->table.groups;
+    f->ranged = p->join.nkeys == 1 && vec_groups_range(g, &f->min, &f->max);
+    uint64_t span = f->ranged ? (uint64_t)f->max - (uint64_t)f->min + 1 : 0;
+    if (span && span <= JOIN_BITMAP_MAX && span / JOIN_BITMAP_KEY_BITS <= g->ngroups) {
+        size_t words = (size_t)(span + 63) / 64;
+        int rc = vec_rowtable_charge(&s->b->build, words * sizeof *f->bitmap, x->err);
+        if (rc) return rc;
+        if (!(f->bitmap = calloc(words, sizeof *f->bitmap))) return exec_nomem(x);
+        for (uint32_t i = 0; i < g->ngroups; i++) {
+            if (i == g->null_gid) continue;
+            uint64_t b = (uint64_t)g->ikeys[i] - (uint64_t)f->min;
+            f->bitmap[b / 64] |= UINT64_C(1) << (b % 64);
+        }
+        f->ready = true;
+        return STRATA_OK;
+    }
     uint32_t bits = 3; /* at least 8 words */
     while (bits < 24 && (UINT64_C(1) << bits) * 4 < g->ngroups) bits++;
     if ((UINT64_C(1) << bits) * 4 >= g->ngroups) {
@@ -94,7 +111,6 @@ static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32
                 f->bloom[s->phash[r] >> f->bloom_shift] |= bloom_bits(s->phash[r]);
         }
     }
-    f->ranged = p->join.nkeys == 1 && vec_groups_range(g, &f->min, &f->max);
     f->ready = true;
     return STRATA_OK;
 }
@@ -102,6 +118,7 @@ static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32
 static void join_filter_clear(join_filter *f) {
     if (!f) return;
     free(f->bloom);
+    free(f->bitmap);
     memset(f, 0, sizeof *f);
 }
 

@@ -260,10 +260,37 @@ static bool zone_const(const sql_value *v, sql_type t, seg_const *c) {
     }
 }
 
+/* bitmap_rows is filter_rows by f's bitmap, for v of the integer representation phys (a constant
+** where it is called, so that each gets its loop). */
+static inline __attribute__((always_inline)) uint32_t bitmap_rows(vec_phys phys, const join_filter *f, const vector *v,
+                                                                 const sel_t *rows, uint32_t m, sel_t *out) {
+    const uint64_t last = (uint64_t)f->max - (uint64_t)f->min, *valid = v->validity;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t r = rows ? rows[i] : i, j = v->sel[r];
+        int64_t key = phys == PHYS_I64 ? VEC_DATA(v, int64_t)[j]
+                      : phys == PHYS_I32 ? VEC_DATA(v, int32_t)[j]
+                      : phys == PHYS_I16 ? VEC_DATA(v, int16_t)[j]
+                                         : VEC_DATA(v, uint8_t)[j];
+        uint64_t b = (uint64_t)key - (uint64_t)f->min, in = b <= last ? b : 0; /* a NULL's value too */
+        bool pass = b <= last && (f->bitmap[in / 64] >> (in % 64) & 1);
+        if (valid) pass &= valid[j >> 6] >> (j & 63) & 1;
+        out[kept] = (sel_t)r;
+        kept += pass;
+    }
+    return kept;
+}
+
 /* filter_rows sets out[0..) to the rows of v (rows[0..m), rows NULL: 0..m-1) whose key join
 ** filter f may find (a NULL key matches nothing) and returns how many; out may be rows. */
 static uint32_t filter_rows(const join_filter *f, scan_state *s, const vector *v, const sel_t *rows, uint32_t m,
                             sel_t *out) {
+    if (f->bitmap) switch ((vec_phys)v->phys) {
+        case PHYS_I64: return bitmap_rows(PHYS_I64, f, v, rows, m, out);
+        case PHYS_I32: return bitmap_rows(PHYS_I32, f, v, rows, m, out);
+        case PHYS_I16: return bitmap_rows(PHYS_I16, f, v, rows, m, out);
+        default: return bitmap_rows(PHYS_BOOL, f, v, rows, m, out);
+        }
     uint32_t kept = 0;
     if (f->bloom) vec_hash(v, rows, m, s->hashes);
     for (uint32_t i = 0; i < m; i++) {
@@ -318,7 +345,7 @@ static int scan_prune(exec_ctx *x, op_node *nd) {
         uint32_t out = p->scan.filter_cols[k], i = 0;
         if (!f->ready || (p->scan.need && !p->scan.need[out])) continue;
         for (uint32_t j = 0; j < out; j++) i += !p->scan.need || p->scan.need[j];
-        if (f->bloom && s->pushed == p->scan.nfilters) {
+        if ((f->bloom || f->bitmap) && s->pushed == p->scan.nfilters) {
             s->pushed = k;
             table_scan_filter(s->scan, i, pushed_filter, nd);
         }

@@ -218,4 +218,9 @@ static inline uint64_t bloom_bits(uint64_t h) {
     return UINT64_C(1) << (h & 63) | UINT64_C(1) << ((h >> 6) & 63) | UINT64_C(1) << ((h >> 12) & 63);
 }
 
+/* A join filter's bitmap (instead of the Bloom filter) takes at most JOIN_BITMAP_KEY_BITS bits a
+** key (the Bloom filter 16) and JOIN_BITMAP_MAX bits in all (16 MiB). */
+#define JOIN_BITMAP_KEY_BITS 64
+#define JOIN_BITMAP_MAX (UINT64_C(1) << 27)
+
 #endif

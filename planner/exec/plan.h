@@ -163,6 +163,8 @@ typedef struct join_filter {
     uint64_t *bloom;     /* a Bloom filter of the build keys' hashes (vec_hash): bloom_mask + 1 words */
     uint64_t bloom_mask;
     uint32_t bloom_shift; /* a hash's word is its top bits: h >> bloom_shift */
+    uint64_t *bitmap;     /* ranged keys of a range no wider than JOIN_BITMAP_KEY_BITS bits a key:
+                          ** bit key - min is set when a build key is key (exact: no Bloom filter) */
 } join_filter;
 
 struct plan_op {

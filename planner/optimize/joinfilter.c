@@ -13,9 +13,10 @@
 ** row's value or NULL (an outer join's missing side), and a NULL key is dropped by this join
 ** anyway, so filtering that source changes no row this join outputs.
 **
-** exec/op_join.c fills the filter (plan.h's join_filter: min, max, a Bloom filter of the keys' hashes)
-** when the join's build side is complete, which is before its probe side produces a row (the
-** pipelines below the probe side run after the build pipeline), and the scan applies it.
+** exec/op_join.c fills the filter (plan.h's join_filter: min, max, an exact bitmap of the keys or
+** a Bloom filter of their hashes) when the join's build side is complete, which is before its
+** probe side produces a row (the pipelines below the probe side run after the build pipeline),
+** and the scan applies it.
 */
 #include <string.h>
 
