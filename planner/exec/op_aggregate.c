@@ -844,27 +844,37 @@ static int distinct_prepare(exec_ctx *x, void *arg, uint8_t *const *part_of) {
     return STRATA_OK;
 }
 
+/* worker_pairs adds worker i's pairs of DISTINCT aggregate a to into: those of partition part's
+** groups (distinct_prepare sorted them so), or all of them for part < 0; tmp: the value's type. */
+static int worker_pairs(exec_ctx *x, const agg_merge_ctx *c, agg_state *into, uint32_t a, unsigned i, int64_t part,
+                        vector *tmp) {
+    int rc = STRATA_OK;
+    if (part < 0) {
+        uint64_t np = c->locals[i]->distinct[a].ngroups;
+        for (uint64_t first = 0; first < np && !rc; first += VECTOR_SIZE)
+            rc = pairs_add(x, c, into, a, i, (uint32_t)first, NULL,
+                           np - first < VECTOR_SIZE ? (uint32_t)(np - first) : VECTOR_SIZE, tmp);
+        return rc;
+    }
+    const pair_parts *q = &c->pairs[a * c->n + i];
+    for (uint32_t e = q->start[part], hi = q->start[part + 1]; e < hi && !rc;) {
+        uint32_t first = q->idx[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
+        sel_t sel[VECTOR_SIZE];
+        for (; e < hi && q->idx[e] - first < VECTOR_SIZE; e++) sel[m++] = (sel_t)(q->idx[e] - first);
+        rc = pairs_add(x, c, into, a, i, first, sel, m, tmp);
+    }
+    return rc;
+}
+
 /* pairs_merge adds the workers' pairs of each DISTINCT aggregate to into: those of partition
-** part's groups (distinct_prepare sorted them so), or all of them for part < 0. */
+** part's groups, or all of them for part < 0. */
 static int pairs_merge(exec_ctx *x, const agg_merge_ctx *c, agg_state *into, int64_t part) {
     int rc = STRATA_OK;
     for (uint32_t a = 0; a < c->p->agg.naggs && !rc; a++) {
         if (!has_pairs(&c->p->agg.aggs[a])) continue;
         vector tmp;
         if ((rc = exec_key_vectors(x, &c->p->agg.aggs[a].arg->type, 1, &tmp))) break;
-        for (unsigned i = 0; i < c->n && !rc; i++) {
-            uint64_t np = c->locals[i]->distinct[a].ngroups;
-            for (uint64_t first = 0; part < 0 && first < np && !rc; first += VECTOR_SIZE)
-                rc = pairs_add(x, c, into, a, i, (uint32_t)first, NULL,
-                               np - first < VECTOR_SIZE ? (uint32_t)(np - first) : VECTOR_SIZE, &tmp);
-            const pair_parts *q = part < 0 ? NULL : &c->pairs[a * c->n + i];
-            for (uint32_t e = q ? q->start[part] : 0, hi = q ? q->start[part + 1] : 0; e < hi && !rc;) {
-                uint32_t first = q->idx[e] / VECTOR_SIZE * VECTOR_SIZE, m = 0;
-                sel_t sel[VECTOR_SIZE];
-                for (; e < hi && q->idx[e] - first < VECTOR_SIZE; e++) sel[m++] = (sel_t)(q->idx[e] - first);
-                rc = pairs_add(x, c, into, a, i, first, sel, m, &tmp);
-            }
-        }
+        for (unsigned i = 0; i < c->n && !rc; i++) rc = worker_pairs(x, c, into, a, i, part, &tmp);
         exec_key_vectors_free(&tmp, 1);
     }
     return rc;
