@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A worker's stretch of morsels [next, end), one word so that its owner (from the front) and the
@@ -295,7 +296,22 @@ int pool_run(pool *p, const pool_job *job, unsigned *used, strata_err *err) {
     work(&r, &r.workers[0]);
     if (took) {
         pthread_mutex_lock(&p->lock);
-        while (p->running > 0) pthread_cond_wait(&p->done, &p->lock);
+        while (p->running > 0) {
+            if (!job->poll || atomic_load_explicit(&r.stop, memory_order_relaxed)) {
+                pthread_cond_wait(&p->done, &p->lock);
+                continue;
+            }
+            struct timespec due;
+            clock_gettime(CLOCK_REALTIME, &due);
+            due.tv_nsec += POOL_POLL_NS;
+            due.tv_sec += due.tv_nsec / 1000000000;
+            due.tv_nsec %= 1000000000;
+            if (pthread_cond_timedwait(&p->done, &p->lock, &due) != ETIMEDOUT) continue;
+            pthread_mutex_unlock(&p->lock);
+            int rc = job->poll(job->arg, &r.workers[0]);
+            if (rc != STRATA_OK) fail(&r, &r.workers[0], rc);
+            pthread_mutex_lock(&p->lock);
+        }
         p->run = NULL;
         p->busy = false;
         pthread_cond_broadcast(&p->done);

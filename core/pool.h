@@ -61,7 +61,14 @@ typedef struct pool_job {
     /* interrupt, when not NULL, is read (atomically) between morsels: non-zero stops the run with
     ** STRATA_INTERRUPT "interrupted". */
     const volatile int *interrupt;
+    /* poll, when not NULL, is called on the calling thread (as worker 0, w its worker) every
+    ** POOL_POLL_NS or so while it waits for the other workers after its own morsels, so that what
+    ** it does between morsels (a progress handler) goes on while the others finish; a non-zero
+    ** return stops the run as an error of run_morsel's. */
+    int (*poll)(void *arg, pool_worker *w);
 } pool_job;
+
+#define POOL_POLL_NS 100000000u /* 100 ms */
 
 /* Counters of a pool, for tests and diagnostics. */
 typedef struct pool_stats {

@@ -42,6 +42,8 @@ struct exec_ctx {
     uint32_t nouter;
     volatile int *interrupt; /* set (non-zero) by strata_interrupt: stop with STRATA_INTERRUPT;
                               ** read with __atomic_load_n (another thread sets it) */
+    const struct pool_worker *worker; /* a parallel pipeline's worker: its run stopping (another
+                              ** worker's error) stops its morsel too, as the interrupt does */
     uint64_t run;      /* which run of the statement this is (uncorrelated subqueries run once per run) */
     bool analyze;      /* EXPLAIN ANALYZE: count rows and time per operator (op_node stats) */
     bool nested;       /* a run nested in an operator (WITH RECURSIVE's): its counters add up */

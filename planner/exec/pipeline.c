@@ -406,7 +406,7 @@ static int progress_tick(exec_ctx *x, uint64_t done) {
 static int pipe_step(exec_ctx *x, pipeline *pl, data_chunk **result) {
     int rc;
     *result = NULL;
-    if (x->interrupt && __atomic_load_n(x->interrupt, __ATOMIC_RELAXED))
+    if ((x->interrupt && __atomic_load_n(x->interrupt, __ATOMIC_RELAXED)) || (x->worker && pool_stopping(x->worker)))
         return err_set(x->err, STRATA_INTERRUPT, "interrupted");
     if (x->progress &&
         (rc = progress_tick(x, x->progress_done + (x->progress_shared ? __atomic_load_n(x->progress_shared, __ATOMIC_RELAXED) : 0))))
@@ -521,6 +521,7 @@ static int worker_start(par_run *pr, worker *wk, pool_worker *w) {
     if (w->index != 0) wk->x.progress = NULL;
     wk->x.progress_done = 0;
     wk->x.progress_shared = &pr->progress;
+    wk->x.worker = w;
     arena_init(&wk->mem, 0);
     wk->x.mem = &wk->mem;
     wk->ready = true;
@@ -566,6 +567,19 @@ static int run_morsels(void *arg, pool_worker *w, uint64_t begin, uint64_t end) 
     return rc;
 }
 
+/* poll_progress: pool_run's poll, the progress handler while the run's thread waits for the
+** other workers, with what every worker has read. */
+static int poll_progress(void *arg, pool_worker *w) {
+    par_run *pr = arg;
+    worker *wk = &pr->w[w->index];
+    exec_ctx *x = wk->ready ? &wk->x : pr->x;
+    strata_err *err = x->err;
+    x->err = &w->err;
+    int rc = progress_tick(x, __atomic_load_n(&pr->progress, __ATOMIC_RELAXED));
+    x->err = err;
+    return rc;
+}
+
 /* can_run_parallel: pl's operators can run on several workers (the source's morsels aside). */
 static bool can_run_parallel(const pipeline *pl) {
     const op_vtable *sv = pl->source->vt, *kv = pl->sink ? pl->sink->vt : NULL;
@@ -589,6 +603,7 @@ static int pipe_flush_workers(exec_ctx *x, par_run *pr, unsigned nw, uint64_t mo
     while (wk < pr->w + nw && !wk->ready) wk++;
     if (!any || wk == pr->w + nw) return STRATA_OK;
     wk->x.err = x->err; /* the pool's workers are another run's once pool_run returned */
+    wk->x.worker = NULL;
     wk->x.morsel = morsels;
     pipe_rewind(&wk->pl);
     wk->pl.source_done = true;
@@ -622,7 +637,8 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
         free(locals);
         return exec_nomem(x);
     }
-    pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt};
+    pool_job job = {.total = morsels, .morsel = 1, .run_morsel = run_morsels, .arg = &pr, .interrupt = x->interrupt,
+                    .poll = x->progress ? poll_progress : NULL};
     rc = exec_pool_run(x, &job);
     if (!rc) rc = pipe_flush_workers(x, &pr, nw, morsels);
     x->progress_done = pr.progress;

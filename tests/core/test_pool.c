@@ -557,6 +557,58 @@ Test(pool, the_interrupt_flag_stops_a_run) {
     pool_destroy(p);
 }
 
+/* ---- the caller's poll while it waits for the others ---- */
+
+typedef struct poll_job {
+    atomic_uint polls;
+    atomic_int poller_index; /* -1 until a poll saw a worker other than 0 */
+    unsigned stop_at;        /* the poll that returns an error */
+    atomic_int started;      /* morsel 1 runs */
+} poll_job;
+
+/* morsel 0 (the caller's stretch: W = 2, 2 morsels) ends once morsel 1 started on the other
+** worker, which waits up to 10 s for the stop flag */
+static int wait_morsel(void *arg, pool_worker *w, uint64_t begin, uint64_t end) {
+    poll_job *pj = arg;
+    (void)end;
+    if (begin == 1) atomic_store(&pj->started, 1);
+    for (int i = 0; begin == 0 && i < 10000 && !atomic_load(&pj->started); i++) usleep(1000);
+    for (int i = 0; begin == 1 && i < 10000 && !pool_stopping(w); i++) usleep(1000);
+    return STRATA_OK;
+}
+
+static int count_polls(void *arg, pool_worker *w) {
+    poll_job *pj = arg;
+    if (w->index != 0) atomic_store(&pj->poller_index, (int)w->index);
+    if (atomic_fetch_add(&pj->polls, 1) + 1 < pj->stop_at) return STRATA_OK;
+    return err_set(&w->err, STRATA_INTERRUPT, "stopped by poll %u", pj->stop_at);
+}
+
+/* the caller, out of morsels, polls every POOL_POLL_NS while a long morsel runs on another worker,
+** and the poll's error stops that morsel and is the run's */
+Test(pool, the_caller_polls_while_it_waits_and_its_error_stops_the_run) {
+    pool *p = pool_create(2);
+    poll_job pj = {.stop_at = 3};
+    atomic_init(&pj.poller_index, -1);
+    pool_job job = {.total = 2, .workers = 2, .run_morsel = wait_morsel, .poll = count_polls, .arg = &pj};
+    strata_err err = {0};
+    unsigned used = 0;
+    double t0 = now_s();
+    int rc = pool_run(p, &job, &used, &err);
+    double dt = now_s() - t0;
+    cr_assert_eq(used, 2);
+    cr_assert_eq(rc, STRATA_INTERRUPT, "-> %d: %s", rc, err.msg);
+    cr_assert_str_eq(err.msg, "stopped by poll 3");
+    cr_assert_eq(atomic_load(&pj.polls), 3);
+    cr_assert_eq(atomic_load(&pj.poller_index), -1, "polled as worker 0");
+    cr_assert(dt >= 0.29 && dt < 5.0, "took %.3f s", dt);
+    pj = (poll_job){.stop_at = 1};
+    pool_job quick = {.total = 2, .workers = 2, .run_morsel = ok_morsel, .poll = count_polls, .arg = &pj};
+    cr_assert_eq(pool_run(p, &quick, NULL, NULL), STRATA_OK, "a run shorter than a poll interval is not polled");
+    cr_assert_eq(atomic_load(&pj.polls), 0);
+    pool_destroy(p);
+}
+
 /* ---- many runs: back to back, from two threads at once, nested ---- */
 
 Test(pool, many_back_to_back_runs) {
