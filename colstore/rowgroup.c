@@ -352,9 +352,12 @@ struct rowgroup_scan {
     int reload;       /* write transaction: reread the bitmap before each call */
     rowgroup_pred preds[ROWGROUP_MAX_PREDS]; /* rowgroup_scan_prune */
     uint32_t npreds;
-    rowgroup_row_filter filter; /* rowgroup_scan_filter: on projected column filter_col */
-    void *filter_arg;
-    uint32_t filter_col;
+    struct {
+        rowgroup_row_filter fn; /* rowgroup_scan_filter: on projected column col */
+        void *arg;
+        uint32_t col;
+    } filters[ROWGROUP_MAX_FILTERS];
+    uint32_t nfilters;
     uint32_t checked_k; /* the vector of g whose zone maps were checked last (UINT32_MAX: none) */
     uint64_t skipped;
     const int64_t *skip; /* rowgroup_scan_skip: first rowids of groups not read, ascending */
@@ -367,8 +370,8 @@ void rowgroup_scan_skip(rowgroup_scan *s, const int64_t *firsts, uint32_t n) {
 }
 
 void rowgroup_scan_filter(rowgroup_scan *s, uint32_t i, rowgroup_row_filter fn, void *arg) {
-    if (i >= s->g.ncols) return;
-    s->filter = fn, s->filter_arg = arg, s->filter_col = i;
+    if (i >= s->g.ncols || s->nfilters == ROWGROUP_MAX_FILTERS) return;
+    s->filters[s->nfilters].fn = fn, s->filters[s->nfilters].arg = arg, s->filters[s->nfilters++].col = i;
 }
 
 void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t n) {
@@ -589,6 +592,14 @@ int rowgroup_scan_peek(rowgroup_scan *s, int *more, int64_t *rowid) {
     return STRATA_OK;
 }
 
+/* filter_decoded: projected column i is decoded whole, the column of one of the row filters
+** whose bits are set in decoded. */
+static bool filter_decoded(const rowgroup_scan *s, uint32_t decoded, uint32_t i) {
+    for (uint32_t f = 0; f < s->nfilters; f++)
+        if ((decoded >> f & 1) && s->filters[f].col == i) return true;
+    return false;
+}
+
 /* filter_encoded narrows keep[0..*n) (positions in vector k, ascending; the identity when *n is
 ** the vector's row count, whose entries it then does not read) to the rows that meet the scan's
 ** conditions on columns whose encoding compares without decoding (dictionary codes,
@@ -698,18 +709,20 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         ** it goes whole, which saves copying every column's passing rows together */
         if (before == vrows && n >= vrows - vrows / 4) n = vrows;
     }
-    /* the row filter's column first, whole; the others then for the rows that pass */
-    int32_t first = -1;
-    if (n && s->filter) {
-        uint32_t i = s->filter_col;
+    /* the row filters' columns first, whole, each filter on the rows the ones before passed; the
+    ** other columns then for the rows that pass them all */
+    uint32_t decoded = 0; /* bit f: filter f's column is decoded whole into out */
+    for (uint32_t f = 0; f < s->nfilters && n; f++) {
+        uint32_t i = s->filters[f].col;
         if ((rc = group_col_ready(t, s->td, g, i, s->cols[i]))) return rc;
-        if (g->cols[i].stored && !segment_is_string_dict(g->cols[i].rd)) {
+        if (!g->cols[i].stored || segment_is_string_dict(g->cols[i].rd)) continue;
+        if (!filter_decoded(s, decoded, i)) {
             if ((rc = segment_decode_vector(g->cols[i].rd, k, &out->cols[i], err))) return rc;
-            first = (int32_t)i;
-            if (n == vrows)
+            if (!decoded && n == vrows)
                 for (uint32_t r = 0; r < n; r++) keep[r] = (sel_t)r; /* the identity, now read */
-            n = s->filter(s->filter_arg, &out->cols[i], keep, n);
+            decoded |= 1u << f;
         }
+        n = s->filters[f].fn(s->filters[f].arg, &out->cols[i], keep, n);
     }
     if (n == 0) return STRATA_OK; /* the caller peeks again: the scan moved on */
     int whole = n == vrows, few = n <= FEW_ROWS; /* few: read the rows one by one, not the vector */
@@ -717,7 +730,7 @@ int rowgroup_scan_next(rowgroup_scan *s, data_chunk *out, int64_t *rowids, int64
         uint32_t col = s->cols[i];
         vector *v = &out->cols[i];
         if ((rc = group_col_ready(t, s->td, g, i, col))) return rc;
-        if ((int32_t)i == first) {
+        if (filter_decoded(s, decoded, i)) {
             if (!whole) compact(v, keep, n);
         } else if (!g->cols[i].stored) {
             rc = fill_default(s->td, col, v, 0, n, err);

@@ -144,7 +144,9 @@ void rowgroup_scan_prune(rowgroup_scan *s, const rowgroup_pred *preds, uint32_t 
 typedef uint32_t (*rowgroup_row_filter)(void *arg, const vector *v, sel_t *keep, uint32_t n);
 /* rowgroup_scan_filter gives the scan one such condition on projected column i, which it tests on
 ** that column's vector before it decodes the others (only the rows that pass are); call it before
-** the first read. */
+** the first read. Up to ROWGROUP_MAX_FILTERS of them are tested in the order given, each on the
+** rows the ones before passed (more are ignored). */
+#define ROWGROUP_MAX_FILTERS 4
 void rowgroup_scan_filter(rowgroup_scan *s, uint32_t i, rowgroup_row_filter fn, void *arg);
 /* rowgroup_scan_skip makes the scan pass over the row groups whose first rowids are
 ** firsts[0..n) (ascending; the caller's array must outlive the scan) without reading them; call

@@ -111,7 +111,8 @@ struct rowgroup_pred;
 void table_scan_prune(table_scan *s, const struct rowgroup_pred *preds, uint32_t n);
 
 /* table_scan_filter hands a condition on projected column i's values to the migrated part of the
-** scan (rowgroup_scan_filter: a hint). Before the first table_scan_next. */
+** scan (rowgroup_scan_filter: a hint; several are tested in the order given). Before the first
+** table_scan_next. */
 typedef uint32_t (*table_row_filter)(void *arg, const vector *v, sel_t *keep, uint32_t n);
 void table_scan_filter(table_scan *s, uint32_t i, table_row_filter fn, void *arg);
 

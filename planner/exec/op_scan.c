@@ -19,10 +19,10 @@ typedef struct scan_state {
     table_scan *scan;
     bool prune_due;   /* the zone-map conditions are handed over at the first chunk, when the
                       ** join filters above are filled */
-    uint64_t ftested[4], fpassed[4]; /* by join filter: rows tested and passed this run */
-    uint32_t pushed;  /* the join filter the column store tests before decoding the other columns
-                      ** (scan_prune; nfilters: none) ... */
-    uint64_t ptested, ppassed; /* ... and the rows it tested and passed there */
+    uint64_t ftested[SCAN_MAX_FILTERS], fpassed[SCAN_MAX_FILTERS]; /* by join filter: rows tested and passed this run */
+    /* by join filter: the column store tests it before decoding the other columns (scan_prune;
+    ** nd NULL: not), and the rows it tested and passed there */
+    struct pushed { op_node *nd; uint32_t k; uint64_t tested, passed; } pushed[SCAN_MAX_FILTERS];
     uint64_t *hashes; /* scratch for a join filter's key hashes */
     sel_t *fsel;      /* the rows the join filters keep */
     data_chunk raw;   /* the decoded columns: proj[k] of the table is raw column k ... */
@@ -306,21 +306,22 @@ static uint32_t filter_rows(const join_filter *f, scan_state *s, const vector *v
     return kept;
 }
 
-/* pushed_filter (table_row_filter) tests the scan's pushed join filter on a column-store vector
-** before its other columns are decoded; like scan_filter it stops once the filter passes most rows. */
+/* pushed_filter (table_row_filter) tests a pushed join filter of the scan on a column-store
+** vector before its other columns are decoded; like scan_filter it stops once the filter passes
+** most rows. */
 static uint32_t pushed_filter(void *arg, const vector *v, sel_t *keep, uint32_t n) {
-    op_node *nd = arg;
-    scan_state *s = nd->state;
-    if (s->ptested >= SCAN_FILTER_TRIAL && s->ppassed * 10 > s->ptested * 9) return n;
-    uint32_t m = filter_rows(nd->op->scan.filters[s->pushed], s, v, keep, n, keep);
-    s->ptested += n, s->ppassed += m;
-    nd->stats.rows_dropped += n - m;
+    struct pushed *ps = arg;
+    scan_state *s = ps->nd->state;
+    if (ps->tested >= SCAN_FILTER_TRIAL && ps->passed * 10 > ps->tested * 9) return n;
+    uint32_t m = filter_rows(ps->nd->op->scan.filters[ps->k], s, v, keep, n, keep);
+    ps->tested += n, ps->passed += m;
+    ps->nd->stats.rows_dropped += n - m;
     return m;
 }
 
 /* scan_prune gives the scan the filter's conditions on its columns whose values are known now,
-** so that the column store can skip row groups and vectors by their zone maps, and the first join
-** filter filled, which it tests before decoding the other columns. */
+** so that the column store can skip row groups and vectors by their zone maps, and the join
+** filters filled, which it tests in turn before decoding the other columns. */
 static int scan_prune(exec_ctx *x, op_node *nd) {
     static const seg_cmp ops[] = {[CMP_EQ] = SEG_EQ, [CMP_NE] = SEG_NE, [CMP_LT] = SEG_LT,
                                   [CMP_LE] = SEG_LE, [CMP_GT] = SEG_GT, [CMP_GE] = SEG_GE};
@@ -339,15 +340,14 @@ static int scan_prune(exec_ctx *x, op_node *nd) {
         *pr = (rowgroup_pred){.i = i, .op = ops[p->scan.zone_ops[k]]};
         if (!v.is_null && zone_const(&v, p->scan.table->cols[p->scan.cols[out]].type, &pr->c)) n++;
     }
-    s->pushed = p->scan.nfilters;
     for (uint32_t k = 0; k < p->scan.nfilters; k++) {
         const join_filter *f = p->scan.filters[k];
         uint32_t out = p->scan.filter_cols[k], i = 0;
         if (!f->ready || (p->scan.need && !p->scan.need[out])) continue;
         for (uint32_t j = 0; j < out; j++) i += !p->scan.need || p->scan.need[j];
-        if ((f->bloom || f->bitmap) && s->pushed == p->scan.nfilters) {
-            s->pushed = k;
-            table_scan_filter(s->scan, i, pushed_filter, nd);
+        if (f->bloom || f->bitmap) {
+            s->pushed[k] = (struct pushed){.nd = nd, .k = k};
+            table_scan_filter(s->scan, i, pushed_filter, &s->pushed[k]);
         }
         if (!f->ranged || !sql_type_is_integer(p->types[out].id) || n + 2 > ROWGROUP_MAX_PREDS) continue;
         preds[n++] = (rowgroup_pred){.i = i, .op = SEG_GE, .c.i = f->min};
@@ -408,7 +408,7 @@ static int scan_start(exec_ctx *x, op_node *nd, int64_t lo, int64_t hi) {
     s->prune_due = p->scan.nzone || p->scan.nfilters;
     memset(s->ftested, 0, sizeof s->ftested);
     memset(s->fpassed, 0, sizeof s->fpassed);
-    s->ptested = s->ppassed = 0;
+    memset(s->pushed, 0, sizeof s->pushed);
     return STRATA_OK;
 }
 

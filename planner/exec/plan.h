@@ -167,6 +167,9 @@ typedef struct join_filter {
                           ** bit key - min is set when a build key is key (exact: no Bloom filter) */
 } join_filter;
 
+/* A scan takes at most this many join filters. */
+#define SCAN_MAX_FILTERS 4
+
 struct plan_op {
     plan_kind kind;
     uint32_t ncols;     /* output columns */
@@ -192,7 +195,8 @@ struct plan_op {
             uint32_t *zone_cols;
             uint8_t *zone_ops;
             expr **zone_vals;
-            uint32_t nfilters;       /* join filters on output columns filter_cols[k] */
+            uint32_t nfilters;       /* join filters on output columns filter_cols[k], at most
+                                     ** SCAN_MAX_FILTERS */
             uint32_t *filter_cols;
             join_filter **filters;
         } scan;

@@ -22,9 +22,6 @@
 
 #include "optimize/optimize.h"
 
-/* A scan takes at most this many join filters. */
-#define SCAN_MAX_FILTERS 4
-
 /* scan_of follows output column *col of p down to the scan that produces it unchanged, setting
 ** *col to the scan's output column; NULL when it is computed on the way, or comes from an input
 ** whose rows do not all pass up (a LIMIT), or a side that is not output. */

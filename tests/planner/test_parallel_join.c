@@ -122,8 +122,8 @@ Test(parallel_join, join_filters_and_explain_analyze, .timeout = 600) {
     /* the build pipeline ran on the workers, and so did the probe: the join's line and b's scan
     ** name them. Each side has few morsels with rows in range; on a loaded machine the run's
     ** thread may take them all before a pool thread wakes (core/pool.h: an idle worker's stretch
-    ** is taken over), so a run where one side did not is tried again, a few times. */
-    for (int tries = 0; tries < 20 && !(on_workers(many, "HASH_JOIN") && on_workers(many, "SCAN b")); tries++) {
+    ** is taken over), so a run where one side did not is tried again, up to 200 times. */
+    for (int tries = 0; tries < 200 && !(on_workers(many, "HASH_JOIN") && on_workers(many, "SCAN b")); tries++) {
         free(many);
         many = result(db, ex);
     }
