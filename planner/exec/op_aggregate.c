@@ -500,6 +500,17 @@ static int range_groups(exec_ctx *x, const plan_op *p, agg_state *s, vector **ke
             m->given_up = true;
             return STRATA_OK;
         }
+        /* at least twice the old size, in the direction the keys went, so that keys rising (or
+        ** falling) chunk by chunk copy the map a logarithmic number of times, not once a chunk */
+        uint64_t want = (uint64_t)nhi - (uint64_t)nlo + 1, twice = 2 * (uint64_t)m->size;
+        if (m->gid && want < twice) {
+            uint64_t extra = (twice > DICT_MAP_MAX ? DICT_MAP_MAX : twice) - want;
+            if (hi > m->base + (int64_t)m->size - 1) {
+                if (nhi <= INT64_MAX - (int64_t)extra) nhi += (int64_t)extra;
+            } else if (nlo >= INT64_MIN + (int64_t)extra) {
+                nlo -= (int64_t)extra;
+            }
+        }
         uint32_t size = (uint32_t)((uint64_t)nhi - (uint64_t)nlo + 1);
         uint32_t *g = calloc(size, sizeof *g);
         if (!g) return exec_nomem(x);
