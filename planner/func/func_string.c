@@ -30,19 +30,24 @@ static const char *str_find(const char *h, size_t hn, const char *nd, size_t n) 
     if (n == 0) return h;
     if (n > hn) return NULL;
     if (n == 1) return memchr(h, (unsigned char)nd[0], hn);
-    size_t last = hn - n, i = 0; /* last: the last start */
+    size_t last = hn - n; /* the last start */
     simde__m128i first = simde_mm_set1_epi8(nd[0]), end = simde_mm_set1_epi8(nd[n - 1]);
-    for (; i + 16 <= last + 1; i += 16) {
-        simde__m128i a = simde_mm_loadu_si128((const void *)(h + i));
-        simde__m128i b = simde_mm_loadu_si128((const void *)(h + i + n - 1));
+    /* blocks of 16 starts; the last block ends at the last start, overlapping the one before
+    ** (its starts already tested masked off); a text of fewer than 16 starts is tested a byte at
+    ** a time */
+    for (size_t i = 0; last >= 15 && i <= last;) {
+        size_t at = i + 15 <= last ? i : last - 15;
+        simde__m128i a = simde_mm_loadu_si128((const void *)(h + at));
+        simde__m128i b = simde_mm_loadu_si128((const void *)(h + at + n - 1));
         unsigned m = (unsigned)simde_mm_movemask_epi8(
             simde_mm_and_si128(simde_mm_cmpeq_epi8(a, first), simde_mm_cmpeq_epi8(b, end)));
-        for (; m; m &= m - 1) {
-            size_t k = i + (unsigned)__builtin_ctz(m);
+        for (m &= 0xFFFFu << (i - at); m; m &= m - 1) {
+            size_t k = at + (unsigned)__builtin_ctz(m);
             if (memcmp(h + k + 1, nd + 1, n - 2) == 0) return h + k;
         }
+        i = at + 16;
     }
-    for (; i <= last; i++)
+    for (size_t i = 0; last < 15 && i <= last; i++)
         if (h[i] == nd[0] && h[i + n - 1] == nd[n - 1] && memcmp(h + i + 1, nd + 1, n - 2) == 0) return h + i;
     return NULL;
 }
@@ -659,7 +664,8 @@ bool like_plan_match(const like_plan *pl, const char *t, size_t n) {
     size_t pre = pl->seg_end[0];
     if (pl->nstars == 0) return n == pre && memcmp(t, b, n) == 0;
     size_t suf_start = pl->seg_end[pl->nstars - 1], suf = pl->seg_end[pl->nstars] - suf_start;
-    if (n < pre + suf || memcmp(t, b, pre) != 0 || memcmp(t + n - suf, b + suf_start, suf) != 0) return false;
+    if (n < pre + suf || (pre && memcmp(t, b, pre) != 0) || (suf && memcmp(t + n - suf, b + suf_start, suf) != 0))
+        return false;
     size_t lo = pre, hi = n - suf;
     for (int k = 1; k < pl->nstars; k++) {
         size_t s0 = pl->seg_end[k - 1], len = pl->seg_end[k] - s0;
