@@ -15,20 +15,11 @@
 ** it holds a NULL (NULLs are distinct, as in PostgreSQL): two such entries are neighbours in the
 ** sorted order. The entries are charged to the query's memory_limit.
 */
+#include "exec/keysort.h"
 #include "exec/operator.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* An encoded entry: bytes [off, off + len) of its run's data; prefix is their first 16 bytes as
-** two big-endian numbers (zero-padded), which order most pairs without reading the data (the sort
-** would wait on a cache miss for nearly every comparison otherwise). */
-#define PREFIX_BYTES 16
-typedef struct index_entry {
-    uint64_t prefix[2], off;
-    uint32_t len;
-    uint32_t has_null; /* a key value is NULL: never a duplicate */
-} index_entry;
 
 /* The entries of one node (a worker's, or the run's in a serial run), or after a parallel run
 ** the run's node holding the workers' as runs. */
@@ -36,7 +27,7 @@ typedef struct index_state index_state;
 struct index_state {
     uint8_t *data;
     uint64_t len, cap;
-    index_entry *e;
+    key_entry *e; /* aux: a key value is NULL (never a duplicate) */
     uint64_t n, ecap;
     vec_budget *budget; /* the query's memory ... */
     size_t charged;     /* ... of which these bytes are charged here */
@@ -73,21 +64,6 @@ static int grow(exec_ctx *x, index_state *s, void **p, uint64_t *cap, uint64_t l
     return STRATA_OK;
 }
 
-/* prefix_word is bytes [from, from + 8) of an entry of len bytes as a big-endian number, zeros
-** past its end. */
-static uint64_t prefix_word(const uint8_t *d, uint32_t len, uint32_t from) {
-    uint64_t v = 0;
-    if (len >= from + 8) {
-        memcpy(&v, d + from, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        v = __builtin_bswap64(v);
-#endif
-        return v;
-    }
-    for (uint32_t i = from; i < from + 8; i++) v = v << 8 | (i < len ? d[i] : 0);
-    return v;
-}
-
 /* index_sink encodes each row (key columns 0..nkeys-1, the rowid last) as an entry. */
 static int index_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
     (void)side;
@@ -106,7 +82,8 @@ static int index_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
         uint8_t *d = s->data + s->len;
         memcpy(d, s->key.data, s->key.len);
         rowid_encode(VEC_DATA(rowids, int64_t)[vec_index(rowids, r)], d + s->key.len);
-        s->e[s->n++] = (index_entry){{prefix_word(d, len, 0), prefix_word(d, len, 8)}, s->len, len, has_null};
+        s->e[s->n] = key_entry_make(s->data, s->len, len);
+        s->e[s->n++].aux = has_null;
         s->len += len;
     }
     return rc;
@@ -114,55 +91,19 @@ static int index_sink(exec_ctx *x, op_node *nd, data_chunk *in, int side) {
 
 /* ---- sorting and loading ------------------------------------------------------------------ */
 
-static int entry_compare(const uint8_t *da, const index_entry *a, const uint8_t *db, const index_entry *b) {
-    for (int w = 0; w < 2; w++)
-        if (a->prefix[w] != b->prefix[w]) return a->prefix[w] < b->prefix[w] ? -1 : 1;
-    uint32_t n = a->len < b->len ? a->len : b->len;
-    int c = n > PREFIX_BYTES ? memcmp(da + a->off + PREFIX_BYTES, db + b->off + PREFIX_BYTES, n - PREFIX_BYTES) : 0;
-    if (c) return c;
-    return (a->len > b->len) - (a->len < b->len);
-}
-
-/* SORT_RUN: entries sorted by insertion before the merge passes. */
-#define SORT_RUN 16
-
-/* sort_entries sorts a node's entries: runs of SORT_RUN by insertion, then merge passes between
-** e and a scratch array (a merge sort with the comparison inlined; qsort's calls through a
-** pointer and its byte-wise moves took twice as long). */
+/* sort_entries sorts a node's entries (keysort.h), its scratch charged while it lives. */
 static int sort_entries(exec_ctx *x, index_state *s) {
-    index_entry *e = s->e;
-    uint64_t n = s->n;
-    for (uint64_t lo = 0; lo < n; lo += SORT_RUN) {
-        uint64_t hi = lo + SORT_RUN < n ? lo + SORT_RUN : n;
-        for (uint64_t i = lo + 1; i < hi; i++) {
-            index_entry t = e[i];
-            uint64_t j = i;
-            for (; j > lo && entry_compare(s->data, &t, s->data, &e[j - 1]) < 0; j--) e[j] = e[j - 1];
-            e[j] = t;
-        }
+    if (s->n <= KEYSORT_RUN) {
+        key_entries_sort(s->e, s->n, s->data, NULL);
+        return STRATA_OK;
     }
-    if (n <= SORT_RUN) return STRATA_OK;
-    int rc = vec_budget_charge(s->budget, n * sizeof *e, x->err);
+    int rc = vec_budget_charge(s->budget, s->n * sizeof *s->e, x->err);
     if (rc) return rc;
-    index_entry *tmp = malloc(n * sizeof *tmp), *from = e, *to = tmp;
-    if (!tmp) {
-        vec_budget_release(s->budget, n * sizeof *e);
-        return exec_nomem(x);
-    }
-    for (uint64_t w = SORT_RUN; w < n; w *= 2) {
-        for (uint64_t lo = 0; lo < n; lo += 2 * w) {
-            uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) to[k++] = entry_compare(s->data, &from[j], s->data, &from[i]) < 0 ? from[j++] : from[i++];
-            while (i < mid) to[k++] = from[i++];
-            while (j < hi) to[k++] = from[j++];
-        }
-        index_entry *t = from;
-        from = to, to = t;
-    }
-    if (from != e) memcpy(e, from, n * sizeof *e);
+    key_entry *tmp = malloc(s->n * sizeof *tmp);
+    if (tmp) key_entries_sort(s->e, s->n, s->data, tmp);
     free(tmp);
-    vec_budget_release(s->budget, n * sizeof *e);
-    return STRATA_OK;
+    vec_budget_release(s->budget, s->n * sizeof *s->e);
+    return tmp ? STRATA_OK : exec_nomem(x);
 }
 
 typedef struct sort_job {
@@ -203,7 +144,7 @@ typedef struct merge_head {
 } merge_head;
 
 static bool head_before(const merge_head *a, const merge_head *b) {
-    return entry_compare(a->run->data, &a->run->e[a->next], b->run->data, &b->run->e[b->next]) < 0;
+    return key_entry_compare(a->run->data, &a->run->e[a->next], b->run->data, &b->run->e[b->next]) < 0;
 }
 
 static void heap_down(merge_head *h, uint32_t n, uint32_t i) {
@@ -241,14 +182,14 @@ static int load(exec_ctx *x, const index_def *ix, const index_state *runs, uint3
     uint32_t last_len = 0;
     for (uint64_t count = 0; !rc && nh; count++) {
         const index_state *r = h[0].run;
-        const index_entry *e = &r->e[h[0].next];
+        const key_entry *e = &r->e[h[0].next];
         const uint8_t *d = r->data + e->off;
         uint32_t klen = e->len - ROWID_KEY_LEN;
         if (ix->unique && last && last_len == klen && !memcmp(last, d, klen)) {
             rc = err_set(x->err, STRATA_CONSTRAINT, "could not create unique index \"%s\": key is duplicated", ix->name);
             break;
         }
-        last = e->has_null ? NULL : d, last_len = klen;
+        last = e->aux ? NULL : d, last_len = klen;
         if ((rc = btree_load_add(l, d, e->len, NULL, 0))) {
             rc = exec_table_error(x, rc);
             break;
