@@ -2,6 +2,10 @@
 ** op_sort.c -- ORDER BY: the sink that keeps its input's rows (all of them, or for ORDER BY ...
 ** LIMIT the best limit + offset in a heap) and the source of them in order (operator.h).
 **
+** A full sort orders its rows by normalized keys (encode_row: one byte string a row, compared by
+** memcmp through keysort.h, 16 bytes of it beside each row's ref), not by comparing the rows'
+** values column by column; ORDER BY ... LIMIT keeps its heap by comparing values.
+**
 ** Rows of equal keys come in input order (a stable sort), so that a result is the same at any
 ** SET threads. On several workers each worker's node keeps the rows it sank (or its own heap of
 ** the best limit + offset) and notes where each of its morsels begins (x->morsel); sort_combine
@@ -11,11 +15,14 @@
 ** worker may take a later morsel before an earlier one, core/pool.h); so the merged order is the
 ** serial one, ties too, whatever worker took a morsel.
 */
+#include "exec/keysort.h"
 #include "exec/operator.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../colstore/record.h" /* record_buf_reserve */
 
 /* Where a worker's rows of one morsel begin in its collection (its row index). */
 typedef struct morsel_start {
@@ -240,20 +247,79 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
 
 /* sort_rows puts s's rows in order: all of them, or for ORDER BY ... LIMIT the heap topn_sink
 ** kept. chunks are the chunks the refs number, s's own from coff on (a parallel run's runs). */
+/* ---- normalized keys --------------------------------------------------------------------- */
+
+/* encode_row appends the sort keys of row r of chunk c to buf as one byte string whose memcmp
+** order is key_compare's, then the row's place in the input (its morsel, then its ordinal: 8
+** big-endian bytes each), which makes every row's string distinct and orders rows of equal keys
+** as sort_compare does. A key is its key_encode_row encoding (colstore/table.h: self-delimiting;
+** NaN, -0 and intervals ordered as value_compare orders them) whose first byte, a tag, is made
+** 0x00 for a NULL placed first and 0xFF for one placed last (a value's tag lies between), and whose
+** value bytes are inverted for DESC (a self-delimiting code inverted orders the other way). */
+static int encode_row(exec_ctx *x, const plan_op *p, const data_chunk *c, uint32_t r, uint64_t morsel,
+                      uint64_t ordinal, btree_buf *buf) {
+    for (uint32_t k = 0; k < p->sort.nkeys; k++) {
+        const sort_key *sk = &p->sort.keys[k];
+        const vector *v = &c->cols[sk->e->col];
+        size_t at = buf->len;
+        int rc = key_encode_row(buf, v, 1, r, x->err);
+        if (rc) return rc;
+        if (vec_is_null(v, r)) buf->data[at] = sk->nulls_first ? 0x00 : 0xFF;
+        else if (sk->desc)
+            for (size_t i = at + 1; i < buf->len; i++) buf->data[i] = (uint8_t)~buf->data[i];
+    }
+    int rc = record_buf_reserve(buf, 16, x->err);
+    if (rc) return rc;
+    for (int i = 0; i < 8; i++) buf->data[buf->len + i] = (uint8_t)(morsel >> (56 - 8 * i));
+    for (int i = 0; i < 8; i++) buf->data[buf->len + 8 + i] = (uint8_t)(ordinal >> (56 - 8 * i));
+    buf->len += 16;
+    return STRATA_OK;
+}
+
+/* sort_by_keys puts every row of s (its chunks numbered from coff on) into s->order, sorted by
+** their encode_row strings (keysort.h); those and their entries are charged while they live. */
+static int sort_by_keys(exec_ctx *x, const plan_op *p, sort_state *s, uint32_t coff) {
+    uint64_t n = s->n, i = 0;
+    size_t charged = 2 * n * sizeof(key_entry);
+    int rc = vec_budget_charge(s->rows.budget, charged, x->err);
+    if (rc) return rc;
+    key_entry *e = malloc((n + 1) * sizeof *e), *tmp = malloc((n + 1) * sizeof *tmp);
+    btree_buf keys = {0};
+    uint32_t start = 0; /* s->starts[start]: the morsel of the rows from its first on */
+    if (!e || !tmp) rc = exec_nomem(x);
+    for (uint32_t c = 0; c < s->rows.nchunks && !rc; c++)
+        for (uint32_t r = 0; r < s->rows.chunks[c]->count && !rc; r++, i++) {
+            while (start + 1 < s->nstarts && s->starts[start + 1].first <= i) start++;
+            size_t at = keys.len;
+            rc = encode_row(x, p, s->rows.chunks[c], r, s->nstarts ? s->starts[start].morsel : 0, i, &keys);
+            if (rc) break;
+            e[i] = key_entry_make(keys.data, at, (uint32_t)(keys.len - at));
+            e[i].item = (uint64_t)(coff + c) << 32 | r;
+        }
+    if (!rc && !(rc = vec_budget_charge(s->rows.budget, keys.cap, x->err))) {
+        charged += keys.cap;
+        key_entries_sort(e, n, keys.data, tmp);
+        for (i = 0; i < n; i++) s->order[i] = (row_ref){(uint32_t)(e[i].item >> 32), (uint32_t)e[i].item};
+    }
+    free(e);
+    free(tmp);
+    btree_buf_free(&keys);
+    vec_budget_release(s->rows.budget, charged);
+    return rc;
+}
+
 static int sort_rows(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *const *chunks, uint32_t coff) {
-    sort_cmp_ctx ctx = {p, chunks, s->nstarts ? s : NULL};
-    if (p->sort.limit < 0) { /* every row, in order */
+    if (p->sort.limit < 0) { /* every row, by their normalized keys */
         s->n = s->rows.rows;
         int rc = vec_rows_charge(&s->rows, (s->n + 1) * sizeof *s->order, x->err);
         if (rc) return rc;
         s->order = malloc((s->n + 1) * sizeof *s->order);
         if (!s->order) return exec_nomem(x);
-        uint64_t i = 0;
-        for (uint32_t c = 0; c < s->rows.nchunks; c++)
-            for (uint32_t r = 0; r < s->rows.chunks[c]->count; r++) s->order[i++] = (row_ref){coff + c, r};
-    } else if (coff) { /* else topn_sink kept the first rows */
-        for (uint64_t i = 0; i < s->n; i++) s->order[i].chunk += coff;
+        return sort_by_keys(x, p, s, coff);
     }
+    /* the best limit + offset rows topn_sink kept */
+    for (uint64_t i = 0; coff && i < s->n; i++) s->order[i].chunk += coff;
+    sort_cmp_ctx ctx = {p, chunks, s->nstarts ? s : NULL};
     sort_ctx = &ctx;
     if (s->n) qsort(s->order, s->n, sizeof *s->order, sort_compare);
     sort_ctx = NULL;
