@@ -75,7 +75,7 @@ static inline bool build_marked(const join_build *b, uint32_t row) {
 }
 
 /* join_filter_fill fills filter f of key k from the join's complete build side: for one integer
-** key its range and, when the range is narrow enough (JOIN_BITMAP_KEY_BITS), an exact bitmap of
+** key its range and, when the range is narrow enough (operator.h), an exact bitmap of
 ** the keys, which a scan tests without hashing and, when its keys come in order, in order; else a
 ** Bloom filter of the key's hashes (those of the distinct keys, each column alone when there are
 ** several). */
@@ -83,7 +83,7 @@ static int join_filter_fill(exec_ctx *x, const plan_op *p, join_state *s, uint32
     const vec_groups *g = &s->b->table.groups;
     f->ranged = p->join.nkeys == 1 && vec_groups_range(g, &f->min, &f->max);
     uint64_t span = f->ranged ? (uint64_t)f->max - (uint64_t)f->min + 1 : 0;
-    if (span && span <= JOIN_BITMAP_MAX && span / JOIN_BITMAP_KEY_BITS <= g->ngroups) {
+    if (span && span <= JOIN_BITMAP_MAX && (span <= JOIN_BITMAP_SMALL || span / JOIN_BITMAP_KEY_BITS <= g->ngroups)) {
         size_t words = (size_t)(span + 63) / 64;
         int rc = vec_rowtable_charge(&s->b->build, words * sizeof *f->bitmap, x->err);
         if (rc) return rc;

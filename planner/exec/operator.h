@@ -219,8 +219,10 @@ static inline uint64_t bloom_bits(uint64_t h) {
 }
 
 /* A join filter's bitmap (instead of the Bloom filter) takes at most JOIN_BITMAP_KEY_BITS bits a
-** key (the Bloom filter 16) and JOIN_BITMAP_MAX bits in all (16 MiB). */
+** key (the Bloom filter 16) or at most JOIN_BITMAP_SMALL bits (1 MiB: a scan tests it without
+** hashing, in cache, however sparse the keys), and JOIN_BITMAP_MAX bits in all (16 MiB). */
 #define JOIN_BITMAP_KEY_BITS 64
+#define JOIN_BITMAP_SMALL (UINT64_C(1) << 23)
 #define JOIN_BITMAP_MAX (UINT64_C(1) << 27)
 
 #endif

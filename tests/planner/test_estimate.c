@@ -85,8 +85,9 @@ static void scan_counts(strata_db *db, const char *sql, const char *scan, double
 }
 
 /* A scan whose join filter drops rows says how many: its estimate counts them (they are read),
-** its rows do not. Keys of a narrow range filter through an exact bitmap: just the matching rows
-** pass; others through a Bloom filter, which lets a few more by. */
+** its rows do not. Keys of a narrow range (dense, or sparse in a range of at most 2^23) filter
+** through an exact bitmap: just the matching rows pass; others through a Bloom filter, which lets
+** a few more by. */
 Test(estimate, explain_analyze_counts_the_rows_join_filters_drop) {
     strata_db *db = open_mem();
     /* in the row store: the column store skips row groups outside the filter's key range unread */
@@ -96,6 +97,8 @@ Test(estimate, explain_analyze_counts_the_rows_join_filters_drop) {
                 "INSERT INTO f SELECT i, i % 500 FROM generate_series(1, 20000) AS s(i);"
                 "INSERT INTO few SELECT i FROM generate_series(0, 9) AS s(i);"
                 "INSERT INTO spread SELECT i * 100 FROM generate_series(0, 9) AS s(i);" /* 901 wide: 90 bits a key */
+                "CREATE TABLE wide(k INTEGER);"
+                "INSERT INTO wide SELECT i * 1000000 FROM generate_series(0, 9) AS s(i);" /* wider than 2^23 */
                 "ANALYZE");
     double est;
     unsigned long long rows, dropped;
@@ -104,6 +107,11 @@ Test(estimate, explain_analyze_counts_the_rows_join_filters_drop) {
     cr_assert_eq(rows, 400, "the 400 matching rows pass, no other");
     cr_assert_eq(est, 20000);
     scan_counts(db, "SELECT count(*) FROM f JOIN spread ON f.k = spread.k", "SCAN f (join filter on k)", &est, &rows,
+                &dropped);
+    cr_assert_eq(rows + dropped, 20000);
+    cr_assert_eq(rows, 200, "sparse keys of a small range: the 200 matching rows pass, no other");
+    EXEC_OK(db, "UPDATE f SET k = k * 10000 WHERE k % 100 = 0");
+    scan_counts(db, "SELECT count(*) FROM f JOIN wide ON f.k = wide.k", "SCAN f (join filter on k)", &est, &rows,
                 &dropped);
     cr_assert_eq(rows + dropped, 20000);
     cr_assert(rows >= 200 && rows < 1000, "the 200 matching rows pass, and few others: %llu", rows);
