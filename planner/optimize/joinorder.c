@@ -278,6 +278,68 @@ static int conditions(jo_graph *g, plan_op *p, uint32_t base) {
     return rc;
 }
 
+/* ---- keys implied by equalities ------------------------------------------------------------ */
+
+/* MAX_IMPLIED caps the keys imply_keys adds to one tree. */
+#define MAX_IMPLIED 64
+
+static int class_root(int *parent, int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* key_between says whether a key condition equates tree columns a and b already. */
+static bool key_between(const jo_graph *g, uint32_t a, uint32_t b) {
+    for (int i = 0; i < g->ncond; i++) {
+        const jo_cond *c = &g->conds[i];
+        if (c->l && c->l->kind == EXPR_COL && c->r->kind == EXPR_COL &&
+            ((c->l->col == a && c->r->col == b) || (c->l->col == b && c->r->col == a)))
+            return true;
+    }
+    return false;
+}
+
+/* imply_keys: key equalities between columns of one type make classes of columns equal in every
+** row the joins pass (a.x = b.y and b.y = c.z: a.x = c.z too); for each two columns of a class in
+** different relations that no condition equates yet it adds that key, so that the order may join
+** their relations directly (TPC-H Q5's customer with nation, which the query links only through
+** the supplier's nation key). A row where either is NULL fails the class's equalities already,
+** so the rows are the same; an edge that closes a cycle counts once in the estimates
+** (join_rows), and the join where the class's relations meet last has its keys on both. */
+static int imply_keys(jo_graph *g) {
+    int n = 0, ncond = g->ncond;
+    expr **col = bind_alloc0(g->b, (size_t)(2 * ncond + 1) * sizeof *col); /* each column once */
+    int *parent = bind_alloc0(g->b, (size_t)(2 * ncond + 1) * sizeof *parent);
+    if (!col || !parent) return nomem(g->b);
+    for (int i = 0; i < ncond; i++) {
+        const jo_cond *c = &g->conds[i];
+        if (!c->l || c->l->kind != EXPR_COL || c->r->kind != EXPR_COL || !sql_type_equal(c->l->type, c->r->type))
+            continue;
+        int at[2];
+        for (int s = 0; s < 2; s++) {
+            expr *e = s ? c->r : c->l;
+            for (at[s] = 0; at[s] < n && col[at[s]]->col != e->col; at[s]++) {
+            }
+            if (at[s] == n) col[n] = e, parent[n] = n, n++;
+        }
+        parent[class_root(parent, at[0])] = class_root(parent, at[1]);
+    }
+    int added = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n && added < MAX_IMPLIED; b++) {
+            if (class_root(parent, a) != class_root(parent, b) || rels_of(g, col[a]) == rels_of(g, col[b]) ||
+                key_between(g, col[a]->col, col[b]->col))
+                continue;
+            expr *l = bind_alloc0(g->b, sizeof *l), *r = bind_alloc0(g->b, sizeof *r);
+            if (!l || !r) return nomem(g->b);
+            *l = *col[a], *r = *col[b];
+            int rc = add_cond(g, NULL, l, r);
+            if (rc) return rc;
+            added++;
+        }
+    return STRATA_OK;
+}
+
 /* ---- estimates ------------------------------------------------------------------------------ */
 
 static double set_rows(const jo_graph *g, uint64_t set) {
@@ -712,7 +774,7 @@ int join_order(bind_ctx *b, plan_op **p) {
     int rc = collect(g, p, 0);
     g->root = *p;
     estimate_plan(*p); /* before its conditions are rewritten over the tree's columns */
-    if (rc || (rc = conditions(g, *p, 0))) return rc;
+    if (rc || (rc = conditions(g, *p, 0)) || (rc = imply_keys(g))) return rc;
     if (!(g->nodes = bind_alloc0(b, (size_t)(2 * g->n) * sizeof *g->nodes))) return nomem(b);
     int root;
     if ((rc = order(g, &root))) return rc;
