@@ -19,7 +19,8 @@
 ** binder made them). An equality between expressions of two disjoint sets of relations is a join
 ** key; equalities between the same two sets make one edge (a key of several columns) whose
 ** selectivity is 1 / the larger side's distinct count, a side's count being the product of its
-** columns' counts but at most its rows. Any other condition keeps the share of rows estimate.c
+** columns' counts but at most its rows; the keys that equalities between columns imply are added
+** first (imply_keys). Any other condition keeps the share of rows estimate.c
 ** gives it over the tree as the binder made it (at least OTHER_SELECTIVITY_MIN). A set of
 ** relations is estimated as the product of their rows and of the selectivities of the conditions
 ** within it, so every order of the same set gets the same estimate.
