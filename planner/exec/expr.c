@@ -1077,6 +1077,9 @@ struct pred_aux {
     bool null_item;  /* IN: the list holds a NULL */
     uint32_t nitems; /* IN: the non-NULL items, prepared (kern_in_prepare_T; sstr sorted) */
     void *items;
+    int64_t *short_keys; /* IN of strings: the items of at most 7 bytes as short_key()s, prepared */
+    uint32_t nshort;
+    bool has_long;       /* ... and whether some item is longer */
     char *prefix; /* LIKE: the pattern's unescaped prefix (prefix_cap bytes) */
     size_t prefix_cap;
     like_plan like; /* LIKE: any other pattern, analyzed (like.bytes NULL: none yet) */
@@ -1089,6 +1092,7 @@ struct pred_aux {
 static void pred_aux_free(pred_aux *a) {
     if (!a) return;
     free(a->items);
+    free(a->short_keys);
     free(a->prefix);
     like_plan_free(&a->like);
     free(a->dict_bits);
@@ -1168,6 +1172,38 @@ static bool sstr_find(const sstr *items, uint32_t n, const sstr *s) {
 
 static int sstr_order(const void *a, const void *b) { return sstr_cmp(a, b); }
 
+/* SHORT_KEY_MAX: strings of at most this many bytes are IN-tested as one integer (short_key). */
+#define SHORT_KEY_MAX 7
+/* A string of at most SHORT_KEY_MAX bytes as a number equal only for equal strings: its length in
+** the top byte, its bytes (kept inline in the sstr, read 8 at once) below. */
+static inline int64_t short_key(const sstr *s) {
+    uint64_t v;
+    memcpy(&v, s->u.inl, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return (int64_t)((uint64_t)s->len << 56 | (v & ((UINT64_C(1) << (8 * s->len)) - 1)));
+}
+
+/* str_in sets mask to the rows of strings d (row r: d[sel[r]]) that are items of a: the short
+** ones through kern_in_i64 on their short_keys (no byte compared), the others by a search of the
+** sorted items. */
+static void str_in(const pred_aux *a, const sstr *d, const sel_t *sel, uint32_t n, uint64_t *mask) {
+    int64_t keys[VECTOR_SIZE];
+    bool longer = false;
+    if (n == 0) return;
+    const int64_t none = (int64_t)(UINT64_C(0xFF) << 56); /* no short_key has such a length */
+    for (uint32_t r = 0; r < n; r++) {
+        const sstr *t = &d[sel ? sel[r] : r];
+        keys[r] = t->len <= SHORT_KEY_MAX ? short_key(t) : none;
+        longer |= t->len > SHORT_KEY_MAX;
+    }
+    kern_in_i64(keys, NULL, n, a->short_keys, a->nshort, mask);
+    if (!longer || !a->has_long) return;
+    for (uint32_t r = 0; r < n; r++)
+        if (keys[r] == none && sstr_find(a->items, a->nitems, &d[sel ? sel[r] : r])) mask[r >> 6] |= UINT64_C(1) << (r & 63);
+}
+
 /* leaf_rows sets mask to the rows that p selects among n rows of an operand (row r: data[sel[r]],
 ** sel NULL: data[r]; validity indexed like data). */
 static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const uint64_t *validity, uint32_t n,
@@ -1218,13 +1254,7 @@ static void leaf_rows(const leaf *p, const void *data, const sel_t *sel, const u
         case PHYS_I32: kern_in_i32(data, sel, n, a->items, a->nitems, mask); break;
         case PHYS_I64: kern_in_i64(data, sel, n, a->items, a->nitems, mask); break;
         case PHYS_F64: kern_in_f64(data, sel, n, a->items, a->nitems, mask); break;
-        default: {
-            const sstr *d = data;
-            clear_mask(mask, n);
-            for (uint32_t r = 0; r < n; r++)
-                mask[r >> 6] |= (uint64_t)sstr_find(a->items, a->nitems, &d[sel ? sel[r] : r]) << (r & 63);
-            break;
-        }
+        default: str_in(a, data, sel, n, mask); break;
         }
         break;
     }
@@ -1397,7 +1427,17 @@ static int in_select(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count,
         case PHYS_I32: n = kern_in_prepare_i32(a->items, n); break;
         case PHYS_I64: n = kern_in_prepare_i64(a->items, n); break;
         case PHYS_F64: n = kern_in_prepare_f64(a->items, n); break;
-        default: qsort(a->items, n, sizeof(sstr), sstr_order); break;
+        default:
+            qsort(a->items, n, sizeof(sstr), sstr_order);
+            if (!(a->short_keys = malloc(((size_t)n + 1) * sizeof *a->short_keys)))
+                return err_set(x->err, STRATA_NOMEM, "out of memory (IN list)");
+            for (uint32_t i = 0; i < n; i++) {
+                const sstr *t = &((const sstr *)a->items)[i];
+                if (t->len <= SHORT_KEY_MAX) a->short_keys[a->nshort++] = short_key(t);
+                else a->has_long = true;
+            }
+            a->nshort = kern_in_prepare_i64(a->short_keys, a->nshort);
+            break;
         }
         a->nitems = n;
         a->prepared = true;
