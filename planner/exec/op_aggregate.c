@@ -95,6 +95,10 @@ typedef struct agg_state {
     struct agg_state **donors;
     uint32_t ndonors;
     uint64_t *entries; /* the partitions' groups, each worker << 32 | group, by partition */
+    /* a worker's node outputting partition view_part of the run's node view_of (agg_open_morsel):
+    ** nothing else of it is set */
+    struct agg_state *view_of;
+    uint32_t view_part;
 } agg_state;
 /* ---- aggregate ---------------------------------------------------------------------------- */
 
@@ -143,7 +147,9 @@ static int agg_open(exec_ctx *x, op_node *nd) {
 
 static void agg_close(op_node *nd, bool keep) {
     (void)keep;
-    agg_state_free(nd->op, nd->state);
+    agg_state *s = nd->state;
+    if (s && s->view_of) free(s);
+    else agg_state_free(nd->op, s);
     nd->state = NULL;
 }
 
@@ -730,11 +736,32 @@ static int part_emit(exec_ctx *x, const plan_op *p, agg_state *s, agg_slice *t, 
 
 static int agg_next(exec_ctx *x, op_node *nd, data_chunk *out) {
     agg_state *s = nd->state;
+    if (s->view_of) return part_emit(x, nd->op, s->view_of, &s->view_of->parts[s->view_part], out);
     if (!s->nparts) return agg_emit(x, nd->op, s, out);
     for (; s->emit_part < s->nparts; s->emit_part++) {
         int rc = part_emit(x, nd->op, s, &s->parts[s->emit_part], out);
         if (rc || out->count) return rc;
     }
+    return STRATA_OK;
+}
+
+/* agg_morsels: a run whose groups agg_combine left by partition outputs them on the workers, a
+** morsel a partition (in the serial run's order), when the pipeline above can run there. */
+static int agg_morsels(exec_ctx *x, op_node *nd, uint64_t *count) {
+    (void)x;
+    const agg_state *s = nd->state;
+    *count = s && s->nparts && !s->emit_part ? s->nparts : 0;
+    return STRATA_OK;
+}
+
+/* agg_open_morsel opens worker node local on partition m of the run's node: a view that outputs
+** that partition's groups. A partition is one morsel, so its counters (part_emit) are written by
+** the one worker that took it; the tables its groups are in are only read. */
+static int agg_open_morsel(exec_ctx *x, op_node *local, op_node *global, uint64_t m) {
+    agg_state *v = calloc(1, sizeof *v);
+    if (!v) return exec_nomem(x);
+    v->view_of = global->state, v->view_part = (uint32_t)m;
+    local->state = v;
     return STRATA_OK;
 }
 
@@ -981,6 +1008,8 @@ const op_vtable op_agg = {
     .finalize = agg_finalize,
     .source = agg_next,
     .explain = agg_explain,
+    .morsels = agg_morsels,
+    .open_morsel = agg_open_morsel,
     .parallel = exec_parallel_always,
     .combine = agg_combine,
 };
