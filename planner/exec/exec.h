@@ -137,5 +137,12 @@ const struct op_stats *exec_stats(void *pipelines, const plan_op *p);
 ** exec_subquery_release frees what s->aux kept. */
 int exec_subquery(exec_ctx *x, expr_state *s, data_chunk *in, uint32_t count);
 void exec_subquery_release(expr_state *s);
+/* exec_subqueries_share computes, on the run's thread and with the run's threads, the
+** uncorrelated subqueries in s's tree that have no result for this run yet, before a pipeline
+** runs on the workers (a failure is left for a worker to meet when a row needs the value);
+** exec_subqueries_link then has a worker's states of the same expressions (local) read those
+** results instead of each running the subquery again. */
+void exec_subqueries_share(exec_ctx *x, expr_state *s);
+void exec_subqueries_link(expr_state *local, const expr_state *global);
 
 #endif

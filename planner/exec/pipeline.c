@@ -508,6 +508,7 @@ int exec_pool_run(exec_ctx *x, pool_job *job) {
 static int worker_node(exec_ctx *x, op_node *n, op_node *global, bool source) {
     *n = (op_node){.op = global->op, .vt = global->vt};
     int rc = n->vt->exprs ? node_exprs(x, n) : STRATA_OK;
+    for (uint32_t i = 0; !rc && i < n->nex && i < global->nex; i++) exec_subqueries_link(n->ex[i], global->ex[i]);
     if (rc || source) return rc; /* a source's node opens on each morsel */
     return n->vt->open_local ? n->vt->open_local(x, n, global) : n->vt->open(x, n);
 }
@@ -629,6 +630,10 @@ static int pipe_parallel(exec_ctx *x, pipeline *pl, bool *ran) {
     int rc = pl->source->vt->morsels(x, pl->source, &morsels);
     if (rc || morsels < 2) return rc;
     *ran = true;
+    op_node *nodes[MAX_PIPE_OPS + 2] = {pl->source, pl->sink};
+    for (int i = 0; i < pl->nops; i++) nodes[2 + i] = pl->ops[i];
+    for (int k = 0; k < pl->nops + 2; k++)
+        for (uint32_t i = 0; i < nodes[k]->nex; i++) exec_subqueries_share(x, nodes[k]->ex[i]);
     unsigned nw = x->threads < POOL_MAX_WORKERS ? x->threads : POOL_MAX_WORKERS, nl = 0;
     par_run pr = {.x = x, .pl = pl, .w = calloc(nw, sizeof(worker)), .progress = x->progress_done};
     op_node **locals = calloc(nw, sizeof *locals);

@@ -23,6 +23,9 @@ typedef struct sub_state {
     uint32_t nvals, cap_vals;
     uint32_t gid[VECTOR_SIZE];
     uint64_t hashes[VECTOR_SIZE];
+    /* a worker's state of an uncorrelated subquery whose result the run's thread computed before
+    ** the workers started (exec_subqueries_share): read, never written, by every worker */
+    const struct sub_state *shared;
 } sub_state;
 
 void exec_subquery_release(expr_state *es) {
@@ -111,7 +114,7 @@ static int sub_run(exec_ctx *x, const expr *e, sub_state *s, sql_value *outer, s
 /* quantified_result: x cmp ANY|ALL (the values) with SQL's NULL rules: ANY is true when some
 ** comparison is true, else NULL when some is NULL, else false (so false for no values); ALL is
 ** false when some comparison is false, else NULL when some is NULL, else true. */
-static void quantified_result(sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
+static void quantified_result(const sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
     sql_value a;
     vec_get_value(arg, r, &a);
     bool any_null = false, decided = false, is_all = e->sub.kind == SUB_ALL;
@@ -138,7 +141,7 @@ static void quantified_result(sub_state *s, const expr *e, const vector *arg, ui
 }
 
 /* in_result: x IN (the set) with SQL's NULL rules. */
-static void in_result(sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
+static void in_result(const sub_state *s, const expr *e, const vector *arg, uint32_t r, vector *out) {
     if (vec_is_null(arg, r)) { /* NULL IN (nothing) is false; NULL IN (anything) is NULL */
         if (s->set.ngroups == 0) ((uint8_t *)out->data)[r] = e->negated;
         else vec_set_null(out, r, 1);
@@ -157,8 +160,8 @@ static void in_result(sub_state *s, const expr *e, const vector *arg, uint32_t r
     else ((uint8_t *)out->data)[r] = e->negated;
 }
 
-int exec_subquery(exec_ctx *x, expr_state *es, data_chunk *in, uint32_t count) {
-    const expr *e = es->e;
+/* sub_state_of is es's state, made when it has none. */
+static int sub_state_of(exec_ctx *x, expr_state *es, sub_state **out) {
     sub_state *s = es->aux;
     if (!s) {
         if (!(s = calloc(1, sizeof *s))) return exec_nomem(x);
@@ -166,37 +169,79 @@ int exec_subquery(exec_ctx *x, expr_state *es, data_chunk *in, uint32_t count) {
         es->aux = s;
     }
     if (!s->ready) {
-        int rc = chunk_init(&s->out, e->sub.plan->types, e->sub.plan->ncols, x->err);
+        int rc = chunk_init(&s->out, es->e->sub.plan->types, es->e->sub.plan->ncols, x->err);
         if (rc) return rc;
         s->ready = true;
     }
+    *out = s;
+    return STRATA_OK;
+}
+
+/* sub_compute runs uncorrelated subquery e into s, unless s holds this statement run's result. */
+static int sub_compute(exec_ctx *x, const expr *e, sub_state *s) {
+    if (s->computed && s->run == x->run) return STRATA_OK;
+    if (s->set_ready) {
+        vec_groups_free(&s->set);
+        s->set_ready = s->set_has_null = false;
+    }
+    arena_reset(&s->mem);
+    s->nvals = 0;
+    s->computed = false;
+    int rc = sub_run(x, e, s, NULL, &s->value);
+    if (rc) return rc;
+    s->computed = true;
+    s->run = x->run;
+    return STRATA_OK;
+}
+
+void exec_subqueries_share(exec_ctx *x, expr_state *es) {
+    if (!es) return;
+    for (int i = 0; i < es->e->nargs; i++) exec_subqueries_share(x, es->args[i]);
+    if (es->e->kind != EXPR_SUBQUERY || es->e->sub.correlated) return;
+    strata_err quiet = {0}; /* a failure is the workers' to meet, if a row needs the value */
+    exec_ctx sx = *x;
+    sx.err = &quiet;
+    sub_state *s;
+    if (!sub_state_of(&sx, es, &s)) (void)sub_compute(&sx, es->e, s);
+}
+
+void exec_subqueries_link(expr_state *local, const expr_state *global) {
+    if (!local || !global) return;
+    for (int i = 0; i < local->e->nargs; i++) exec_subqueries_link(local->args[i], global->args[i]);
+    const sub_state *g = global->aux;
+    if (local->e->kind != EXPR_SUBQUERY || local->e->sub.correlated || !g || !g->computed || local->aux) return;
+    sub_state *s = calloc(1, sizeof *s); /* without it the worker runs the subquery itself */
+    if (!s) return;
+    arena_init(&s->mem, 0);
+    s->shared = g;
+    local->aux = s;
+}
+
+int exec_subquery(exec_ctx *x, expr_state *es, data_chunk *in, uint32_t count) {
+    const expr *e = es->e;
+    sub_state *s;
     vector *out = es->result, *arg = e->nargs ? es->args[0]->result : NULL;
     int rc;
     if (!e->sub.correlated) {
-        if (!s->computed || s->run != x->run) { /* once per run of the statement */
-            if (s->set_ready) {
-                vec_groups_free(&s->set);
-                s->set_ready = s->set_has_null = false;
-            }
-            arena_reset(&s->mem);
-            s->nvals = 0;
-            if ((rc = sub_run(x, e, s, NULL, &s->value))) return rc;
-            s->computed = true;
-            s->run = x->run;
+        const sub_state *r = es->aux ? ((sub_state *)es->aux)->shared : NULL;
+        if (!r || r->run != x->run) {
+            if ((rc = sub_state_of(x, es, &s)) || (rc = sub_compute(x, e, s))) return rc;
+            r = s;
         }
         if (e->sub.kind == SUB_ANY || e->sub.kind == SUB_ALL) {
-            for (uint32_t r = 0; r < count; r++) quantified_result(s, e, arg, r, out);
+            for (uint32_t i = 0; i < count; i++) quantified_result(r, e, arg, i, out);
             return STRATA_OK;
         }
         if (e->sub.kind != SUB_IN) {
             vec_reset(out);
-            if ((rc = vec_set_value(out, 0, &s->value, x->err))) return rc;
+            if ((rc = vec_set_value(out, 0, &r->value, x->err))) return rc;
             vec_make_constant(out);
             return STRATA_OK;
         }
-        for (uint32_t r = 0; r < count; r++) in_result(s, e, arg, r, out);
+        for (uint32_t i = 0; i < count; i++) in_result(r, e, arg, i, out);
         return STRATA_OK;
     }
+    if ((rc = sub_state_of(x, es, &s))) return rc;
     sql_value outer[e->sub.nouter ? e->sub.nouter : 1];
     for (uint32_t r = 0; r < count; r++) {
         for (uint32_t k = 0; k < e->sub.nouter; k++) vec_get_value(&in->cols[e->sub.outer[k]], r, &outer[k]);
