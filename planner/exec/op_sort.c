@@ -245,8 +245,6 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
     return STRATA_OK;
 }
 
-/* sort_rows puts s's rows in order: all of them, or for ORDER BY ... LIMIT the heap topn_sink
-** kept. chunks are the chunks the refs number, s's own from coff on (a parallel run's runs). */
 /* ---- normalized keys --------------------------------------------------------------------- */
 
 /* encode_row appends the sort keys of row r of chunk c to buf as one byte string whose memcmp
@@ -308,6 +306,8 @@ static int sort_by_keys(exec_ctx *x, const plan_op *p, sort_state *s, uint32_t c
     return rc;
 }
 
+/* sort_rows puts s's rows in order: all of them, or for ORDER BY ... LIMIT the heap topn_sink
+** kept. chunks are the chunks the refs number, s's own from coff on (a parallel run's runs). */
 static int sort_rows(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *const *chunks, uint32_t coff) {
     if (p->sort.limit < 0) { /* every row, by their normalized keys */
         s->n = s->rows.rows;
