@@ -9,6 +9,7 @@
 #define STRATA_TESTS_RESULTS_H
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,29 @@ static inline void same_row_counts(const char *one, const char *many) {
         a += 5, b += 5, lines++;
     }
     cr_assert_geq(lines, 3, "%s", many);
+}
+
+/* names_workers says whether the first line of an EXPLAIN ANALYZE output that starts with op
+** names the workers that ran it. */
+static inline bool names_workers(const char *text, const char *op) {
+    const char *l = strstr(text, op), *w = l ? strstr(l, " workers)") : NULL;
+    return w && w < strchr(l, '\n');
+}
+
+/* explain_on_workers runs sql (an EXPLAIN ANALYZE) until the lines of each of ops[0..n) name
+** their workers (*all), up to 200 times: on a loaded machine the run's thread may take every
+** morsel of a pipeline before a pool thread wakes (core/pool.h). The last output is the caller's
+** to assert on and free. */
+static inline char *explain_on_workers(strata_db *db, const char *sql, const char *const *ops, int n, bool *all) {
+    char *plan = NULL;
+    *all = false;
+    for (int tries = 0; tries < 200 && !*all; tries++) {
+        free(plan);
+        plan = result(db, sql);
+        *all = true;
+        for (int i = 0; i < n && *all; i++) *all = names_workers(plan, ops[i]);
+    }
+    return plan;
 }
 
 /* open_table makes t, a table of 600,000 rows: 4 full row groups in the column store, the rest

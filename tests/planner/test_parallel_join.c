@@ -93,13 +93,6 @@ static unsigned long long dropped(const char *text) {
     return strtoull(a, NULL, 10);
 }
 
-/* on_workers says whether the EXPLAIN ANALYZE line starting with op (its first) names workers. */
-static bool on_workers(const char *text, const char *op) {
-    const char *l = strstr(text, op), *w = l ? strstr(l, " workers)") : NULL;
-    return w && w < strchr(l, '\n');
-}
-
-
 Test(parallel_join, join_filters_and_explain_analyze, .timeout = 600) {
     strata_db *db = open_tables();
     /* the build side, b's rows of v < 300000 whose k is a multiple of 97, gives the scan of p its
@@ -120,23 +113,21 @@ Test(parallel_join, join_filters_and_explain_analyze, .timeout = 600) {
     cr_assert_eq(dropped(one), dropped(many), "%s\n%s", one, many);
     cr_assert_gt(dropped(one), 0, "%s", one);
     /* the build pipeline ran on the workers, and so did the probe: the join's line and b's scan
-    ** name them. Each side has few morsels with rows in range; on a loaded machine the run's
-    ** thread may take them all before a pool thread wakes (core/pool.h: an idle worker's stretch
-    ** is taken over), so a run where one side did not is tried again, up to 200 times. */
-    for (int tries = 0; tries < 200 && !(on_workers(many, "HASH_JOIN") && on_workers(many, "SCAN b")); tries++) {
-        free(many);
-        many = result(db, ex);
-    }
-    cr_assert(on_workers(many, "HASH_JOIN"), "%s", many);
-    cr_assert(on_workers(many, "SCAN b"), "%s", many);
+    ** name them (each side has few morsels with rows in range) */
+    free(many);
+    static const char *const both[] = {"HASH_JOIN", "SCAN b"};
+    bool all;
+    many = explain_on_workers(db, ex, both, 2, &all);
+    cr_assert(all, "%s", many);
     cr_assert(!strstr(one, " workers)"), "%s", one);
     free(one);
     free(many);
     /* a FULL join's probe side (b, built on the series) runs on the workers, and its unmatched
     ** build rows come once */
     q = "EXPLAIN ANALYZE SELECT count(*), count(g.i), count(b.id) FROM b FULL JOIN " PROBE " ON b.v = g.i + 1000000";
-    many = result(db, q);
-    cr_assert(on_workers(many, "SCAN b"), "%s", many);
+    static const char *const probe[] = {"SCAN b"};
+    many = explain_on_workers(db, q, probe, 1, &all);
+    cr_assert(all, "%s", many);
     free(many);
     same_at_threads(db, q + strlen("EXPLAIN ANALYZE "));
     strata_close(db);

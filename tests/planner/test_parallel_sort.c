@@ -62,23 +62,11 @@ Test(parallel_sort, order_by_and_top_n_match_one_thread) {
         "EXPLAIN ANALYZE SELECT k FROM t WHERE n > 5 UNION ALL SELECT g FROM t",
     };
     static const char *sinks[] = {"ORDER_BY", "ORDER_BY", "DISTINCT", "SET_OPERATION", "SET_OPERATION"};
-    /* on a loaded machine the run's thread may take every morsel of a pipeline before a pool
-    ** thread wakes (core/pool.h), so a run where one did not name its workers is tried again, up
-    ** to 200 times */
     for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
-        char *plan = NULL;
-        bool sink_on = false, scan_on = false;
-        for (int tries = 0; tries < 200 && !(sink_on && scan_on); tries++) {
-            free(plan);
-            plan = result(db, queries[q]);
-            const char *sink = strstr(plan, sinks[q]);
-            cr_assert(sink, "%s", plan);
-            const char *eol = strchr(sink, '\n'), *on = strstr(sink, " workers)");
-            sink_on = on && on < eol;
-            scan_on = strstr(plan, "SCAN") && strstr(strstr(plan, "SCAN"), " workers)");
-        }
-        cr_assert(sink_on, "the sink ran on the workers: %s", plan);
-        cr_assert(scan_on, "%s", plan);
+        const char *ops[] = {sinks[q], "SCAN"};
+        bool all;
+        char *plan = explain_on_workers(db, queries[q], ops, 2, &all);
+        cr_assert(all, "the sink and the scan ran on the workers: %s", plan);
         free(plan);
     }
     strata_close(db);
