@@ -15,6 +15,9 @@
 ** the rest of the run when, after SCAN_FILTER_TRIAL rows, it has passed more than 9 in 10. */
 #define SCAN_FILTER_TRIAL (16 * VECTOR_SIZE)
 
+/* every join filter of a scan can be handed to the column store (scan_prune) */
+_Static_assert(SCAN_MAX_FILTERS <= ROWGROUP_MAX_FILTERS, "a scan's join filters outnumber the column store's");
+
 typedef struct scan_state {
     table_scan *scan;
     bool prune_due;   /* the zone-map conditions are handed over at the first chunk, when the

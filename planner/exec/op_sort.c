@@ -248,12 +248,13 @@ static int topn_sink(exec_ctx *x, const plan_op *p, sort_state *s, data_chunk *i
 /* ---- normalized keys --------------------------------------------------------------------- */
 
 /* encode_row appends the sort keys of row r of chunk c to buf as one byte string whose memcmp
-** order is key_compare's, then the row's place in the input (its morsel, then its ordinal: 8
-** big-endian bytes each), which makes every row's string distinct and orders rows of equal keys
-** as sort_compare does. A key is its key_encode_row encoding (colstore/table.h: self-delimiting;
-** NaN, -0 and intervals ordered as value_compare orders them) whose first byte, a tag, is made
-** 0x00 for a NULL placed first and 0xFF for one placed last (a value's tag lies between), and whose
-** value bytes are inverted for DESC (a self-delimiting code inverted orders the other way). */
+** order is key_compare's, then the row's place in the input (its morsel, then its ordinal, 8
+** bytes each in rowid_encode's form), which makes every row's string distinct and orders rows of
+** equal keys as sort_compare does. A key is its key_encode_row encoding (colstore/table.h:
+** self-delimiting; NaN, -0 and intervals ordered as value_compare orders them) whose first byte,
+** a tag, is made 0x00 for a NULL placed first and 0xFF for one placed last (a value's tag lies
+** between), and whose value bytes are inverted for DESC (a self-delimiting code inverted orders
+** the other way). */
 static int encode_row(exec_ctx *x, const plan_op *p, const data_chunk *c, uint32_t r, uint64_t morsel,
                       uint64_t ordinal, btree_buf *buf) {
     for (uint32_t k = 0; k < p->sort.nkeys; k++) {
@@ -266,11 +267,12 @@ static int encode_row(exec_ctx *x, const plan_op *p, const data_chunk *c, uint32
         else if (sk->desc)
             for (size_t i = at + 1; i < buf->len; i++) buf->data[i] = (uint8_t)~buf->data[i];
     }
-    int rc = record_buf_reserve(buf, 16, x->err);
+    int rc = record_buf_reserve(buf, 2 * ROWID_KEY_LEN, x->err);
     if (rc) return rc;
-    for (int i = 0; i < 8; i++) buf->data[buf->len + i] = (uint8_t)(morsel >> (56 - 8 * i));
-    for (int i = 0; i < 8; i++) buf->data[buf->len + 8 + i] = (uint8_t)(ordinal >> (56 - 8 * i));
-    buf->len += 16;
+    /* rowid_encode's form orders numbers below 2^63 (as both are) by memcmp */
+    rowid_encode((int64_t)morsel, buf->data + buf->len);
+    rowid_encode((int64_t)ordinal, buf->data + buf->len + ROWID_KEY_LEN);
+    buf->len += 2 * ROWID_KEY_LEN;
     return STRATA_OK;
 }
 
